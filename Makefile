@@ -1,0 +1,84 @@
+# SPDX-License-Identifier: GPL-2.0
+# rxlat: everything builds into build/. See README.md for the targets.
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BINDIR   := $(PREFIX)/sbin
+LIBDIR   := $(PREFIX)/lib/rxlat
+MANDIR   := $(PREFIX)/share/man/man8
+CONFDIR  ?= /etc/rxlat
+
+CC       ?= cc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
+VERSION  := 0.1.0
+
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+            -I$(BUILD) -Iinclude -DRXLAT_VERSION='"$(VERSION)"' \
+            -DRXLAT_LIBDIR='"$(LIBDIR)"'
+BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
+              -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu
+
+all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o
+
+$(BUILD):
+	@mkdir -p $@
+
+# vmlinux.h comes from the running kernel's BTF; CO-RE relocates at load.
+$(BUILD)/vmlinux.h: | $(BUILD)
+	@test -r $(VMLINUX_BTF) || { echo "error: $(VMLINUX_BTF) not found: rxlat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (or set VMLINUX_BTF=path)" >&2; exit 1; }
+	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
+
+BPF_DEPS := $(BUILD)/vmlinux.h include/rxlat.h
+
+$(BUILD)/%.bpf.o: xdp/%.bpf.c $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.bpf.o: tc/%.bpf.c $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.bpf.o: collector/%.bpf.c $(BPF_DEPS) collector/*.bpf.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.bpf.o: netns-tests/%.bpf.c $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< name $(subst .bpf.o,,$(notdir $<)) > $@.tmp && mv $@.tmp $@
+
+include collector/collector.mk
+include netns-tests/tests.mk
+
+.PHONY: all deps test lint format install uninstall clean demo vmtest
+
+deps:
+	./netns-tests/deps.sh
+
+test: deps
+	$(MAKE) all test-binaries
+	./netns-tests/run.sh
+
+lint: $(BUILD)/vmlinux.h $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat.skel.h
+	clang-format --dry-run --Werror $(LINT_SOURCES)
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--inline-suppr --std=c11 -Iinclude -I$(BUILD) $(USER_SOURCES)
+
+format:
+	clang-format -i $(LINT_SOURCES)
+
+install: all
+	install -D -m 0755 $(BUILD)/rxlat $(DESTDIR)$(BINDIR)/rxlat
+	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
+	install -D -m 0644 collector/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/rxlat $(DESTDIR)$(MANDIR)/rxlat.8
+	rm -rf $(DESTDIR)$(LIBDIR)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# The rxlat command: collector/*.c plus the skeletons of its BPF objects.
+
+USER_SOURCES := $(filter-out collector/%_test.c,$(wildcard collector/*.c))
+LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c collector/*.c collector/*.h \
+                 netns-tests/*.c netns-tests/*.h)
+USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lm
+
+SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat.skel.h
+
+$(BUILD)/collector/%.o: collector/%.c $(SKELS) include/*.h collector/*.h | $(BUILD)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/rxlat: $(patsubst collector/%.c,$(BUILD)/collector/%.o,$(USER_SOURCES))
+	$(CC) $(CFLAGS) $^ -o $@ $(USER_LIBS)

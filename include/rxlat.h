@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one contract between rxlat's BPF programs and user space: the XDP
+ * metadata layout, the stage and source enums, map keys and values, the
+ * histogram bucket scheme and the size limits. Both sides include this file;
+ * nothing here may depend on anything but fixed-width types.
+ */
+#ifndef RXLAT_H
+#define RXLAT_H
+
+#ifdef __BPF__
+/* vmlinux.h provides __u8 .. __u64 */
+#else
+#include <linux/types.h>
+#endif
+
+/*
+ * XDP metadata written by xdp/rxlat_xdp.bpf.c, 20 bytes, right before the MAC
+ * header. The kernel caps the metadata area at 32 bytes and wants a multiple
+ * of 4; 20 leaves 12 for another program of a libxdp chain. The magic word
+ * carries the layout version in its low byte so that a later layout is never
+ * misread as this one, and so that bytes another program put there are not
+ * taken for a stamp.
+ */
+#define RXLAT_META_MAGIC 0x52584c01u /* "RXL" + layout version 1 */
+
+struct rxlat_meta {
+	__u32 magic;
+	__u32 ifindex;
+	__u16 rx_queue;
+	__u16 flags;    /* RXLAT_META_F_* */
+	__u32 stamp_lo; /* CLOCK_MONOTONIC ns, split so that the struct needs */
+	__u32 stamp_hi; /* only 4-byte alignment, as the meta area gives */
+};
+
+#define RXLAT_META_F_BATCH 0x1 /* stamp shared by the packets of one poll */
+
+static inline __u64 rxlat_meta_stamp(const struct rxlat_meta *m)
+{
+	return ((__u64)m->stamp_hi << 32) | m->stamp_lo;
+}
+
+/* Stamp modes of the XDP stamper (config rxlat_stamp_mode). */
+enum rxlat_stamp_mode {
+	RXLAT_STAMP_BATCH = 0, /* default: one clock read per NAPI poll */
+	RXLAT_STAMP_PACKET = 1,
+};
+
+/* Per (interface, queue) counters of the XDP stamper. */
+struct rxlat_xdp_key {
+	__u32 ifindex;
+	__u32 rx_queue;
+};
+
+struct rxlat_xdp_counters {
+	__u64 seen;
+	__u64 stamped;
+	__u64 meta_refused; /* bpf_xdp_adjust_meta() failed: driver has no meta */
+};
+
+/* Per-CPU state of batch stamping, shared by the stamper and the reset. */
+struct rxlat_batch {
+	__u64 stamp;   /* 0: the next packet takes a fresh stamp */
+	__u64 jiffies; /* jiffies when stamp was taken: staleness bound */
+};
+
+/*
+ * Names of the stamper's pinned maps, under RXLAT_PIN_DIR when xdp-loader
+ * loads the object with "-p /sys/fs/bpf/rxlat" (libbpf pins by map name).
+ */
+#define RXLAT_PIN_DIR "/sys/fs/bpf/rxlat"
+
+/* Stages, in the order a packet reaches them. Names are in stage_names[]. */
+enum rxlat_stage {
+	RXLAT_STAGE_IP_RCV = 0,
+	RXLAT_STAGE_TCP_DO_RCV,
+	RXLAT_STAGE_TCP_DATA_QUEUE,
+	RXLAT_STAGE_UDP_QUEUE_RCV,
+	RXLAT_STAGE_SOCK_READ,
+	RXLAT_NR_STAGES,
+};
+
+/* Where a sample's start time came from. */
+enum rxlat_source {
+	RXLAT_SRC_XDP = 0, /* rxlat_meta stamp, same clock as the hook */
+	RXLAT_SRC_KERNEL,  /* skb->tstamp holding a realtime receive time */
+	RXLAT_SRC_TC,      /* stamp written by the tc ingress program */
+	RXLAT_SRC_NONE,    /* no usable start time: counted, not measured */
+	RXLAT_NR_SOURCES,
+};
+
+/*
+ * Histogram buckets: log-linear, 8 sub-buckets per power of two from 2^6 ns
+ * (64 ns) up to 2^34 ns (17.2 s). A bucket is at most 1/8 = 12.5% as wide as
+ * its lower bound. Bucket 0 holds 0..63 ns (underflow), the last one holds
+ * everything from 2^34 ns up (overflow).
+ */
+#define RXLAT_HIST_MIN_SHIFT 6
+#define RXLAT_HIST_MAX_SHIFT 34
+#define RXLAT_HIST_SUB_SHIFT 3
+#define RXLAT_HIST_SUB (1u << RXLAT_HIST_SUB_SHIFT)
+#define RXLAT_HIST_LINEAR ((RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * RXLAT_HIST_SUB)
+#define RXLAT_HIST_BUCKETS (RXLAT_HIST_LINEAR + 2) /* + underflow + overflow */
+
+/* Size limits; interfaces and queues past them share an overflow slot. */
+#define RXLAT_MAX_IFACES_DEFAULT 16
+#define RXLAT_MAX_QUEUES_DEFAULT 16
+#define RXLAT_MAX_IFACES_LIMIT 1024
+#define RXLAT_MAX_QUEUES_LIMIT 1024
+
+/*
+ * One latency series: (stage, interface slot, queue slot). Per-CPU, so the
+ * hot path does plain increments; the reader sums the CPUs.
+ */
+struct rxlat_hist {
+	__u64 buckets[RXLAT_HIST_BUCKETS];
+	__u64 sum_ns;
+	__u64 sources[RXLAT_NR_SOURCES];
+	__u64 max_ns;    /* largest sample of report epoch max_epoch */
+	__u64 max_epoch; /* see rxlat_epoch in collector/rxlat.bpf.c */
+};
+
+/* Interface slot table value (key: ifindex). */
+struct rxlat_ifslot {
+	__u32 slot;
+	__u32 pad;
+};
+
+#endif /* RXLAT_H */

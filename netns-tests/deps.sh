@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs the Debian 12 packages that building, testing and the demo need.
+# Idempotent: packages already present are not fetched again.
+set -eu
+
+PKGS="make clang llvm gcc libc6-dev pkg-config bpftool libbpf-dev libxdp-dev \
+xdp-tools libpcap-dev libjson-c-dev libargtable2-dev libmicrohttpd-dev \
+iproute2 util-linux nftables jq iperf3 ethtool clang-format cppcheck \
+qemu-system-x86 busybox-static cpio kmod prometheus curl"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "error: packages missing:$missing; run 'make deps' as root" >&2
+	exit 1
+fi
+echo "installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null
