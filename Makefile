@@ -21,7 +21,7 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
             -I$(BUILD) -Iinclude -DRXLAT_VERSION='"$(VERSION)"' \
             -DRXLAT_LIBDIR='"$(LIBDIR)"'
-BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -D__TARGET_ARCH_$(ARCH) \
+BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu
 
 all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o
@@ -34,7 +34,7 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 	@test -r $(VMLINUX_BTF) || { echo "error: $(VMLINUX_BTF) not found: rxlat needs a kernel built with CONFIG_DEBUG_INFO_BTF=y (or set VMLINUX_BTF=path)" >&2; exit 1; }
 	$(BPFTOOL) btf dump file $(VMLINUX_BTF) format c > $@.tmp && mv $@.tmp $@
 
-BPF_DEPS := $(BUILD)/vmlinux.h include/rxlat.h
+BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
 $(BUILD)/%.bpf.o: xdp/%.bpf.c $(BPF_DEPS)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -42,7 +42,7 @@ $(BUILD)/%.bpf.o: xdp/%.bpf.c $(BPF_DEPS)
 $(BUILD)/%.bpf.o: tc/%.bpf.c $(BPF_DEPS)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/%.bpf.o: collector/%.bpf.c $(BPF_DEPS) collector/*.bpf.h
+$(BUILD)/%.bpf.o: collector/%.bpf.c $(BPF_DEPS) $(wildcard collector/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.bpf.o: netns-tests/%.bpf.c $(BPF_DEPS)

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The rxlat command: collector/*.c plus the skeletons of its BPF objects.
 
-USER_SOURCES := $(filter-out collector/%_test.c,$(wildcard collector/*.c))
+USER_SOURCES := $(filter-out collector/%_test.c collector/%.bpf.c,$(wildcard collector/*.c))
 LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c collector/*.c collector/*.h \
                  netns-tests/*.c netns-tests/*.h)
 USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lm

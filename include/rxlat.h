@@ -105,20 +105,35 @@ enum rxlat_source {
 /* Size limits; interfaces and queues past them share an overflow slot. */
 #define RXLAT_MAX_IFACES_DEFAULT 16
 #define RXLAT_MAX_QUEUES_DEFAULT 16
-#define RXLAT_MAX_IFACES_LIMIT 1024
-#define RXLAT_MAX_QUEUES_LIMIT 1024
+#define RXLAT_MAX_IFACES_LIMIT 256
+#define RXLAT_MAX_QUEUES_LIMIT 256
 
 /*
- * One latency series: (stage, interface slot, queue slot). Per-CPU, so the
- * hot path does plain increments; the reader sums the CPUs.
+ * One latency series: (stage, interface slot, queue slot), index
+ * rxlat_series_index(). The map is one shared, mmap-able array rather than a
+ * per-CPU one: its size does not grow with the number of CPUs (a per-CPU copy
+ * costs 1.9 KB per series per CPU), user space reads it without a syscall,
+ * and a per-queue series is mostly written by the one CPU that polls that
+ * queue, so the atomic adds rarely contend (figures in the README).
  */
 struct rxlat_hist {
 	__u64 buckets[RXLAT_HIST_BUCKETS];
 	__u64 sum_ns;
 	__u64 sources[RXLAT_NR_SOURCES];
-	__u64 max_ns;    /* largest sample of report epoch max_epoch */
-	__u64 max_epoch; /* see rxlat_epoch in collector/rxlat.bpf.c */
+	__u64 max_ns[2]; /* largest sample, by parity of the report epoch */
 };
+
+static inline __u32 rxlat_series_index(__u32 stage, __u32 ifslot, __u32 qslot,
+				       __u32 max_ifaces, __u32 max_queues)
+{
+	/* one extra interface slot and queue slot each take the overflow */
+	return (stage * (max_ifaces + 1) + ifslot) * (max_queues + 1) + qslot;
+}
+
+static inline __u32 rxlat_nr_series(__u32 max_ifaces, __u32 max_queues)
+{
+	return RXLAT_NR_STAGES * (max_ifaces + 1) * (max_queues + 1);
+}
 
 /* Interface slot table value (key: ifindex). */
 struct rxlat_ifslot {

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Declarations shared by the parts of the rxlat command. */
+#ifndef RXLAT_COLLECTOR_H
+#define RXLAT_COLLECTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <net/if.h>
+#include <linux/types.h>
+#include "rxlat.h"
+
+#define RXLAT_MAX_CLI_IFACES 64
+
+enum rxlat_xdp_mode { RXLAT_XDP_NATIVE, RXLAT_XDP_SKB };
+enum rxlat_attach_mode { RXLAT_ATTACH_AUTO, RXLAT_ATTACH_FENTRY, RXLAT_ATTACH_FALLBACK };
+enum rxlat_output { RXLAT_OUT_TEXT, RXLAT_OUT_JSON };
+
+struct rxlat_config {
+	char ifnames[RXLAT_MAX_CLI_IFACES][IF_NAMESIZE];
+	__u32 ifindexes[RXLAT_MAX_CLI_IFACES];
+	int nifaces;
+	enum rxlat_xdp_mode xdp_mode;
+	bool no_xdp;
+	enum rxlat_stamp_mode stamp;
+	bool per_queue;
+	bool stages[RXLAT_NR_STAGES];
+	enum rxlat_attach_mode attach;
+	double interval_s;
+	double duration_s;
+	enum rxlat_output output;
+	bool list_stages;
+	bool verbose;
+	__u32 max_ifaces;
+	__u32 max_queues;
+};
+
+/* stamper.c: the XDP stamper, attached by rxlat or found when --no-xdp. */
+struct rxlat_stamper;
+int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg);
+int stamper_find(struct rxlat_stamper **out, bool quiet);
+/* fd of the stamper's per-CPU batch map, or -1 when there is none */
+int stamper_batch_fd(const struct rxlat_stamper *st);
+/* Sum the per-CPU counters per (ifindex, queue); *rows is malloc'ed. */
+int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
+		     struct rxlat_xdp_counters **vals, size_t *n);
+void stamper_destroy(struct rxlat_stamper *st);
+
+/* hooks.c: the latency hooks, one attach point set per stage. */
+struct rxlat_hooks;
+struct rxlat_hooks_info {
+	const char *attach[RXLAT_NR_STAGES];      /* "fentry:tcp_v4_do_rcv,..." */
+	const char *unavailable[RXLAT_NR_STAGES]; /* why a wanted stage is off */
+	const char *fallback_why[RXLAT_NR_STAGES]; /* why fentry was not used */
+};
+/* Decide the attach points without attaching anything (--list-stages). */
+int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info);
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg, int batch_fd,
+		 struct rxlat_hooks_info *info);
+/* The series array, mapped: rxlat_nr_series() entries. */
+struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h);
+/* ifindex of each interface slot in use, 0 where free; returns count */
+int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots);
+void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
+size_t hooks_map_bytes(const struct rxlat_hooks *h);
+void hooks_destroy(struct rxlat_hooks *h);
+
+extern bool rxlat_verbose;
+void rxlat_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rxlat_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runs the BPF build of rxlat_hist.h (hist_bpf_test.c) through
+ * BPF_PROG_TEST_RUN and checks it against the user-space build, value for
+ * value: both sides must bucket every sample alike or the report would label
+ * the kernel's counts wrongly. Needs root. Prints PASS/FAIL lines like
+ * report_test; argv[1] is the BPF object (default build/hist_bpf_test.o).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "rxlat_hist.h"
+
+struct hist_probe {
+	__u64 ns;
+	__u64 lower;
+	__u64 le;
+	__u32 idx;
+	__u32 pad;
+};
+
+static int run(int fd, __u64 ns, struct hist_probe *p)
+{
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = p,
+		    .ctx_size_in = sizeof(*p));
+
+	memset(p, 0, sizeof(*p));
+	p->ns = ns;
+	/* syscall programs hand the context back in ctx_in */
+	return bpf_prog_test_run_opts(fd, &opts) ? -errno : 0;
+}
+
+/* 0 if the BPF results for ns match user space, else prints why. */
+static int check(int fd, __u64 ns)
+{
+	struct hist_probe p;
+	__u32 idx = rxlat_hist_bucket(ns);
+	int err = run(fd, ns, &p);
+
+	if (err) {
+		printf("FAIL hist_bpf_equals_user: test run: %s\n",
+		       strerror(-err));
+		return err;
+	}
+	if (p.idx != idx || p.lower != rxlat_hist_lower(idx) ||
+	    p.le != rxlat_hist_le(idx)) {
+		printf("FAIL hist_bpf_equals_user: ns %" PRIu64
+		       ": bpf %u [%" PRIu64 ", %" PRIu64 "], user %u\n",
+		       (uint64_t)ns, p.idx, (uint64_t)p.lower,
+		       (uint64_t)p.le, idx);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int check_all(int fd)
+{
+	__u64 seed = 0x9e3779b97f4a7c15ULL, ns;
+	__u32 i;
+	int err = 0;
+
+	for (i = 0; i < RXLAT_HIST_BUCKETS && !err; i++) {
+		ns = rxlat_hist_lower(i);
+		err = check(fd, ns);
+		if (!err)
+			err = check(fd, rxlat_hist_le(i));
+		if (!err && i)
+			err = check(fd, ns - 1);
+		if (!err && i < RXLAT_HIST_BUCKETS - 1)
+			err = check(fd, rxlat_hist_le(i) + 1);
+	}
+	for (i = 0; i < 100000 && !err; i++) {
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		err = check(fd, seed >> (seed % 64));
+	}
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "build/hist_bpf_test.o";
+	struct bpf_program *prog;
+	struct bpf_object *obj;
+	int err;
+
+	libbpf_set_print(NULL);
+	obj = bpf_object__open_file(path, NULL);
+	if (!obj) {
+		printf("FAIL hist_bpf_load: open %s: %s\n", path,
+		       strerror(errno));
+		return 1;
+	}
+	err = bpf_object__load(obj);
+	prog = bpf_object__find_program_by_name(obj, "hist_probe");
+	if (err || !prog) {
+		printf("FAIL hist_bpf_load: %s\n",
+		       err ? strerror(-err) : "no program hist_probe");
+		bpf_object__close(obj);
+		return 1;
+	}
+	printf("PASS hist_bpf_load\n");
+
+	err = check_all(bpf_program__fd(prog));
+	if (!err)
+		printf("PASS hist_bpf_equals_user\n");
+	bpf_object__close(obj);
+	return err ? 1 : 0;
+}

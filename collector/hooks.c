@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The latency hooks: which attach point each stage uses on this kernel, and
+ * attaching them. Every attach point is tried for real (a minimal fentry
+ * program loaded and attached to each target function), because a function
+ * can be in BTF and still refuse a trampoline, and some kernels refuse all
+ * trampolines with EPERM before the verifier runs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "collector.h"
+#include "report.h"
+#include "rxlat.skel.h"
+
+enum point { P_NONE, P_FENTRY, P_FALLBACK };
+
+struct stage_def {
+	const char *fentry[2];   /* target functions, IPv4 and IPv6 twin */
+	const char *fallback;    /* fallback attach point, NULL if none */
+	const char *no_fallback; /* why there is none */
+	const char *common;      /* attach point used in both sets */
+};
+
+static const struct stage_def stage_defs[RXLAT_NR_STAGES] = {
+	[RXLAT_STAGE_IP_RCV] = { { "ip_rcv_core", "ip6_rcv_core" }, "tp_btf:netif_receive_skb", NULL },
+	[RXLAT_STAGE_TCP_DO_RCV] = { { "tcp_v4_do_rcv", "tcp_v6_do_rcv" }, "tp_btf:tcp_probe", NULL },
+	[RXLAT_STAGE_TCP_DATA_QUEUE] = { { "tcp_data_queue", NULL },
+					 NULL,
+					 "no attach point without BPF trampolines is faithful to "
+					 "tcp_data_queue (static, no tracepoint inside)" },
+	[RXLAT_STAGE_UDP_QUEUE_RCV] = { { "udp_queue_rcv_one_skb", "udpv6_queue_rcv_one_skb" },
+					"cgroup_skb:ingress",
+					NULL },
+	/* TCP at the copy tracepoint in both sets; UDP where it is consumed */
+	[RXLAT_STAGE_SOCK_READ] = { { "skb_consume_udp", NULL },
+				    "tp_btf:consume_skb",
+				    NULL,
+				    "tp_btf:skb_copy_datagram_iovec" },
+};
+
+struct rxlat_hooks {
+	struct rxlat *skel;
+	struct rxlat_hist *hists;
+	size_t hists_len;
+	int cgroup_fd;
+	__u32 nr_series;
+};
+
+static char attach_buf[RXLAT_NR_STAGES][96];
+static char reason_buf[RXLAT_NR_STAGES][320];
+
+/* Load and attach "return 0" as fentry of func: 0 or -errno. */
+static int probe_fentry(const struct btf *vmlinux, const char *func)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },                         /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, fd, link, err = 0;
+
+	id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxlat_probe", "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return -errno;
+	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0)
+		err = -errno;
+	else
+		close(link);
+	close(fd);
+	return err;
+}
+
+static const char *probe_reason(int err, const char *func, char *buf, size_t len)
+{
+	if (err == -ENOENT)
+		snprintf(buf, len, "%s is not in the kernel's BTF (inlined or renamed)", func);
+	else if (err == -EPERM)
+		snprintf(buf, len, "this kernel refuses BPF trampolines (fentry on %s: EPERM)",
+			 func);
+	else
+		snprintf(buf, len, "fentry on %s failed: %s", func, strerror(-err));
+	return buf;
+}
+
+/* The cgroup v2 mount, from mountinfo: its place differs between hosts. */
+static int cgroup2_root(char *path, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *sep = strstr(line, " - ");
+		char fstype[64];
+
+		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
+			continue;
+		if (sscanf(line, "%*d %*d %*s %*s %4095s", mnt) == 1 && strlen(mnt) < len) {
+			strcpy(path, mnt);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+static __u64 udp_consume_lo, udp_consume_hi;
+
+/* [start, start of the next symbol) of a kernel function */
+static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	*lo = 0;
+	*hi = ~0ULL;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name) &&
+		    addr)
+			*lo = addr;
+	if (*lo) {
+		rewind(f);
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && addr > *lo &&
+			    addr < *hi)
+				*hi = addr;
+	}
+	fclose(f);
+	return *lo && *hi != ~0ULL ? 0 : -ENOENT;
+}
+
+/* Since 6.3 the consume_skb tracepoint also passes the caller's address. */
+static bool consume_skb_has_location(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_consume_skb", BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
+	t = btf__type_by_id(vmlinux, t->type);                            /* func proto */
+	return btf_is_func_proto(t) && btf_vlen(t) >= 3;
+}
+
+static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct btf *vmlinux,
+			     const char **reason)
+{
+	const struct stage_def *d = &stage_defs[s];
+	int err = 0;
+	const char *failed = NULL;
+
+	*reason = NULL;
+	if (cfg->attach != RXLAT_ATTACH_FALLBACK) {
+		for (int i = 0; i < 2 && d->fentry[i] && !err; i++) {
+			err = vmlinux ? probe_fentry(vmlinux, d->fentry[i]) : -ENOENT;
+			failed = d->fentry[i];
+		}
+		if (!err)
+			return P_FENTRY;
+		*reason = probe_reason(err, failed, reason_buf[s], sizeof(reason_buf[s]));
+		if (cfg->attach == RXLAT_ATTACH_FENTRY)
+			return P_NONE;
+	}
+	if (!d->fallback) {
+		if (*reason) {
+			snprintf(reason_buf[s] + strlen(reason_buf[s]),
+				 sizeof(reason_buf[s]) - strlen(reason_buf[s]), "; and %s",
+				 d->no_fallback);
+			return P_NONE;
+		}
+		*reason = d->no_fallback;
+		return P_NONE;
+	}
+	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
+		char root[PATH_MAX];
+
+		if (!vmlinux ||
+		    btf__find_by_name_kind(vmlinux, "bpf_cast_to_kern_ctx", BTF_KIND_FUNC) < 0) {
+			*reason = "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)";
+			return P_NONE;
+		}
+		if (cgroup2_root(root, sizeof(root))) {
+			*reason = "the cgroup_skb fallback needs a cgroup v2 mount, none found";
+			return P_NONE;
+		}
+	}
+	if (s == RXLAT_STAGE_SOCK_READ) {
+		if (!vmlinux || !consume_skb_has_location(vmlinux)) {
+			*reason = "the consume_skb fallback for UDP needs the tracepoint's "
+				  "location argument (Linux 6.3+)";
+			return P_NONE;
+		}
+		if (ksym_range("skb_consume_udp", &udp_consume_lo, &udp_consume_hi)) {
+			*reason = "skb_consume_udp not found in /proc/kallsyms (run as root)";
+			return P_NONE;
+		}
+	}
+	return P_FALLBACK;
+}
+
+static void describe(int s, enum point p, struct rxlat_hooks_info *info)
+{
+	const struct stage_def *d = &stage_defs[s];
+
+	const char *c = d->common ? d->common : "", *sep = d->common ? "," : "";
+
+	if (p == P_FENTRY) {
+		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s%sfentry:%s%s%s", c, sep,
+			 d->fentry[0], d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "");
+		info->attach[s] = attach_buf[s];
+	} else if (p == P_FALLBACK) {
+		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s%s%s", c, sep, d->fallback);
+		info->attach[s] = attach_buf[s];
+	} else {
+		info->attach[s] = NULL;
+	}
+}
+
+static int plan_all(const struct rxlat_config *cfg, struct rxlat_hooks_info *info,
+		    enum point plan[RXLAT_NR_STAGES])
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int err = 0;
+
+	if (!vmlinux) {
+		rxlat_err("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): rxlat needs a "
+			  "kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	memset(info, 0, sizeof(*info));
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		const char *reason;
+
+		plan[s] = P_NONE;
+		if (!cfg->stages[s])
+			continue;
+		plan[s] = plan_stage(s, cfg, vmlinux, &reason);
+		describe(s, plan[s], info);
+		if (plan[s] == P_NONE)
+			info->unavailable[s] = reason;
+		else if (plan[s] == P_FALLBACK && stage_defs[s].fentry[0])
+			info->fallback_why[s] = reason;
+		if (plan[s] == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY && !err) {
+			rxlat_err("--attach fentry: stage %s: %s; use --attach auto to fall back",
+				  rxlat_stage_names[s], reason);
+			err = -EOPNOTSUPP;
+		}
+	}
+	btf__free(vmlinux);
+	return err;
+}
+
+int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
+{
+	enum point plan[RXLAT_NR_STAGES];
+
+	return plan_all(cfg, info, plan);
+}
+
+static void set_autoload(struct rxlat *skel, const enum point plan[RXLAT_NR_STAGES], bool reset)
+{
+	struct bpf_program *p;
+	struct {
+		struct bpf_program *prog;
+		int stage;
+		enum point point;
+	} progs[] = {
+		{ skel->progs.rxlat_fentry_ip_rcv, RXLAT_STAGE_IP_RCV, P_FENTRY },
+		{ skel->progs.rxlat_fentry_ip6_rcv, RXLAT_STAGE_IP_RCV, P_FENTRY },
+		{ skel->progs.rxlat_tp_ip_rcv, RXLAT_STAGE_IP_RCV, P_FALLBACK },
+		{ skel->progs.rxlat_fentry_tcp_v4_do_rcv, RXLAT_STAGE_TCP_DO_RCV, P_FENTRY },
+		{ skel->progs.rxlat_fentry_tcp_v6_do_rcv, RXLAT_STAGE_TCP_DO_RCV, P_FENTRY },
+		{ skel->progs.rxlat_tp_tcp_do_rcv, RXLAT_STAGE_TCP_DO_RCV, P_FALLBACK },
+		{ skel->progs.rxlat_fentry_tcp_data_queue, RXLAT_STAGE_TCP_DATA_QUEUE, P_FENTRY },
+		{ skel->progs.rxlat_fentry_udp_queue_rcv, RXLAT_STAGE_UDP_QUEUE_RCV, P_FENTRY },
+		{ skel->progs.rxlat_fentry_udpv6_queue_rcv, RXLAT_STAGE_UDP_QUEUE_RCV, P_FENTRY },
+		{ skel->progs.rxlat_cg_udp_queue_rcv, RXLAT_STAGE_UDP_QUEUE_RCV, P_FALLBACK },
+		{ skel->progs.rxlat_fentry_udp_read, RXLAT_STAGE_SOCK_READ, P_FENTRY },
+		{ skel->progs.rxlat_tp_udp_read, RXLAT_STAGE_SOCK_READ, P_FALLBACK },
+	};
+
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, false);
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
+		if (plan[progs[i].stage] == progs[i].point)
+			bpf_program__set_autoload(progs[i].prog, true);
+	bpf_program__set_autoload(skel->progs.rxlat_tp_sock_read,
+				  plan[RXLAT_STAGE_SOCK_READ] != P_NONE);
+	bpf_program__set_autoload(skel->progs.rxlat_napi_reset, reset);
+}
+
+static __u32 netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
+}
+
+static int attach_all(struct rxlat_hooks *h)
+{
+	struct bpf_program *cg = h->skel->progs.rxlat_cg_udp_queue_rcv;
+	char root[PATH_MAX];
+	int err;
+
+	/* The skeleton attaches the tracing programs; cgroup_skb needs a target. */
+	err = rxlat__attach(h->skel);
+	if (err) {
+		rxlat_err("cannot attach the latency hooks: %s", strerror(-err));
+		return err;
+	}
+	if (!bpf_program__autoload(cg))
+		return 0;
+	err = cgroup2_root(root, sizeof(root));
+	if (err) {
+		rxlat_err("no cgroup v2 mount found for the udp_queue_rcv fallback");
+		return err;
+	}
+	h->cgroup_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (h->cgroup_fd < 0) {
+		err = -errno;
+		rxlat_err("cannot open cgroup v2 root %s: %s", root, strerror(-err));
+		return err;
+	}
+	/* a link: multi-attach, and detached when rxlat exits */
+	h->skel->links.rxlat_cg_udp_queue_rcv = bpf_program__attach_cgroup(cg, h->cgroup_fd);
+	if (!h->skel->links.rxlat_cg_udp_queue_rcv) {
+		err = -errno;
+		rxlat_err("cannot attach cgroup_skb ingress to %s: %s", root, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Newer kernels free a read datagram through skb_attempt_defer_free(), which
+ * passes no tracepoint: then the fallback sees no UDP read at all. One
+ * datagram over loopback tells which kind of kernel this is.
+ */
+static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { .tv_sec = 1 };
+	socklen_t len = sizeof(a);
+	char buf[8] = "rxlat";
+	const char *why = NULL;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a, len) != sizeof(buf) ||
+	    recv(fd, buf, sizeof(buf), 0) != sizeof(buf))
+		why = "UDP reads unverified: the loopback check failed (is lo up?)";
+	else if (!__atomic_load_n(&h->skel->bss->rxlat_udp_read_seen, __ATOMIC_SEQ_CST))
+		why = "UDP reads not seen: this kernel frees read datagrams without the "
+		      "consume_skb tracepoint, only fentry on skb_consume_udp sees them; TCP only";
+	if (fd >= 0)
+		close(fd);
+	if (why) {
+		char prev[160];
+
+		snprintf(prev, sizeof(prev), "%s",
+			 info->fallback_why[RXLAT_STAGE_SOCK_READ]
+				 ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
+				 : "no fentry");
+		snprintf(attach_buf[RXLAT_STAGE_SOCK_READ], sizeof(attach_buf[0]), "%s",
+			 stage_defs[RXLAT_STAGE_SOCK_READ].common);
+		info->attach[RXLAT_STAGE_SOCK_READ] = attach_buf[RXLAT_STAGE_SOCK_READ];
+		snprintf(reason_buf[RXLAT_STAGE_SOCK_READ], sizeof(reason_buf[0]), "%s; %s", prev,
+			 why);
+		info->fallback_why[RXLAT_STAGE_SOCK_READ] = reason_buf[RXLAT_STAGE_SOCK_READ];
+	}
+}
+
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg, int batch_fd,
+		 struct rxlat_hooks_info *info)
+{
+	enum point plan[RXLAT_NR_STAGES];
+	struct rxlat_hooks *h;
+	int err;
+
+	err = plan_all(cfg, info, plan);
+	if (err)
+		return err;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cgroup_fd = -1;
+	h->nr_series = rxlat_nr_series(cfg->max_ifaces, cfg->max_queues);
+
+	h->skel = rxlat__open();
+	if (!h->skel) {
+		err = -errno;
+		rxlat_err("cannot open the latency hooks object: %s", strerror(-err));
+		goto fail;
+	}
+	h->skel->rodata->rxlat_max_ifaces = cfg->max_ifaces;
+	h->skel->rodata->rxlat_max_queues = cfg->max_queues;
+	h->skel->rodata->rxlat_ifaces_fixed = cfg->nifaces > 0;
+	h->skel->rodata->rxlat_netns_ino = netns_ino();
+	h->skel->rodata->rxlat_udp_consume_lo = udp_consume_lo;
+	h->skel->rodata->rxlat_udp_consume_hi = udp_consume_hi;
+	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces);
+	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
+	/* share the stamper's per-CPU batch state, so the poll-end reset
+	 * clears the stamp the stamper hands out */
+	if (batch_fd >= 0) {
+		err = bpf_map__reuse_fd(h->skel->maps.rxlat_batch, batch_fd);
+		if (err) {
+			rxlat_err("cannot share the stamper's batch map: %s", strerror(-err));
+			goto fail;
+		}
+	}
+	set_autoload(h->skel, plan, batch_fd >= 0);
+
+	err = rxlat__load(h->skel);
+	if (err) {
+		if (err == -EPERM)
+			rxlat_err("loading the latency hooks was refused (EPERM): run as root "
+				  "(needs CAP_BPF and CAP_PERFMON)");
+		else
+			rxlat_err("cannot load the latency hooks: %s (run with -v for the "
+				  "verifier log)",
+				  strerror(-err));
+		goto fail;
+	}
+
+	for (int i = 0; i < cfg->nifaces; i++) {
+		struct rxlat_ifslot slot = { .slot = i };
+
+		err = bpf_map_update_elem(bpf_map__fd(h->skel->maps.rxlat_ifslots),
+					  &cfg->ifindexes[i], &slot, BPF_ANY);
+		if (err) {
+			err = -errno;
+			goto fail;
+		}
+	}
+
+	h->hists_len = (size_t)h->nr_series * sizeof(struct rxlat_hist);
+	h->hists = mmap(NULL, h->hists_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			bpf_map__fd(h->skel->maps.rxlat_hists), 0);
+	if (h->hists == MAP_FAILED) {
+		err = -errno;
+		h->hists = NULL;
+		rxlat_err("cannot map the histogram array: %s", strerror(-err));
+		goto fail;
+	}
+
+	err = attach_all(h);
+	if (err)
+		goto fail;
+	if (bpf_program__autoload(h->skel->progs.rxlat_tp_udp_read))
+		check_udp_read(h, info);
+	*out = h;
+	return 0;
+fail:
+	hooks_destroy(h);
+	return err;
+}
+
+struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h)
+{
+	return h->hists;
+}
+
+int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots)
+{
+	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots), n = 0;
+	__u32 key, *prev = NULL;
+
+	memset(ifindex_of_slot, 0, nslots * sizeof(*ifindex_of_slot));
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		struct rxlat_ifslot v;
+
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v.slot < nslots) {
+			ifindex_of_slot[v.slot] = key;
+			n++;
+		}
+		prev = &key;
+	}
+	return n;
+}
+
+void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch)
+{
+	struct timespec real, mono;
+
+	clock_gettime(CLOCK_REALTIME, &real);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	h->skel->bss->rxlat_mono_to_real = (real.tv_sec - mono.tv_sec) * 1000000000LL +
+					   (real.tv_nsec - mono.tv_nsec);
+	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_epoch, 1, __ATOMIC_SEQ_CST);
+}
+
+size_t hooks_map_bytes(const struct rxlat_hooks *h)
+{
+	int ncpu = libbpf_num_possible_cpus();
+
+	return h->hists_len +
+	       bpf_map__max_entries(h->skel->maps.rxlat_ifslots) *
+		       (sizeof(__u32) + sizeof(struct rxlat_ifslot)) +
+	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch);
+}
+
+void hooks_destroy(struct rxlat_hooks *h)
+{
+	if (!h)
+		return;
+	if (h->hists)
+		munmap(h->hists, h->hists_len);
+	rxlat__destroy(h->skel);
+	if (h->cgroup_fd >= 0)
+		close(h->cgroup_fd);
+	free(h);
+}

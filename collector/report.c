@@ -1,0 +1,587 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Report arithmetic (merging, percentiles) and the text and JSON renderers.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <json-c/json.h>
+
+#include "rxlat_hist.h"
+#include "report.h"
+
+const char *const rxlat_stage_names[RXLAT_NR_STAGES] = {
+	[RXLAT_STAGE_IP_RCV] = "ip_rcv",
+	[RXLAT_STAGE_TCP_DO_RCV] = "tcp_do_rcv",
+	[RXLAT_STAGE_TCP_DATA_QUEUE] = "tcp_data_queue",
+	[RXLAT_STAGE_UDP_QUEUE_RCV] = "udp_queue_rcv",
+	[RXLAT_STAGE_SOCK_READ] = "sock_read",
+};
+
+const char *const rxlat_source_names[RXLAT_NR_SOURCES] = {
+	[RXLAT_SRC_XDP] = "xdp",
+	[RXLAT_SRC_KERNEL] = "kernel",
+	[RXLAT_SRC_TC] = "tc",
+	[RXLAT_SRC_NONE] = "none",
+};
+
+/* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
+#define ROWS (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)
+#define STARS 40
+/* Above this the ns bounds of the rows get too long to read at a glance. */
+#define TEXT_NS_MAX 999999ULL
+
+static const char *stage_name(enum rxlat_stage s)
+{
+	return (unsigned int)s < RXLAT_NR_STAGES ? rxlat_stage_names[s] : "?";
+}
+
+void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src)
+{
+	unsigned int i;
+
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	for (i = 0; i < RXLAT_HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+	for (i = 0; i < RXLAT_NR_SOURCES; i++)
+		dst->sources[i] += src->sources[i];
+}
+
+/* floor(w * num / den) for num <= den, without overflowing 64 bits. */
+static __u64 scale(__u64 w, __u64 num, __u64 den)
+{
+	/* dropping low bits of both keeps the ratio to well under 1 ppm */
+	while (num && w > UINT64_MAX / num) {
+		num >>= 1;
+		den >>= 1;
+	}
+	return den ? w * num / den : 0;
+}
+
+__u64 rxlat_percentile(const struct rxlat_stats *st, double q)
+{
+	__u64 rank, cum = 0, lo, hi, v;
+	double x;
+	__u32 i;
+
+	if (!st->count)
+		return 0;
+	if (!(q > 0)) /* also catches NaN */
+		q = 0;
+	if (q > 1)
+		q = 1;
+
+	/*
+	 * q * count may come out a hair above the integer it stands for
+	 * (0.1 * 30 = 3.0000000000000004); that must not push the rank up.
+	 */
+	x = q * (double)st->count;
+	x = ceil(x - x * 1e-12);
+	rank = x < 1 ? 1 : (__u64)x;
+	if (rank > st->count)
+		rank = st->count;
+
+	for (i = 0; i < RXLAT_HIST_BUCKETS; i++) {
+		if (st->buckets[i] >= rank - cum)
+			break;
+		cum += st->buckets[i];
+	}
+	/* count larger than the sum of the buckets: the rank is past them */
+	if (i == RXLAT_HIST_BUCKETS)
+		return st->max_ns;
+
+	lo = rxlat_hist_lower(i);
+	hi = rxlat_hist_le(i);
+	if (i == RXLAT_HIST_BUCKETS - 1) /* no upper bound but the max */
+		hi = st->max_ns > lo ? st->max_ns : lo;
+	v = lo + scale(hi - lo, rank - cum, st->buckets[i]);
+	return v < st->max_ns ? v : st->max_ns;
+}
+
+/* ----- text ----- */
+
+/*
+ * 3 significant digits in the largest unit that keeps the number >= 1,
+ * choosing the unit after rounding so that 999.7 us reads 1.00 ms.
+ */
+static void fmt_dur(char *buf, size_t len, double ns)
+{
+	static const char *const unit[] = { "us", "ms", "s" };
+	double v = ns;
+	int u;
+
+	if (ns < 999.5) {
+		snprintf(buf, len, "%.0f ns", ns);
+		return;
+	}
+	for (u = 0; u < 3; u++) {
+		v /= 1000;
+		if (v < 9.995)
+			snprintf(buf, len, "%.2f %s", v, unit[u]);
+		else if (v < 99.95)
+			snprintf(buf, len, "%.1f %s", v, unit[u]);
+		else if (v < 999.5 || u == 2)
+			snprintf(buf, len, "%.0f %s", v, unit[u]);
+		else
+			continue;
+		return;
+	}
+}
+
+/* A row bound, exact: ns as is, or us with all three decimals. */
+static void fmt_bound(char *buf, size_t len, __u64 ns, bool usecs)
+{
+	if (ns == UINT64_MAX)
+		snprintf(buf, len, "+Inf");
+	else if (usecs)
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, (uint64_t)ns / 1000,
+			 (uint64_t)ns % 1000);
+	else
+		snprintf(buf, len, "%" PRIu64, (uint64_t)ns);
+}
+
+/* Fine buckets [*first, *last] make up text row row. */
+static void row_buckets(int row, __u32 *first, __u32 *last)
+{
+	if (row == 0) {
+		*first = *last = 0;
+	} else if (row == ROWS - 1) {
+		*first = *last = RXLAT_HIST_BUCKETS - 1;
+	} else {
+		*first = 1 + (row - 1) * RXLAT_HIST_SUB;
+		*last = *first + RXLAT_HIST_SUB - 1;
+	}
+}
+
+static void row_bounds(int row, __u64 *lo, __u64 *hi)
+{
+	__u32 first, last;
+
+	row_buckets(row, &first, &last);
+	*lo = rxlat_hist_lower(first);
+	*hi = rxlat_hist_le(last);
+}
+
+static __u64 row_count(const struct rxlat_stats *st, int row)
+{
+	__u32 i, first, last;
+	__u64 n = 0;
+
+	row_buckets(row, &first, &last);
+	for (i = first; i <= last; i++)
+		n += st->buckets[i];
+	return n;
+}
+
+static void print_hist(FILE *f, const struct rxlat_stats *st)
+{
+	char lo_s[32], hi_s[32], num[32];
+	__u64 rows[ROWS], max = 0, lo, hi;
+	int first = -1, last = -1, row, w = 10, cw = 8, stars, i;
+	bool usecs;
+
+	for (row = 0; row < ROWS; row++) {
+		rows[row] = row_count(st, row);
+		if (!rows[row])
+			continue;
+		if (first < 0)
+			first = row;
+		last = row;
+		if (rows[row] > max)
+			max = rows[row];
+	}
+	if (first < 0)
+		return;
+
+	row_bounds(last, &lo, &hi);
+	usecs = hi > TEXT_NS_MAX;
+	for (row = first; row <= last; row++) {
+		row_bounds(row, &lo, &hi);
+		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
+		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
+		if ((int)strlen(lo_s) > w)
+			w = strlen(lo_s);
+		if ((int)strlen(hi_s) > w)
+			w = strlen(hi_s);
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, (uint64_t)max);
+	if ((int)strlen(num) > cw)
+		cw = strlen(num);
+
+	fprintf(f, "%*s%-*s : %-*s distribution\n", w - 5, "", w + 9,
+		usecs ? "usecs" : "nsecs", cw + 1, "count");
+	for (row = first; row <= last; row++) {
+		row_bounds(row, &lo, &hi);
+		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
+		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
+		stars = (int)((double)rows[row] * STARS / (double)max);
+		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s, cw,
+			(uint64_t)rows[row]);
+		for (i = 0; i < STARS; i++)
+			fputc(i < stars ? '*' : ' ', f);
+		fputs("|\n", f);
+	}
+}
+
+static void print_queue(FILE *f, const char *prefix, int queue)
+{
+	if (queue == RXLAT_QUEUE_ALL)
+		return;
+	if (queue == RXLAT_QUEUE_OTHER)
+		fprintf(f, "%sother", prefix);
+	else
+		fprintf(f, "%s%d", prefix, queue);
+}
+
+static bool series_empty(const struct rxlat_stats *st)
+{
+	int i;
+
+	if (st->count)
+		return false;
+	for (i = 0; i < RXLAT_NR_SOURCES; i++)
+		if (st->sources[i])
+			return false;
+	return true;
+}
+
+static void print_series(FILE *f, const struct rxlat_series *s)
+{
+	static const struct {
+		const char *name;
+		double q;
+	} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 },
+		    { "p99.9", 0.999 } };
+	const struct rxlat_stats *st = &s->st;
+	char buf[32];
+	size_t i;
+
+	fprintf(f, "%s  ifname=%.*s", stage_name(s->stage),
+		(int)sizeof(s->ifname), s->ifname);
+	print_queue(f, " queue=", s->queue);
+	fputs("  (sources:", f);
+	for (i = 0; i < RXLAT_NR_SOURCES; i++)
+		fprintf(f, " %s=%" PRIu64, rxlat_source_names[i],
+			(uint64_t)st->sources[i]);
+	fputs(")\n", f);
+
+	print_hist(f, st);
+	fprintf(f, "count %" PRIu64, (uint64_t)st->count);
+	if (st->count) {
+		fmt_dur(buf, sizeof(buf), (double)st->sum_ns / (double)st->count);
+		fprintf(f, "  mean %s", buf);
+		for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+			fmt_dur(buf, sizeof(buf),
+				(double)rxlat_percentile(st, pct[i].q));
+			fprintf(f, "  %s %s", pct[i].name, buf);
+		}
+		fmt_dur(buf, sizeof(buf), (double)st->max_ns);
+		fprintf(f, "  max %s", buf);
+	}
+	fputc('\n', f);
+}
+
+static int num_width(__u64 v, int min)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)v);
+
+	return n > min ? n : min;
+}
+
+static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
+{
+	int wn = 6, wq = 5, ws = 4, wst = 7, wm = 12, len;
+	char q[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		len = strnlen(x[i].ifname, sizeof(x[i].ifname));
+		if (len > wn)
+			wn = len;
+		ws = num_width(x[i].seen, ws);
+		wst = num_width(x[i].stamped, wst);
+		wm = num_width(x[i].meta_refused, wm);
+	}
+	fprintf(f, "xdp stamper:\n%-*s  %*s  %*s  %*s  %*s\n", wn, "ifname", wq,
+		"queue", ws, "seen", wst, "stamped", wm, "meta_refused");
+	for (i = 0; i < n; i++) {
+		if (x[i].queue == RXLAT_QUEUE_ALL)
+			snprintf(q, sizeof(q), "-");
+		else if (x[i].queue == RXLAT_QUEUE_OTHER)
+			snprintf(q, sizeof(q), "other");
+		else
+			snprintf(q, sizeof(q), "%d", x[i].queue);
+		fprintf(f, "%-*.*s  %*s  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n",
+			wn, (int)sizeof(x[i].ifname), x[i].ifname, wq, q, ws,
+			(uint64_t)x[i].seen, wst, (uint64_t)x[i].stamped, wm,
+			(uint64_t)x[i].meta_refused);
+	}
+}
+
+int rxlat_report_text(FILE *f, const struct rxlat_report *r)
+{
+	char tbuf[16] = "??:??:??";
+	struct tm tm;
+	size_t i;
+	int s;
+
+	if (localtime_r(&r->time.tv_sec, &tm))
+		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	fprintf(f, "%s%s\n", tbuf, r->final ? " final" : "");
+
+	fputs("attach:", f);
+	for (s = 0; s < RXLAT_NR_STAGES; s++) {
+		fprintf(f, "%s%s=%s", s ? "  " : " ", rxlat_stage_names[s],
+			r->attach[s] ? r->attach[s] :
+			r->unavailable[s] ? "unavailable" : "off");
+		if (r->unavailable[s])
+			fprintf(f, " (%s)", r->unavailable[s]);
+	}
+	fputc('\n', f);
+
+	for (i = 0; i < r->nseries; i++) {
+		if (series_empty(&r->series[i].st))
+			continue;
+		fputc('\n', f);
+		print_series(f, &r->series[i]);
+	}
+	if (r->nxdp) {
+		fputc('\n', f);
+		print_xdp(f, r->xdp, r->nxdp);
+	}
+	fputc('\n', f);
+
+	/* reports are periodic: whoever reads the pipe wants each one now */
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}
+
+/* ----- JSON ----- */
+
+/* Adds val to o under key and owns val, whatever happens. */
+static int put(struct json_object *o, const char *key, struct json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_object_add(o, key, val)) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int put_null(struct json_object *o, const char *key)
+{
+	return json_object_object_add(o, key, NULL) ? -ENOMEM : 0;
+}
+
+static int append(struct json_object *a, struct json_object *val)
+{
+	if (!val)
+		return -ENOMEM;
+	if (json_object_array_add(a, val)) {
+		json_object_put(val);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int put_u64(struct json_object *o, const char *key, __u64 v)
+{
+	return put(o, key, json_object_new_uint64(v));
+}
+
+static int put_str(struct json_object *o, const char *key, const char *v)
+{
+	return put(o, key, json_object_new_string(v));
+}
+
+static int put_ifname(struct json_object *o, const char *ifname)
+{
+	return put(o, "ifname",
+		   json_object_new_string_len(
+			   ifname, strnlen(ifname, RXLAT_IFNAME_LEN)));
+}
+
+static int put_queue(struct json_object *o, int queue)
+{
+	if (queue == RXLAT_QUEUE_ALL)
+		return put_null(o, "queue");
+	if (queue == RXLAT_QUEUE_OTHER)
+		return put_str(o, "queue", "other");
+	return put(o, "queue", json_object_new_int(queue));
+}
+
+/*
+ * json-c prints doubles with 17 digits (0.10000000000000001); give it the
+ * text instead: microsecond precision, trailing zeros dropped, and at least
+ * one decimal so that the value always reads as a float.
+ */
+static struct json_object *new_seconds(double s)
+{
+	char buf[64];
+	size_t n;
+
+	if (!isfinite(s))
+		s = 0;
+	n = snprintf(buf, sizeof(buf), "%.6f", s);
+	while (n > 1 && buf[n - 1] == '0' && buf[n - 2] != '.')
+		buf[--n] = '\0';
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
+static struct json_object *json_buckets(const struct rxlat_stats *st)
+{
+	struct json_object *a = json_object_new_array(), *b;
+	__u32 i;
+
+	if (!a)
+		return NULL;
+	for (i = 0; i < RXLAT_HIST_BUCKETS; i++) {
+		if (!st->buckets[i])
+			continue;
+		b = json_object_new_object();
+		if (append(a, b))
+			goto err;
+		if (i == RXLAT_HIST_BUCKETS - 1) {
+			if (put_str(b, "le_ns", "+Inf"))
+				goto err;
+		} else if (put_u64(b, "le_ns", rxlat_hist_le(i))) {
+			goto err;
+		}
+		if (put_u64(b, "count", st->buckets[i]))
+			goto err;
+	}
+	return a;
+err:
+	json_object_put(a);
+	return NULL;
+}
+
+static struct json_object *json_series(const struct rxlat_series *s)
+{
+	const struct rxlat_stats *st = &s->st;
+	struct json_object *o = json_object_new_object(), *src;
+	int i;
+
+	if (!o)
+		return NULL;
+	if (put_str(o, "stage", stage_name(s->stage)) ||
+	    put_ifname(o, s->ifname) || put_u64(o, "ifindex", s->ifindex) ||
+	    put_queue(o, s->queue) || put_u64(o, "count", st->count) ||
+	    put_u64(o, "sum_ns", st->sum_ns) ||
+	    put_u64(o, "max_ns", st->max_ns) ||
+	    put_u64(o, "p50_ns", rxlat_percentile(st, 0.5)) ||
+	    put_u64(o, "p90_ns", rxlat_percentile(st, 0.9)) ||
+	    put_u64(o, "p99_ns", rxlat_percentile(st, 0.99)) ||
+	    put_u64(o, "p999_ns", rxlat_percentile(st, 0.999)) ||
+	    put(o, "buckets", json_buckets(st)))
+		goto err;
+	src = json_object_new_object();
+	if (put(o, "sources", src))
+		goto err;
+	for (i = 0; i < RXLAT_NR_SOURCES; i++)
+		if (put_u64(src, rxlat_source_names[i], st->sources[i]))
+			goto err;
+	return o;
+err:
+	json_object_put(o);
+	return NULL;
+}
+
+static struct json_object *json_xdp(const struct rxlat_xdp_row *x)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	if (put_ifname(o, x->ifname) || put_u64(o, "ifindex", x->ifindex) ||
+	    put_queue(o, x->queue) || put_u64(o, "seen", x->seen) ||
+	    put_u64(o, "stamped", x->stamped) ||
+	    put_u64(o, "meta_refused", x->meta_refused)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+static struct json_object *json_report(const struct rxlat_report *r)
+{
+	struct json_object *o = json_object_new_object(), *attach, *unavail, *a;
+	char tbuf[64] = "";
+	struct tm tm;
+	size_t i;
+	int s;
+
+	if (!o)
+		return NULL;
+	if (gmtime_r(&r->time.tv_sec, &tm)) {
+		size_t n = strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
+
+		snprintf(tbuf + n, sizeof(tbuf) - n, ".%03ldZ",
+			 r->time.tv_nsec / 1000000);
+	}
+	if (put_str(o, "time", tbuf) ||
+	    put(o, "interval_s", new_seconds(r->interval_s)) ||
+	    put(o, "final", json_object_new_boolean(r->final)))
+		goto err;
+
+	attach = json_object_new_object();
+	if (put(o, "attach", attach))
+		goto err;
+	unavail = json_object_new_object();
+	if (put(o, "unavailable", unavail))
+		goto err;
+	for (s = 0; s < RXLAT_NR_STAGES; s++) {
+		if (r->attach[s] ? put_str(attach, rxlat_stage_names[s], r->attach[s]) :
+				   put_null(attach, rxlat_stage_names[s]))
+			goto err;
+		if (r->unavailable[s] &&
+		    put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))
+			goto err;
+	}
+
+	a = json_object_new_array();
+	if (put(o, "series", a))
+		goto err;
+	for (i = 0; i < r->nseries; i++)
+		if (!series_empty(&r->series[i].st) &&
+		    append(a, json_series(&r->series[i])))
+			goto err;
+
+	a = json_object_new_array();
+	if (put(o, "xdp", a))
+		goto err;
+	for (i = 0; i < r->nxdp; i++)
+		if (append(a, json_xdp(&r->xdp[i])))
+			goto err;
+	return o;
+err:
+	json_object_put(o);
+	return NULL;
+}
+
+int rxlat_report_json(FILE *f, const struct rxlat_report *r)
+{
+	struct json_object *o = json_report(r);
+	const char *line;
+	int err = 0;
+
+	if (!o)
+		return -ENOMEM;
+	line = json_object_to_json_string_ext(
+		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!line)
+		err = -ENOMEM;
+	else if (fprintf(f, "%s\n", line) < 0 || fflush(f) || ferror(f))
+		err = -EIO;
+	json_object_put(o);
+	return err;
+}

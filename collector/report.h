@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What one report interval of rxlat measured, independent of the maps it was
+ * read from, and the renderers that print it. The collector fills a struct
+ * rxlat_report with per-interval deltas; nothing here touches BPF.
+ */
+#ifndef RXLAT_REPORT_H
+#define RXLAT_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+#include <linux/types.h>
+#include "rxlat.h"
+
+/* Series queue values that are not a queue number. */
+#define RXLAT_QUEUE_ALL -1   /* all queues of the interface (no --per-queue) */
+#define RXLAT_QUEUE_OTHER -2 /* the queues past the --max-queues limit */
+
+#define RXLAT_IFNAME_LEN 16 /* IF_NAMESIZE, without pulling in <net/if.h> */
+
+/* One series over one report interval. */
+struct rxlat_stats {
+	__u64 count; /* samples with a start time: the sum of buckets[] */
+	__u64 sum_ns;
+	__u64 max_ns;
+	__u64 buckets[RXLAT_HIST_BUCKETS];
+	/* per source; RXLAT_SRC_NONE samples are counted here only */
+	__u64 sources[RXLAT_NR_SOURCES];
+};
+
+struct rxlat_series {
+	enum rxlat_stage stage;
+	char ifname[RXLAT_IFNAME_LEN]; /* "other" for the overflow series */
+	__u32 ifindex;                 /* 0 for the overflow series */
+	int queue;                     /* number, RXLAT_QUEUE_ALL or _OTHER */
+	struct rxlat_stats st;
+};
+
+/* XDP stamper counters of one (interface, queue) over the interval. */
+struct rxlat_xdp_row {
+	char ifname[RXLAT_IFNAME_LEN];
+	__u32 ifindex;
+	int queue; /* as in struct rxlat_series */
+	__u64 seen;
+	__u64 stamped;
+	__u64 meta_refused;
+};
+
+struct rxlat_report {
+	struct timespec time; /* CLOCK_REALTIME at the end of the interval */
+	double interval_s;
+	bool final; /* the report printed at exit */
+	/* e.g. "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"; NULL: stage not attached */
+	const char *attach[RXLAT_NR_STAGES];
+	/* why a stage could not be attached, else NULL */
+	const char *unavailable[RXLAT_NR_STAGES];
+	const struct rxlat_series *series;
+	size_t nseries;
+	const struct rxlat_xdp_row *xdp;
+	size_t nxdp;
+};
+
+extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];
+extern const char *const rxlat_source_names[RXLAT_NR_SOURCES];
+
+/* dst += src; the max is the larger of both. */
+void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src);
+
+/*
+ * Estimate of the q-quantile (0 <= q <= 1) in ns: the sample of rank
+ * ceil(q * count) (at least 1), placed by linear interpolation inside its
+ * bucket and clamped to max_ns. 0 when count is 0.
+ *
+ * Error bound: the estimate lies in the same bucket as the true sample, so
+ * it is off by less than one bucket width, which is at most 12.5% of the
+ * bucket's lower bound and so of the true value (under 64 ns absolute in
+ * the underflow bucket). In the overflow bucket (>= 2^34 ns) it is only
+ * known to lie between 2^34 ns and max_ns.
+ */
+__u64 rxlat_percentile(const struct rxlat_stats *st, double q);
+
+/* Both return 0 or a negative errno (-EIO when the stream failed). */
+int rxlat_report_text(FILE *f, const struct rxlat_report *r);
+/*
+ * One line of JSON per report:
+ * {"time": "2026-11-22T10:00:01.123Z", "interval_s": 1.0, "final": false,
+ *  "attach": {stage: point or null, ...}, "unavailable": {stage: reason},
+ *  "series": [{"stage", "ifname", "ifindex", "queue" (null: all queues,
+ *    "other", or a number), "count", "sum_ns", "max_ns", "p50_ns", "p90_ns",
+ *    "p99_ns", "p999_ns", "buckets": [{"le_ns": largest value the bucket
+ *    holds or "+Inf", "count"}] (non-empty buckets only),
+ *    "sources": {"xdp", "kernel", "tc", "none"}}],
+ *  "xdp": [{"ifname", "ifindex", "queue", "seen", "stamped",
+ *    "meta_refused"}]}
+ * All counts cover the interval only. Series without any sample are left
+ * out, in the text output as well.
+ */
+int rxlat_report_json(FILE *f, const struct rxlat_report *r);
+
+#endif /* RXLAT_REPORT_H */

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxlat latency hooks. Each program reads the start time a packet carries
+ * (the XDP stamp, else a realtime skb->tstamp) at the entry of one point of
+ * the receive path and adds now - start to the series of its stage,
+ * interface and receive queue. The skb is only read at function entry:
+ * by the time tcp_data_queue() or udp_queue_rcv_one_skb() return, it may
+ * have been freed.
+ *
+ * Two program sets, chosen per stage by user space (collector/attach.c):
+ * fentry where the kernel allows BPF trampolines, and a fallback of
+ * tracepoints and cgroup_skb where it does not.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
+#include "rxlat.h"
+#include "rxlat_hist.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define ETH_P_IP 0x0800
+#define ETH_P_IPV6 0x86DD
+#define IPPROTO_TCP_ 6
+#define IPPROTO_UDP_ 17
+
+/* Configuration, set by user space between open and load. */
+const volatile __u32 rxlat_max_ifaces = RXLAT_MAX_IFACES_DEFAULT;
+const volatile __u32 rxlat_max_queues = RXLAT_MAX_QUEUES_DEFAULT;
+/* With -i: only the interfaces user space put in rxlat_ifslots count. */
+const volatile bool rxlat_ifaces_fixed;
+/*
+ * Interface indexes are per network namespace: only packets of rxlat's own
+ * namespace (its inode number) are counted, so that an ifindex of another
+ * namespace is never taken for one of ours.
+ */
+const volatile __u32 rxlat_netns_ino;
+
+/* Address range of skb_consume_udp(), for the consume_skb fallback. */
+const volatile __u64 rxlat_udp_consume_lo;
+const volatile __u64 rxlat_udp_consume_hi;
+
+/* Report epoch, advanced by user space at every report (see max_ns[]). */
+__u64 rxlat_epoch;
+/* Offset CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed by user space at every
+ * report, to compare a realtime skb->tstamp with bpf_ktime_get_ns(). */
+__s64 rxlat_mono_to_real;
+/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
+__u64 rxlat_udp_read_seen;
+/* Next free interface slot. */
+__u32 rxlat_next_slot;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RXLAT_MAX_IFACES_DEFAULT); /* set by user space */
+	__type(key, __u32);                            /* ifindex */
+	__type(value, struct rxlat_ifslot);
+} rxlat_ifslots SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1); /* set by user space: rxlat_nr_series() */
+	__type(key, __u32);
+	__type(value, struct rxlat_hist);
+} rxlat_hists SEC(".maps");
+
+/* The stamper's per-CPU batch state; user space hands in the stamper's map. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rxlat_batch);
+} rxlat_batch SEC(".maps");
+
+/* Kernel layouts that changed: CO-RE picks the one this kernel has. */
+struct sk_buff___tstamp_type { /* 6.11+ */
+	__u8 tstamp_type : 2;
+} __attribute__((preserve_access_index));
+
+struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
+	__u8 mono_delivery_time : 1;
+} __attribute__((preserve_access_index));
+
+extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
+
+/*
+ * The rxlat_meta sits right before the MAC header, at the end of the
+ * metadata area (skb_shinfo()->meta_len bytes). When another XDP program of
+ * a libxdp chain ran before ours and left metadata of its own, ours was
+ * prepended to it and starts the area instead: look at both places.
+ */
+static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_meta *m)
+{
+	unsigned char *head = BPF_CORE_READ(skb, head);
+	__u16 mac = BPF_CORE_READ(skb, mac_header);
+	struct skb_shared_info *shinfo;
+	__u8 meta_len;
+
+	if (mac == (__u16)~0U)
+		return false;
+	shinfo = (void *)(head + BPF_CORE_READ(skb, end));
+	meta_len = BPF_CORE_READ(shinfo, meta_len);
+	if (meta_len < sizeof(*m))
+		return false;
+	if (!bpf_probe_read_kernel(m, sizeof(*m), head + mac - sizeof(*m)) &&
+	    m->magic == RXLAT_META_MAGIC)
+		return true;
+	if (meta_len > sizeof(*m) &&
+	    !bpf_probe_read_kernel(m, sizeof(*m), head + mac - meta_len) &&
+	    m->magic == RXLAT_META_MAGIC)
+		return true;
+	return false;
+}
+
+/*
+ * skb->tstamp is a receive time only when it holds CLOCK_REALTIME. Since 5.18
+ * it may instead carry the sender's monotonic delivery time (veth, for one):
+ * read as a receive time that gives "years of latency".
+ */
+static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
+{
+	struct sk_buff___tstamp_type *n = (void *)skb;
+	struct sk_buff___mono_delivery *o = (void *)skb;
+
+	if (bpf_core_field_exists(n->tstamp_type))
+		return BPF_CORE_READ_BITFIELD_PROBED(n, tstamp_type) == 0;
+	if (bpf_core_field_exists(o->mono_delivery_time))
+		return BPF_CORE_READ_BITFIELD_PROBED(o, mono_delivery_time) == 0;
+	return true;
+}
+
+static __always_inline __s32 iface_slot(__u32 ifindex)
+{
+	struct rxlat_ifslot *s, new = {};
+	__u32 max = rxlat_max_ifaces;
+
+	s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
+	if (s)
+		return s->slot;
+	if (rxlat_ifaces_fixed)
+		return -1;
+	/* A slot lost to a race with another CPU is merely unused. */
+	new.slot = __sync_fetch_and_add(&rxlat_next_slot, 1);
+	if (new.slot >= max)
+		return max;
+	if (bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST))
+		return max;
+	s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
+	return s ? s->slot : max;
+}
+
+static __always_inline void update_max(__u64 *slot, __u64 lat)
+{
+	__u64 cur = *slot, old;
+
+	/* Bounded for the verifier; four lost races in a row are not seen. */
+	for (int i = 0; i < 4 && lat > cur; i++) {
+		old = __sync_val_compare_and_swap(slot, cur, lat);
+		if (old == cur)
+			break;
+		cur = old;
+	}
+}
+
+static __always_inline bool netns_dev(const struct sk_buff *skb)
+{
+	return BPF_CORE_READ(skb, dev, nd_net.net, ns.inum) == rxlat_netns_ino;
+}
+
+static __always_inline bool netns_sk(const struct sock *sk)
+{
+	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == rxlat_netns_ino;
+}
+
+static __always_inline void record(const struct sk_buff *skb, __u32 stage)
+{
+	__u64 now = bpf_ktime_get_ns(), start = 0;
+	__u32 ifindex, queue, qslot, idx, src;
+	struct rxlat_meta m;
+	struct rxlat_hist *h;
+	__s32 slot;
+
+	if (read_meta(skb, &m)) {
+		start = rxlat_meta_stamp(&m);
+		ifindex = m.ifindex;
+		queue = m.rx_queue;
+		src = RXLAT_SRC_XDP;
+	} else {
+		__u16 qm = BPF_CORE_READ(skb, queue_mapping);
+		__s64 ts = BPF_CORE_READ(skb, tstamp);
+
+		ifindex = BPF_CORE_READ(skb, skb_iif);
+		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
+		src = RXLAT_SRC_NONE;
+		if (ts > 0 && tstamp_is_realtime(skb)) {
+			start = ts - rxlat_mono_to_real;
+			src = RXLAT_SRC_KERNEL;
+		}
+	}
+
+	slot = iface_slot(ifindex);
+	if (slot < 0)
+		return;
+	qslot = queue < rxlat_max_queues ? queue : rxlat_max_queues;
+	idx = rxlat_series_index(stage, slot, qslot, rxlat_max_ifaces, rxlat_max_queues);
+	h = bpf_map_lookup_elem(&rxlat_hists, &idx);
+	if (!h)
+		return;
+	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);
+	if (src == RXLAT_SRC_NONE)
+		return;
+
+	/* A start after now (a realtime clock step) counts as 0 ns. */
+	__u64 lat = now > start ? now - start : 0;
+
+	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
+	__sync_fetch_and_add(&h->sum_ns, lat);
+	update_max(&h->max_ns[rxlat_epoch & 1], lat);
+}
+
+/* ---- fentry set ---------------------------------------------------- */
+
+SEC("fentry/ip_rcv_core")
+int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
+{
+	if (netns_dev(skb))
+		record(skb, RXLAT_STAGE_IP_RCV);
+	return 0;
+}
+
+SEC("fentry/ip6_rcv_core")
+int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
+{
+	if (netns_dev(skb))
+		record(skb, RXLAT_STAGE_IP_RCV);
+	return 0;
+}
+
+SEC("fentry/tcp_v4_do_rcv")
+int BPF_PROG(rxlat_fentry_tcp_v4_do_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (netns_sk(sk))
+		record(skb, RXLAT_STAGE_TCP_DO_RCV);
+	return 0;
+}
+
+SEC("fentry/tcp_v6_do_rcv")
+int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (netns_sk(sk))
+		record(skb, RXLAT_STAGE_TCP_DO_RCV);
+	return 0;
+}
+
+SEC("fentry/tcp_data_queue")
+int BPF_PROG(rxlat_fentry_tcp_data_queue, struct sock *sk, struct sk_buff *skb)
+{
+	if (netns_sk(sk))
+		record(skb, RXLAT_STAGE_TCP_DATA_QUEUE);
+	return 0;
+}
+
+SEC("fentry/udp_queue_rcv_one_skb")
+int BPF_PROG(rxlat_fentry_udp_queue_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (netns_sk(sk))
+		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
+	return 0;
+}
+
+SEC("fentry/udpv6_queue_rcv_one_skb")
+int BPF_PROG(rxlat_fentry_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (netns_sk(sk))
+		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
+	return 0;
+}
+
+/* ---- fallback set: no BPF trampolines ------------------------------ */
+
+/*
+ * Fires in __netif_receive_skb_core() for every protocol, before the IP
+ * layer; in skb (generic) XDP mode it fires before the stamper runs.
+ */
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
+{
+	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+
+	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && netns_dev(skb))
+		record(skb, RXLAT_STAGE_IP_RCV);
+	return 0;
+}
+
+/* Fires at the start of tcp_rcv_established(), under tcp_v{4,6}_do_rcv(). */
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(rxlat_tp_tcp_do_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (netns_sk(sk))
+		record(skb, RXLAT_STAGE_TCP_DO_RCV);
+	return 0;
+}
+
+/*
+ * cgroup_skb ingress on the cgroup v2 root runs from sk_filter_trim_cap(),
+ * which udp_queue_rcv_one_skb() calls for every datagram; TCP passes here
+ * too and is left out. Always lets the packet through.
+ */
+SEC("cgroup_skb/ingress")
+int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
+{
+	struct sk_buff *skb;
+	struct sock *sk;
+
+	if (!bpf_cast_to_kern_ctx)
+		return 1;
+	skb = bpf_cast_to_kern_ctx(ctx);
+	sk = BPF_CORE_READ(skb, sk);
+	if (sk && BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP_ && netns_sk(sk))
+		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
+	return 1;
+}
+
+/* ---- both sets ------------------------------------------------------ */
+
+/*
+ * The copy to the application, for TCP. An skb may be copied in several
+ * reads: only the read that starts at its first byte counts, so that the
+ * stage has one sample per skb. UDP is counted where the datagram is
+ * consumed (below): udp_recvmsg() copies linear skbs with copy_linear_skb(),
+ * which does not pass this tracepoint.
+ */
+SEC("tp_btf/skb_copy_datagram_iovec")
+int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
+{
+	struct sock *sk = BPF_CORE_READ(skb, sk);
+	struct tcp_skb_cb *cb = (void *)skb->cb;
+	struct tcp_sock *tp = (void *)sk;
+
+	if (!sk || BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP_ || !netns_sk(sk))
+		return 0;
+	if (BPF_CORE_READ(tp, copied_seq) != BPF_CORE_READ(cb, seq))
+		return 0;
+	record(skb, RXLAT_STAGE_SOCK_READ);
+	return 0;
+}
+
+/*
+ * UDP: the datagram was copied and udp_recvmsg() lets go of it. A peek keeps
+ * a reference, so only the last reference counts: one sample per datagram.
+ */
+SEC("fentry/skb_consume_udp")
+int BPF_PROG(rxlat_fentry_udp_read, struct sock *sk, struct sk_buff *skb)
+{
+	if (BPF_CORE_READ(skb, users.refs.counter) == 1 && netns_sk(sk))
+		record(skb, RXLAT_STAGE_SOCK_READ);
+	return 0;
+}
+
+/*
+ * Without trampolines: skb_consume_udp() frees the datagram through
+ * __consume_stateless_skb(), whose consume_skb tracepoint names the caller.
+ * The skb no longer points to its socket; the reading task's namespace
+ * stands in for the socket's.
+ */
+SEC("tp_btf/consume_skb")
+int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
+{
+	__u64 loc = (__u64)location;
+	struct task_struct *t;
+
+	if (loc < rxlat_udp_consume_lo || loc >= rxlat_udp_consume_hi)
+		return 0;
+	__sync_fetch_and_add(&rxlat_udp_read_seen, 1);
+	t = bpf_get_current_task_btf();
+	if (BPF_CORE_READ(t, nsproxy, net_ns, ns.inum) == rxlat_netns_ino)
+		record(skb, RXLAT_STAGE_SOCK_READ);
+	return 0;
+}
+
+/*
+ * The end of a NAPI poll: the next packet the stamper sees on this CPU
+ * belongs to another poll and takes a fresh stamp.
+ */
+SEC("tp_btf/napi_poll")
+int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
+{
+	struct rxlat_batch *b;
+	__u32 idx = 0;
+
+	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
+	if (b)
+		b->stamp = 0;
+	return 0;
+}
