@@ -14,3 +14,17 @@ $(BUILD)/collector/%.o: collector/%.c $(SKELS) include/*.h collector/*.h | $(BUI
 
 $(BUILD)/rxlat: $(patsubst collector/%.c,$(BUILD)/collector/%.o,$(USER_SOURCES))
 	$(CC) $(CFLAGS) $^ -o $@ $(USER_LIBS)
+
+# Unit tests of the histogram scheme and the renderers (run by run.sh).
+UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o
+
+$(BUILD)/rxlat-report-test: collector/report_test.c collector/report.c collector/report.h \
+		include/rxlat.h include/rxlat_hist.h | $(BUILD)
+	$(CC) $(CFLAGS) collector/report_test.c collector/report.c -o $@ -ljson-c -lm
+
+$(BUILD)/hist_bpf_test.bpf.o: collector/hist_bpf_test.c $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/rxlat-hist-bpf-test: collector/hist_bpf_run_test.c include/rxlat.h \
+		include/rxlat_hist.h | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz

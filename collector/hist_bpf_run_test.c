@@ -4,7 +4,7 @@
  * BPF_PROG_TEST_RUN and checks it against the user-space build, value for
  * value: both sides must bucket every sample alike or the report would label
  * the kernel's counts wrongly. Needs root. Prints PASS/FAIL lines like
- * report_test; argv[1] is the BPF object (default build/hist_bpf_test.o).
+ * report_test; argv[1] is the BPF object (default build/hist_bpf_test.bpf.o).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +26,11 @@ struct hist_probe {
 
 static int run(int fd, __u64 ns, struct hist_probe *p)
 {
-	LIBBPF_OPTS(bpf_test_run_opts, opts, .ctx_in = p,
-		    .ctx_size_in = sizeof(*p));
+	struct bpf_test_run_opts opts = {
+		.sz = sizeof(opts),
+		.ctx_in = p,
+		.ctx_size_in = sizeof(*p),
+	};
 
 	memset(p, 0, sizeof(*p));
 	p->ns = ns;
@@ -51,8 +54,8 @@ static int check(int fd, __u64 ns)
 	    p.le != rxlat_hist_le(idx)) {
 		printf("FAIL hist_bpf_equals_user: ns %" PRIu64
 		       ": bpf %u [%" PRIu64 ", %" PRIu64 "], user %u\n",
-		       (uint64_t)ns, p.idx, (uint64_t)p.lower,
-		       (uint64_t)p.le, idx);
+		       (uint64_t)ns, p.idx, (uint64_t)p.lower, (uint64_t)p.le,
+		       idx);
 		return -EINVAL;
 	}
 	return 0;
@@ -85,7 +88,7 @@ static int check_all(int fd)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "build/hist_bpf_test.o";
+	const char *path = argc > 1 ? argv[1] : "build/hist_bpf_test.bpf.o";
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	int err;

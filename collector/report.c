@@ -52,15 +52,16 @@ void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src)
 		dst->sources[i] += src->sources[i];
 }
 
-/* floor(w * num / den) for num <= den, without overflowing 64 bits. */
+/* floor(w * num / den) for num <= den: w * num may need 128 bits. */
 static __u64 scale(__u64 w, __u64 num, __u64 den)
 {
-	/* dropping low bits of both keeps the ratio to well under 1 ppm */
-	while (num && w > UINT64_MAX / num) {
-		num >>= 1;
-		den >>= 1;
-	}
-	return den ? w * num / den : 0;
+	if (!den)
+		return 0;
+#ifdef __SIZEOF_INT128__
+	return (__u64)((unsigned __int128)w * num / den);
+#else
+	return (__u64)((long double)w * num / den);
+#endif
 }
 
 __u64 rxlat_percentile(const struct rxlat_stats *st, double q)
@@ -78,7 +79,8 @@ __u64 rxlat_percentile(const struct rxlat_stats *st, double q)
 
 	/*
 	 * q * count may come out a hair above the integer it stands for
-	 * (0.1 * 30 = 3.0000000000000004); that must not push the rank up.
+	 * (99.9 / 100 * 1000 = 999.0000000000001); that must not push the
+	 * rank up.
 	 */
 	x = q * (double)st->count;
 	x = ceil(x - x * 1e-12);
@@ -139,8 +141,8 @@ static void fmt_bound(char *buf, size_t len, __u64 ns, bool usecs)
 	if (ns == UINT64_MAX)
 		snprintf(buf, len, "+Inf");
 	else if (usecs)
-		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, (uint64_t)ns / 1000,
-			 (uint64_t)ns % 1000);
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64,
+			 (uint64_t)ns / 1000, (uint64_t)ns % 1000);
 	else
 		snprintf(buf, len, "%" PRIu64, (uint64_t)ns);
 }
@@ -220,8 +222,8 @@ static void print_hist(FILE *f, const struct rxlat_stats *st)
 		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
 		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
 		stars = (int)((double)rows[row] * STARS / (double)max);
-		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s, cw,
-			(uint64_t)rows[row]);
+		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s,
+			cw, (uint64_t)rows[row]);
 		for (i = 0; i < STARS; i++)
 			fputc(i < stars ? '*' : ' ', f);
 		fputs("|\n", f);
@@ -255,7 +257,9 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 	static const struct {
 		const char *name;
 		double q;
-	} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 },
+	} pct[] = { { "p50", 0.5 },
+		    { "p90", 0.9 },
+		    { "p99", 0.99 },
 		    { "p99.9", 0.999 } };
 	const struct rxlat_stats *st = &s->st;
 	char buf[32];
@@ -273,7 +277,8 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 	print_hist(f, st);
 	fprintf(f, "count %" PRIu64, (uint64_t)st->count);
 	if (st->count) {
-		fmt_dur(buf, sizeof(buf), (double)st->sum_ns / (double)st->count);
+		fmt_dur(buf, sizeof(buf),
+			(double)st->sum_ns / (double)st->count);
 		fprintf(f, "  mean %s", buf);
 		for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
 			fmt_dur(buf, sizeof(buf),
@@ -317,8 +322,9 @@ static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 			snprintf(q, sizeof(q), "other");
 		else
 			snprintf(q, sizeof(q), "%d", x[i].queue);
-		fprintf(f, "%-*.*s  %*s  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n",
-			wn, (int)sizeof(x[i].ifname), x[i].ifname, wq, q, ws,
+		fprintf(f, "%-*.*s  %*s", wn, (int)sizeof(x[i].ifname),
+			x[i].ifname, wq, q);
+		fprintf(f, "  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n", ws,
 			(uint64_t)x[i].seen, wst, (uint64_t)x[i].stamped, wm,
 			(uint64_t)x[i].meta_refused);
 	}
@@ -337,9 +343,12 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 
 	fputs("attach:", f);
 	for (s = 0; s < RXLAT_NR_STAGES; s++) {
+		const char *state = r->attach[s];
+
+		if (!state)
+			state = r->unavailable[s] ? "unavailable" : "off";
 		fprintf(f, "%s%s=%s", s ? "  " : " ", rxlat_stage_names[s],
-			r->attach[s] ? r->attach[s] :
-			r->unavailable[s] ? "unavailable" : "off");
+			state);
 		if (r->unavailable[s])
 			fprintf(f, " (%s)", r->unavailable[s]);
 	}
@@ -523,7 +532,8 @@ static struct json_object *json_report(const struct rxlat_report *r)
 	if (!o)
 		return NULL;
 	if (gmtime_r(&r->time.tv_sec, &tm)) {
-		size_t n = strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
+		size_t n =
+			strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
 
 		snprintf(tbuf + n, sizeof(tbuf) - n, ".%03ldZ",
 			 r->time.tv_nsec / 1000000);
@@ -540,8 +550,10 @@ static struct json_object *json_report(const struct rxlat_report *r)
 	if (put(o, "unavailable", unavail))
 		goto err;
 	for (s = 0; s < RXLAT_NR_STAGES; s++) {
-		if (r->attach[s] ? put_str(attach, rxlat_stage_names[s], r->attach[s]) :
-				   put_null(attach, rxlat_stage_names[s]))
+		const char *name = rxlat_stage_names[s];
+
+		if (r->attach[s] ? put_str(attach, name, r->attach[s])
+				 : put_null(attach, name))
 			goto err;
 		if (r->unavailable[s] &&
 		    put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))

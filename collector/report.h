@@ -33,8 +33,8 @@ struct rxlat_stats {
 struct rxlat_series {
 	enum rxlat_stage stage;
 	char ifname[RXLAT_IFNAME_LEN]; /* "other" for the overflow series */
-	__u32 ifindex;                 /* 0 for the overflow series */
-	int queue;                     /* number, RXLAT_QUEUE_ALL or _OTHER */
+	__u32 ifindex;		       /* 0 for the overflow series */
+	int queue;		       /* number, RXLAT_QUEUE_ALL or _OTHER */
 	struct rxlat_stats st;
 };
 

@@ -49,12 +49,12 @@ static void done(const char *name)
 	why[0] = '\0';
 }
 
-#define EXPECT_U64(what, got, want)                                          \
-	do {                                                                 \
-		uint64_t g_ = (got), w_ = (want);                            \
-		if (g_ != w_)                                                \
+#define EXPECT_U64(what, got, want)                                            \
+	do {                                                                   \
+		uint64_t g_ = (got), w_ = (want);                              \
+		if (g_ != w_)                                                  \
 			fail("%s: got %" PRIu64 ", want %" PRIu64, (what), g_, \
-			     w_);                                            \
+			     w_);                                              \
 	} while (0)
 
 /* ----- reference bucket table ----- */
@@ -166,18 +166,21 @@ static void test_hist_boundaries(void)
 		snprintf(what, sizeof(what), "bucket(le(%u))", i);
 		EXPECT_U64(what, rxlat_hist_bucket(ref_le[i]), i);
 		if (i > 0) {
-			snprintf(what, sizeof(what), "bucket(lower(%u) - 1)", i);
+			snprintf(what, sizeof(what), "bucket(lower(%u) - 1)",
+				 i);
 			EXPECT_U64(what, rxlat_hist_bucket(ref_lower[i] - 1),
 				   i - 1);
 		}
 		if (i < LAST) {
 			snprintf(what, sizeof(what), "bucket(le(%u) + 1)", i);
-			EXPECT_U64(what, rxlat_hist_bucket(ref_le[i] + 1), i + 1);
+			EXPECT_U64(what, rxlat_hist_bucket(ref_le[i] + 1),
+				   i + 1);
 			/* the middle too, in case only edges are special */
 			snprintf(what, sizeof(what), "bucket(mid(%u))", i);
 			EXPECT_U64(what,
-				   rxlat_hist_bucket(ref_lower[i] +
-						     (ref_le[i] - ref_lower[i]) / 2),
+				   rxlat_hist_bucket(
+					   ref_lower[i] +
+					   (ref_le[i] - ref_lower[i]) / 2),
 				   i);
 		}
 	}
@@ -319,7 +322,8 @@ static void test_pct_clamp(void)
 static void test_pct_rank_rounding(void)
 {
 	struct rxlat_stats st = { 0 };
-	double q = 99.9 / 100; /* 0.9990000000000001, as an option parser has it */
+	/* 0.9990000000000001, as an option parser would hand it over */
+	double q = 99.9 / 100;
 
 	/* q * 1000 = 999.0000000000001: still rank 999, not 1000 */
 	st.buckets[9] = 999; /* [128, 143] */
@@ -361,6 +365,9 @@ static void test_pct_overflow(void)
 	/* 2^34 + floor((2^64 - 1 - 2^34) / 2) */
 	EXPECT_U64("p50 huge", rxlat_percentile(&st, 0.5),
 		   (1ULL << 63) + (1ULL << 33) - 1);
+	/* rank 3: 2^34 + floor((2^64 - 1 - 2^34) * 3 / 4) */
+	EXPECT_U64("p75 huge", rxlat_percentile(&st, 0.75),
+		   3 * (1ULL << 62) + (1ULL << 32) - 1);
 	EXPECT_U64("p100 huge", rxlat_percentile(&st, 1), UINT64_MAX);
 
 	/* max below the bucket's lower bound: the max still wins */
@@ -570,6 +577,7 @@ static void text_fixture(struct rxlat_series *s, size_t *n,
 	*nx = 2;
 }
 
+/* clang-format off: one literal per output line, rows kept readable */
 static const char text_want[] =
 	"10:00:01\n"
 	"attach: ip_rcv=fentry:ip_rcv"
@@ -580,46 +588,73 @@ static const char text_want[] =
 	"\n"
 	"ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"
 	"     nsecs               : count     distribution\n"
-	"       256 -> 511        : 3        |**                                      |\n"
-	"       512 -> 1023       : 57       |****************************************|\n"
-	"count 60  mean 585 ns  p50 605 ns  p90 630 ns  p99 630 ns  p99.9 630 ns  max 630 ns\n"
+	"       256 -> 511        : 3        |**                               "
+	"       |\n"
+	"       512 -> 1023       : 57       "
+	"|****************************************|\n"
+	"count 60  mean 585 ns  p50 605 ns  p90 630 ns  p99 630 ns  p99.9 630 "
+	"ns  max 630 ns\n"
 	"\n"
-	"tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 tc=0 none=7)\n"
+	"tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 "
+	"tc=0 none=7)\n"
 	"     usecs               : count     distribution\n"
-	"     1.024 -> 2.047      : 3        |****************************************|\n"
-	"     2.048 -> 4.095      : 0        |                                        |\n"
-	"     4.096 -> 8.191      : 0        |                                        |\n"
-	"     8.192 -> 16.383     : 0        |                                        |\n"
-	"    16.384 -> 32.767     : 0        |                                        |\n"
-	"    32.768 -> 65.535     : 0        |                                        |\n"
-	"    65.536 -> 131.071    : 0        |                                        |\n"
-	"   131.072 -> 262.143    : 0        |                                        |\n"
-	"   262.144 -> 524.287    : 0        |                                        |\n"
-	"   524.288 -> 1048.575   : 0        |                                        |\n"
-	"  1048.576 -> 2097.151   : 0        |                                        |\n"
-	"  2097.152 -> 4194.303   : 0        |                                        |\n"
-	"  4194.304 -> 8388.607   : 2        |**************************              |\n"
-	"count 5  mean 2.00 ms  p50 1.41 us  p90 5.00 ms  p99 5.00 ms  p99.9 5.00 ms  max 5.00 ms\n"
+	"     1.024 -> 2.047      : 3        "
+	"|****************************************|\n"
+	"     2.048 -> 4.095      : 0        |                                 "
+	"       |\n"
+	"     4.096 -> 8.191      : 0        |                                 "
+	"       |\n"
+	"     8.192 -> 16.383     : 0        |                                 "
+	"       |\n"
+	"    16.384 -> 32.767     : 0        |                                 "
+	"       |\n"
+	"    32.768 -> 65.535     : 0        |                                 "
+	"       |\n"
+	"    65.536 -> 131.071    : 0        |                                 "
+	"       |\n"
+	"   131.072 -> 262.143    : 0        |                                 "
+	"       |\n"
+	"   262.144 -> 524.287    : 0        |                                 "
+	"       |\n"
+	"   524.288 -> 1048.575   : 0        |                                 "
+	"       |\n"
+	"  1048.576 -> 2097.151   : 0        |                                 "
+	"       |\n"
+	"  2097.152 -> 4194.303   : 0        |                                 "
+	"       |\n"
+	"  4194.304 -> 8388.607   : 2        |**************************       "
+	"       |\n"
+	"count 5  mean 2.00 ms  p50 1.41 us  p90 5.00 ms  p99 5.00 ms  p99.9 "
+	"5.00 ms  max 5.00 ms\n"
 	"\n"
 	"udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n"
 	"count 0\n"
 	"\n"
 	"sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)\n"
 	"     usecs               : count     distribution\n"
-	"     8.192 -> 16.383     : 1        |****************************************|\n"
-	"    16.384 -> 32.767     : 0        |                                        |\n"
-	"    32.768 -> 65.535     : 0        |                                        |\n"
-	"    65.536 -> 131.071    : 0        |                                        |\n"
-	"   131.072 -> 262.143    : 0        |                                        |\n"
-	"   262.144 -> 524.287    : 0        |                                        |\n"
-	"   524.288 -> 1048.575   : 1        |****************************************|\n"
-	"count 2  mean 506 us  p50 13.3 us  p90 1.00 ms  p99 1.00 ms  p99.9 1.00 ms  max 1.00 ms\n"
+	"     8.192 -> 16.383     : 1        "
+	"|****************************************|\n"
+	"    16.384 -> 32.767     : 0        |                                 "
+	"       |\n"
+	"    32.768 -> 65.535     : 0        |                                 "
+	"       |\n"
+	"    65.536 -> 131.071    : 0        |                                 "
+	"       |\n"
+	"   131.072 -> 262.143    : 0        |                                 "
+	"       |\n"
+	"   262.144 -> 524.287    : 0        |                                 "
+	"       |\n"
+	"   524.288 -> 1048.575   : 1        "
+	"|****************************************|\n"
+	"count 2  mean 506 us  p50 13.3 us  p90 1.00 ms  p99 1.00 ms  p99.9 "
+	"1.00 ms  max 1.00 ms\n"
 	"\n"
 	"xdp stamper:\n"
 	"ifname  queue          seen       stamped  meta_refused\n"
 	"veth1       0           100            98             2\n"
 	"eth0    other  123456789012  123456789012             0\n"
 	"\n";
+/* clang-format on */
 
 static void test_text(void)
 {
@@ -692,8 +727,7 @@ static void expect_u64(struct json_object *o, const char *key, __u64 want)
 		     (uint64_t)json_object_get_uint64(v), (uint64_t)want);
 }
 
-static void expect_str(struct json_object *o, const char *key,
-		       const char *want)
+static void expect_str(struct json_object *o, const char *key, const char *want)
 {
 	struct json_object *v = get(o, key, json_type_string);
 
@@ -715,7 +749,7 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s,
 			  const __u64 *pct)
 {
 	static const char *const pkey[] = { "p50_ns", "p90_ns", "p99_ns",
-					     "p999_ns" };
+					    "p999_ns" };
 	struct json_object *b, *e, *src;
 	size_t n = 0, j;
 	__u32 i;
@@ -855,7 +889,8 @@ static void test_json(void)
 	if (!line)
 		goto out;
 	len = strlen(line);
-	if (!len || line[len - 1] != '\n' || strchr(line, '\n') != line + len - 1)
+	if (!len || line[len - 1] != '\n' ||
+	    strchr(line, '\n') != line + len - 1)
 		fail("not exactly one line");
 	if (!strstr(line, "\"interval_s\":1.0,"))
 		fail("interval_s not printed as 1.0");
@@ -878,7 +913,8 @@ static void test_json(void)
 	if (o) {
 		expect_keys(o, "attach", 5);
 		expect_str(o, "ip_rcv", "fentry:ip_rcv");
-		expect_str(o, "tcp_do_rcv", "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv");
+		expect_str(o, "tcp_do_rcv",
+			   "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv");
 		expect_str(o, "tcp_data_queue", "fentry:tcp_data_queue");
 		get(o, "udp_queue_rcv", json_type_null);
 		get(o, "sock_read", json_type_null);
@@ -886,7 +922,8 @@ static void test_json(void)
 	o = get(root, "unavailable", json_type_object);
 	if (o) {
 		expect_keys(o, "unavailable", 1);
-		expect_str(o, "udp_queue_rcv", "no BTF for udp_queue_rcv_one_skb");
+		expect_str(o, "udp_queue_rcv",
+			   "no BTF for udp_queue_rcv_one_skb");
 	}
 
 	a = get(root, "series", json_type_array);

@@ -25,10 +25,10 @@ _Static_assert(RXLAT_HIST_MAX_SHIFT < 64, "bucket bounds must fit in __u64");
  * Bucket of a latency in ns. Bucket 1 + 8 * (k - 6) + s holds the values
  * [2^k + s * 2^(k-3), 2^k + (s + 1) * 2^(k-3)) for 6 <= k < 34, 0 <= s < 8.
  *
- * No __builtin_clzll: clang's BPF backend cannot lower it. The log2 is a
- * fixed binary search done with arithmetic only: (c - v) >> 63 is 1 exactly
- * when v > c, as long as v < 2^63, which holds after the range checks. So
- * the only branches are the two range checks and the final clamp.
+ * No __builtin_clzll: Debian's clang crashes on it in the BPF backend. The
+ * log2 is a four-step binary search without a loop, each step's v > c
+ * written as (c - v) >> 63 (v < 2^63 after the range checks); clang may
+ * still emit a compare-and-jump per step, which costs the verifier nothing.
  */
 static inline __u32 rxlat_hist_bucket(__u64 ns)
 {
@@ -63,9 +63,10 @@ static inline __u32 rxlat_hist_bucket(__u64 ns)
 
 #ifdef __BPF__
 	/*
-	 * The verifier cannot follow the search and only sees idx <= 256.
-	 * Hide idx from the optimiser so that it cannot prove the clamp below
-	 * redundant and drop the bound the verifier needs to index an array.
+	 * However much of the search the verifier follows, the clamp below
+	 * bounds idx for it. Hide idx from the optimiser, which could prove
+	 * the clamp redundant and drop the bound the verifier needs to index
+	 * an array with it.
 	 */
 	__asm__ __volatile__("" : "+r"(idx));
 #endif
