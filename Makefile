@@ -7,7 +7,7 @@ DESTDIR  ?=
 BINDIR   := $(PREFIX)/sbin
 LIBDIR   := $(PREFIX)/lib/rxlat
 MANDIR   := $(PREFIX)/share/man/man8
-CONFDIR  ?= /etc/rxlat
+UNITDIR  ?= /etc/systemd/system
 
 CC       ?= cc
 CLANG    ?= clang
@@ -75,9 +75,12 @@ install: all
 	install -D -m 0755 $(BUILD)/rxlat $(DESTDIR)$(BINDIR)/rxlat
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
 	install -D -m 0644 collector/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
+	install -D -m 0644 configs/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
+	test -e $(DESTDIR)/etc/default/rxlat || \
+		install -D -m 0644 configs/rxlat.default $(DESTDIR)/etc/default/rxlat
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/rxlat $(DESTDIR)$(MANDIR)/rxlat.8
+	rm -f $(DESTDIR)$(BINDIR)/rxlat $(DESTDIR)$(MANDIR)/rxlat.8 $(DESTDIR)$(UNITDIR)/rxlat.service
 	rm -rf $(DESTDIR)$(LIBDIR)
 
 clean:

@@ -40,8 +40,8 @@ static const struct stage_def stage_defs[RXLAT_NR_STAGES] = {
 	[RXLAT_STAGE_TCP_DO_RCV] = { { "tcp_v4_do_rcv", "tcp_v6_do_rcv" }, "tp_btf:tcp_probe", NULL },
 	[RXLAT_STAGE_TCP_DATA_QUEUE] = { { "tcp_data_queue", NULL },
 					 NULL,
-					 "no attach point without BPF trampolines is faithful to "
-					 "tcp_data_queue (static, no tracepoint inside)" },
+					 "no faithful attach point without trampolines (static "
+					 "function, no tracepoint inside)" },
 	[RXLAT_STAGE_UDP_QUEUE_RCV] = { { "udp_queue_rcv_one_skb", "udpv6_queue_rcv_one_skb" },
 					"cgroup_skb:ingress",
 					NULL },
@@ -94,8 +94,7 @@ static const char *probe_reason(int err, const char *func, char *buf, size_t len
 	if (err == -ENOENT)
 		snprintf(buf, len, "%s is not in the kernel's BTF (inlined or renamed)", func);
 	else if (err == -EPERM)
-		snprintf(buf, len, "this kernel refuses BPF trampolines (fentry on %s: EPERM)",
-			 func);
+		snprintf(buf, len, "BPF trampolines refused (fentry on %s: EPERM)", func);
 	else
 		snprintf(buf, len, "fentry on %s failed: %s", func, strerror(-err));
 	return buf;
@@ -189,7 +188,7 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 	if (!d->fallback) {
 		if (*reason) {
 			snprintf(reason_buf[s] + strlen(reason_buf[s]),
-				 sizeof(reason_buf[s]) - strlen(reason_buf[s]), "; and %s",
+				 sizeof(reason_buf[s]) - strlen(reason_buf[s]), "; %s",
 				 d->no_fallback);
 			return P_NONE;
 		}
@@ -377,8 +376,8 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 	    recv(fd, buf, sizeof(buf), 0) != sizeof(buf))
 		why = "UDP reads unverified: the loopback check failed (is lo up?)";
 	else if (!__atomic_load_n(&h->skel->bss->rxlat_udp_read_seen, __ATOMIC_SEQ_CST))
-		why = "UDP reads not seen: this kernel frees read datagrams without the "
-		      "consume_skb tracepoint, only fentry on skb_consume_udp sees them; TCP only";
+		why = "TCP only: this kernel frees read UDP datagrams without passing "
+		      "consume_skb, only fentry sees them";
 	if (fd >= 0)
 		close(fd);
 	if (why) {
