@@ -63,6 +63,10 @@ test: deps
 	$(MAKE) all test-binaries
 	./netns-tests/run.sh
 
+demo: deps
+	$(MAKE) all test-binaries
+	./netns-tests/demo.sh
+
 lint: $(BUILD)/vmlinux.h $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat.skel.h
 	clang-format --dry-run --Werror $(LINT_SOURCES)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
