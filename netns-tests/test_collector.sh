@@ -1,0 +1,283 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rxlat end to end on real traffic between two namespaces: exact UDP counts
+# per stage and queue (IPv4 and IPv6) against the stamper's own counters, a
+# TCP bulk transfer, an injected delay between the stamp and the socket, the
+# interface filter, and that no exit path leaves a program behind.
+#
+# On a kernel that refuses BPF trampolines this proves the fallback attach
+# set; under QEMU (make vmtest) the same file proves the fentry set.
+# RXLAT_TEST_ATTACH=auto|fentry|fallback selects the set (default auto).
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+N=${RXLAT_TEST_PACKETS:-1000}
+PORT=7100
+ATTACH=${RXLAT_TEST_ATTACH:-auto}
+
+need()
+{
+	require_cmd tools ip nsenter jq bpftool "$@" || return 1
+	require_file build "$RXLAT" "run 'make'" &&
+		require_file build "$PKTGEN" "run 'make test-binaries'"
+}
+
+# rxlat in NS_B, JSON lines in $T_DIR/rxlat.out; returns once attached.
+start_rxlat()	# ARGS...
+{
+	t_bg rxlat in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -o json -r 0.5 "$@"
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
+	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
+}
+
+# SIGINT, as a user would; the last object must be the final report.
+stop_rxlat()
+{
+	local rc
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	rc=$?
+	assert_eq rxlat_exit 0 "$rc" "rxlat exit status after SIGINT" || return 1
+	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
+}
+
+# jq over every report of the run, as one array
+q()	# JQ-PROGRAM [ARGS...]
+{
+	jq -s "$@" "$T_DIR/rxlat.out"
+}
+
+stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
+{
+	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
+}
+
+# 50th percentile over the whole run: the le_ns of the bucket that holds it
+stage_p50()	# STAGE
+{
+	q --arg s "$1" '[.[].series[] | select(.stage == $s) | .buckets[]]
+		| group_by(.le_ns) | map({le: .[0].le_ns, n: (map(.count) | add)})
+		| sort_by(.le | if type == "string" then 1e30 else . end)
+		| (map(.n) | add) as $total
+		| reduce .[] as $b ({c: 0, p: null};
+			if .p == null and .c + $b.n >= ($total + 1) / 2
+			then {c: (.c + $b.n), p: $b.le} else .c += $b.n end)
+		| .p // 0'
+}
+
+# true when rxlat said UDP reads cannot be seen here (no trampolines and a
+# kernel that frees read datagrams without passing consume_skb)
+udp_reads_hidden()
+{
+	grep -q 'sock_read.*TCP only' "$T_DIR/rxlat.err"
+}
+
+rxlat_prog_count()
+{
+	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'
+}
+
+udp_exact()	# 4|6
+{
+	local v=$1 src dst recv_args=() q_udp q_xdp
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	src=$IP4_A dst=$IP4_B
+	if [[ $v == 6 ]]; then
+		src=$IP6_A dst=$IP6_B recv_args=(--v6)
+	fi
+	start_rxlat -i "$IF_B" --per-queue || return 1
+
+	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30 "${recv_args[@]}"
+	local recv_pid=$BG_PID
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" ||
+		t_abort receiver "rxlat-pktgen recv did not start: $(tail -n 1 "$T_DIR/recv.err")"
+	assert_cmd send in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$src" --dst-ip "$dst" --dport "$PORT" --count "$N" --flows 8
+	t_wait_pid "$recv_pid" 40
+	assert_eq recv "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+	sleep 0.6 # one more report interval
+	stop_rxlat || return 1
+
+	assert_eq udp_queue_rcv_count "$N" "$(stage_sum udp_queue_rcv .count)"
+	assert_eq udp_queue_rcv_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
+	assert_eq udp_queue_rcv_unstamped 0 "$(stage_sum udp_queue_rcv .sources.none)"
+	assert_eq ip_rcv_count "$N" "$(stage_sum ip_rcv .count)"
+	if udp_reads_hidden; then
+		# said so at start-up; and no phantom samples either
+		assert_eq sock_read_udp_hidden_no_samples 0 "$(stage_sum sock_read .count)"
+	else
+		assert_eq sock_read_count "$N" "$(stage_sum sock_read .count)"
+		assert_eq sock_read_from_xdp "$N" "$(stage_sum sock_read .sources.xdp)"
+	fi
+
+	# per queue: the stage's samples against the stamper's own counters
+	q_udp=$(q -c '[.[].series[] | select(.stage == "udp_queue_rcv")]
+		| group_by(.queue) | map({q: .[0].queue, n: (map(.count) | add)})')
+	q_xdp=$(q -c --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
+		| group_by(.queue) | map({q: .[0].queue, n: (map(.stamped) | add)})')
+	assert_eq per_queue_matches_xdp "$q_xdp" "$q_udp" "per-queue udp_queue_rcv vs XDP stamped"
+	assert_ge queues_used 2 "$(jq length <<<"$q_udp")" "queues with samples"
+	assert_eq xdp_seen "$N" "$(q --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .seen] | add // 0')"
+}
+
+tcp_bulk()
+{
+	local n max
+	need iperf3 || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat -i "$IF_B" || return 1
+	t_bg iperf_s in_ns "$NS_B" iperf3 -s -1 -p 5201
+	sleep 0.3
+	assert_cmd iperf3 in_ns "$NS_A" timeout 30 iperf3 -c "$IP4_B" -p 5201 -t 2 -P 2
+	sleep 0.6
+	stop_rxlat || return 1
+
+	n=$(stage_sum tcp_do_rcv .count)
+	assert_ge tcp_do_rcv_samples 100 "$n"
+	assert_eq tcp_do_rcv_all_from_xdp "$n" "$(stage_sum tcp_do_rcv .sources.xdp)"
+	assert_eq tcp_do_rcv_unstamped 0 "$(stage_sum tcp_do_rcv .sources.none)"
+	max=$(q '[.[].series[] | select(.stage == "tcp_do_rcv") | .max_ns] | max // 0')
+	assert_le tcp_do_rcv_below_1s 999999999 "$max" "largest tcp_do_rcv sample in ns"
+	assert_ge sock_read_tcp_samples 1 "$(stage_sum sock_read .count)"
+	if [[ $(q -r '.[0].attach.tcp_data_queue // "none"') == fentry:* ]]; then
+		assert_ge tcp_data_queue_samples 100 "$(stage_sum tcp_data_queue .count)"
+	else
+		assert_match tcp_data_queue_unavailable_says_why '.+' \
+			"$(q -r '.[0].unavailable.tcp_data_queue // ""')"
+	fi
+}
+
+# UDP at a steady 500 packets/s, so that packets do not queue behind each
+# other, with per-packet stamps; prints "ip_rcv-p50 udp-p50 sock_read-p50"
+paced_udp_p50()
+{
+	: >"$T_DIR/rxlat.out"
+	start_rxlat -i "$IF_B" --stamp packet || return 1
+	t_bg iperf_s in_ns "$NS_B" iperf3 -s -1 -p 5202
+	sleep 0.3
+	in_ns "$NS_A" timeout 30 iperf3 -c "$IP4_B" -p 5202 -u -b 800K -l 200 -t 2 >/dev/null 2>&1 ||
+		t_abort iperf3_udp "iperf3 -u failed"
+	sleep 0.6
+	stop_rxlat >/dev/null || return 1
+	echo "$(stage_p50 ip_rcv) $(stage_p50 udp_queue_rcv) $(stage_p50 sock_read)"
+}
+
+injected_delay()
+{
+	local before after i
+	need iperf3 nft || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	before=($(paced_udp_p50)) || return 1
+	# 20000 rules that never match, on the input hook: after ip_rcv,
+	# before the UDP socket
+	{
+		echo "table inet rxlat_delay {"
+		echo " chain input {"
+		echo "  type filter hook input priority 0; policy accept;"
+		for ((i = 0; i < 20000; i++)); do
+			echo "  ip saddr 192.0.2.$((i % 250 + 1)) udp dport $((i % 60000 + 1)) drop"
+		done
+		echo " }"
+		echo "}"
+	} | in_ns "$NS_B" nft -f - || t_abort nft "cannot load the nftables rules"
+	after=($(paced_udp_p50)) || return 1
+	log "p50 ns before: ip_rcv=${before[0]} udp_queue_rcv=${before[1]} sock_read=${before[2]}"
+	log "p50 ns after:  ip_rcv=${after[0]} udp_queue_rcv=${after[1]} sock_read=${after[2]}"
+	assert_ge udp_queue_rcv_p50_10x $((before[1] * 10)) "${after[1]}" "udp_queue_rcv p50 with the delay"
+	if ! udp_reads_hidden; then
+		assert_ge sock_read_p50_10x $((before[2] * 10)) "${after[2]}" "sock_read p50 with the delay"
+	fi
+	# "stays put": within a factor 3 (bucket width and noise)
+	assert_le ip_rcv_p50_unchanged $((before[0] * 3)) "${after[0]}" "ip_rcv p50 with the delay"
+	assert_ge ip_rcv_p50_measured 1 "${before[0]}"
+}
+
+iface_filter()
+{
+	local ifs
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	# a second link between the same namespaces, not named by -i
+	ip -n "$NS_A" link add veth2 numrxqueues 4 numtxqueues 4 type veth \
+		peer name veth3 netns "$NS_B" numrxqueues 4 numtxqueues 4 &&
+		ip -n "$NS_A" addr add 10.12.0.1/24 dev veth2 &&
+		ip -n "$NS_B" addr add 10.12.0.2/24 dev veth3 &&
+		ip -n "$NS_A" link set veth2 up && ip -n "$NS_B" link set veth3 up ||
+		t_abort setup "cannot add the second link"
+	start_rxlat -i "$IF_B" --per-queue || return 1
+	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count $((2 * N)) --timeout 30
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$BG_PID" || t_abort receiver "not ready"
+	assert_cmd send_named in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" --count "$N"
+	assert_cmd send_other in_ns "$NS_A" "$PKTGEN" send --dev veth2 \
+		--dst-mac "$(link_mac "$NS_B" veth3)" --src-ip 10.12.0.1 --dst-ip 10.12.0.2 \
+		--dport "$PORT" --count "$N" --sport-base 30000
+	t_wait_pid "$BG_PID" 40
+	sleep 0.6
+	stop_rxlat || return 1
+	ifs=$(q -c '[.[].series[].ifname] | unique')
+	assert_eq only_named_interface "[\"$IF_B\"]" "$ifs" "interfaces reported"
+	assert_eq named_interface_count "$N" "$(stage_sum udp_queue_rcv .count)"
+}
+
+nothing_left()
+{
+	local before rc
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	before=$(rxlat_prog_count)
+
+	# -d expiry
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach "$ATTACH" -d 0.5 -o json >/dev/null 2>"$T_DIR/d.err"
+	assert_eq duration_exit 0 "$?" "exit status after -d"
+	assert_eq duration_no_programs "$before" "$(rxlat_prog_count)"
+	assert_eq duration_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+
+	# SIGKILL: BPF links go with the process
+	t_bg killed in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach "$ATTACH" -o json
+	t_wait_line "$T_DIR/killed.err" 'map memory' 30 "$BG_PID" || t_abort kill_start "rxlat did not start"
+	kill -KILL "$BG_PID"
+	t_wait_pid "$BG_PID" 10 2>/dev/null # bash reports the kill otherwise
+	for ((i = 0; i < 40; i++)); do
+		[[ $(rxlat_prog_count) == "$before" ]] && break
+		sleep 0.05
+	done
+	assert_eq sigkill_no_programs "$before" "$(rxlat_prog_count)"
+	assert_eq sigkill_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+
+	# errors: one line naming the thing, exit 1, nothing attached
+	in_ns "$NS_B" "$RXLAT" -i nosuchif0 >/dev/null 2>"$T_DIR/e1"
+	rc=$?
+	assert_eq unknown_iface_exit 1 "$rc"
+	assert_match unknown_iface_message "^rxlat: error: unknown interface 'nosuchif0'" "$(cat "$T_DIR/e1")"
+	assert_eq unknown_iface_one_line 1 "$(wc -l <"$T_DIR/e1")"
+
+	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$(t_pin_dir busy)" >/dev/null ||
+		t_abort busy_setup "xdp-loader load failed"
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" >/dev/null 2>"$T_DIR/e2"
+	rc=$?
+	assert_eq attached_exit 1 "$rc"
+	assert_match attached_message "^rxlat: error: $IF_B already has an XDP program attached" "$(cat "$T_DIR/e2")"
+	assert_eq attached_one_line 1 "$(wc -l <"$T_DIR/e2")"
+	assert_eq attached_no_new_programs $((before + 1)) "$(rxlat_prog_count)" "rxlat_ programs: the stamper only"
+	in_ns "$NS_B" xdp-loader unload -a "$IF_B" >/dev/null 2>&1
+
+	in_ns "$NS_B" "$RXLAT" --stages ip_rcv,bogus >/dev/null 2>"$T_DIR/e3"
+	assert_eq bad_stage_exit 1 "$?"
+	assert_match bad_stage_message "unknown stage 'bogus'" "$(cat "$T_DIR/e3")"
+	assert_eq errors_no_programs "$before" "$(rxlat_prog_count)"
+}
+
+suite_begin
+run_test udp4_exact udp_exact 4
+run_test udp6_exact udp_exact 6
+run_test tcp_bulk tcp_bulk
+run_test injected_delay injected_delay
+run_test iface_filter iface_filter
+run_test nothing_left nothing_left
+suite_end
