@@ -54,7 +54,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 include collector/collector.mk
 include netns-tests/tests.mk
 
-.PHONY: all deps test lint format install uninstall clean demo vmtest
+.PHONY: all deps test lint format install uninstall clean demo vmtest bench
 
 deps:
 	./netns-tests/deps.sh
@@ -62,6 +62,11 @@ deps:
 test: deps
 	$(MAKE) all test-binaries
 	./netns-tests/run.sh
+
+# throughput, per-program cost and map memory figures; on demand, not a test
+bench: deps
+	$(MAKE) all test-binaries $(BUILD)/xdp_pass.bpf.o
+	BUILD=$(BUILD) ./netns-tests/bench.sh
 
 demo: deps
 	$(MAKE) all test-binaries

@@ -381,6 +381,9 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 	if (fd >= 0)
 		close(fd);
 	if (why) {
+		/* it would run for every freed skb and never record: detach */
+		bpf_link__destroy(h->skel->links.rxlat_tp_udp_read);
+		h->skel->links.rxlat_tp_udp_read = NULL;
 		char prev[160];
 
 		snprintf(prev, sizeof(prev), "%s",
