@@ -15,12 +15,14 @@
 #endif
 
 /*
- * XDP metadata written by xdp/rxlat_xdp.bpf.c, 20 bytes, right before the MAC
- * header. The kernel caps the metadata area at 32 bytes and wants a multiple
- * of 4; 20 leaves 12 for another program of a libxdp chain. The magic word
- * carries the layout version in its low byte so that a later layout is never
- * misread as this one, and so that bytes another program put there are not
- * taken for a stamp.
+ * XDP metadata written by xdp/rxlat_xdp.bpf.c, 20 bytes. The kernel wants a
+ * multiple of 4, and kernels like 6.1 cap the area at 32 bytes: 20 leave 12
+ * for another program of a libxdp chain. The stamp sits right before the MAC
+ * header when the stamper ran alone or after the others, and at the start of
+ * the area when another program added metadata before it: readers look at
+ * both places. The magic word carries the layout version in its low byte, so
+ * that a later layout is never misread as this one, and bytes another
+ * program put there are not taken for a stamp.
  */
 #define RXLAT_META_MAGIC 0x52584c01u /* "RXL" + layout version 1 */
 

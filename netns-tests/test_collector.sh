@@ -81,6 +81,19 @@ rxlat_prog_count()
 	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'
 }
 
+# The kernel frees a program shortly after its last reference goes (RCU):
+# wait up to 2 s for the count to come back to WANT.
+prog_count_settles()	# WANT
+{
+	local i n
+	for ((i = 0; i < 40; i++)); do
+		n=$(rxlat_prog_count)
+		[[ $n == "$1" ]] && break
+		sleep 0.05
+	done
+	echo "$n"
+}
+
 udp_exact()	# 4|6
 {
 	local v=$1 src dst recv_args=() q_udp q_xdp
@@ -235,7 +248,7 @@ nothing_left()
 	# -d expiry
 	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach "$ATTACH" -d 0.5 -o json >/dev/null 2>"$T_DIR/d.err"
 	assert_eq duration_exit 0 "$?" "exit status after -d"
-	assert_eq duration_no_programs "$before" "$(rxlat_prog_count)"
+	assert_eq duration_no_programs "$before" "$(prog_count_settles "$before")"
 	assert_eq duration_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
 
 	# SIGKILL: BPF links go with the process
@@ -243,11 +256,7 @@ nothing_left()
 	t_wait_line "$T_DIR/killed.err" 'map memory' 30 "$BG_PID" || t_abort kill_start "rxlat did not start"
 	kill -KILL "$BG_PID"
 	t_wait_pid "$BG_PID" 10 2>/dev/null # bash reports the kill otherwise
-	for ((i = 0; i < 40; i++)); do
-		[[ $(rxlat_prog_count) == "$before" ]] && break
-		sleep 0.05
-	done
-	assert_eq sigkill_no_programs "$before" "$(rxlat_prog_count)"
+	assert_eq sigkill_no_programs "$before" "$(prog_count_settles "$before")"
 	assert_eq sigkill_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
 
 	# errors: one line naming the thing, exit 1, nothing attached
@@ -264,13 +273,14 @@ nothing_left()
 	assert_eq attached_exit 1 "$rc"
 	assert_match attached_message "^rxlat: error: $IF_B already has an XDP program attached" "$(cat "$T_DIR/e2")"
 	assert_eq attached_one_line 1 "$(wc -l <"$T_DIR/e2")"
-	assert_eq attached_no_new_programs $((before + 1)) "$(rxlat_prog_count)" "rxlat_ programs: the stamper only"
+	assert_eq attached_no_new_programs $((before + 1)) "$(prog_count_settles $((before + 1)))" \
+		"rxlat_ programs: the stamper only"
 	in_ns "$NS_B" xdp-loader unload -a "$IF_B" >/dev/null 2>&1
 
 	in_ns "$NS_B" "$RXLAT" --stages ip_rcv,bogus >/dev/null 2>"$T_DIR/e3"
 	assert_eq bad_stage_exit 1 "$?"
 	assert_match bad_stage_message "unknown stage 'bogus'" "$(cat "$T_DIR/e3")"
-	assert_eq errors_no_programs "$before" "$(rxlat_prog_count)"
+	assert_eq errors_no_programs "$before" "$(prog_count_settles "$before")"
 }
 
 suite_begin

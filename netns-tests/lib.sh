@@ -1,0 +1,578 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared runner for the netns tests. A test file sources this, defines test
+# functions and calls
+#
+#	suite_begin
+#	run_test NAME FUNCTION [ARGS...]   (as often as needed)
+#	suite_end
+#
+# Every test function runs in its own subshell, with its own network
+# namespaces and a cleanup that always runs (EXIT trap, also reached from
+# INT/TERM, from an error exit and from the watchdog), removing what the
+# test made: processes, XDP programs, qdiscs, namespaces, pins, temp files.
+# Everything a test creates carries the name prefix rxlat-t<pid>, pid being
+# the test subshell's, so parallel runs never clash and leftovers of a dead
+# test can be recognised and swept.
+#
+# Reporting: every check prints exactly one line, "PASS <name>" or
+# "FAIL <name>: <reason>". Lines starting with "#" are comments. A missing
+# prerequisite is a FAIL, never a silent skip.
+#
+# Tools used: bash, iproute2 (ip, tc), nsenter, xdp-loader, bpftool, jq and
+# the basic utilities busybox provides (awk, grep, mktemp, mount, sleep...).
+#
+# Environment:
+#	RXLAT_TEST_FILTER   extended regex; only tests whose name matches run
+#	RXLAT_TEST_TIMEOUT  seconds before a test is killed (default 300)
+
+RXLAT_ROOT=${RXLAT_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+BUILD=${BUILD:-$RXLAT_ROOT/build}
+case $BUILD in /*) ;; *) BUILD=$RXLAT_ROOT/$BUILD ;; esac
+RXLAT_T_PREFIX=rxlat-t
+RXLAT_BPFFS=/sys/fs/bpf
+export RXLAT_ROOT BUILD RXLAT_BPFFS
+
+# ---------------------------------------------------------------- reporting
+
+_t_fullname()
+{
+	if [[ -n ${T_NAME:-} ]]; then
+		printf '%s.%s' "$T_NAME" "$1"
+	else
+		printf '%s' "$1"
+	fi
+}
+
+pass()
+{
+	echo "PASS $(_t_fullname "$1")"
+	[[ -n ${T_RESULTS:-} ]] && echo P >>"$T_RESULTS"
+	return 0
+}
+
+# fail NAME REASON...
+fail()
+{
+	local name=$1
+	shift
+	# one line, whatever the reason contains
+	local why="$*"
+	why=${why//$'\n'/ | }
+	echo "FAIL $(_t_fullname "$name"): ${why:-failed}"
+	[[ -n ${T_RESULTS:-} ]] && echo F >>"$T_RESULTS"
+	return 1
+}
+
+log()
+{
+	echo "# $*"
+}
+
+# ---------------------------------------------------------------- assertions
+# All return 0 on PASS and 1 on FAIL, so that a test can "|| return 1".
+
+assert_eq()	# NAME EXPECTED ACTUAL [WHAT]
+{
+	if [[ "$3" == "$2" ]]; then
+		pass "$1"
+	else
+		fail "$1" "${4:+$4: }got '$3', want '$2'"
+	fi
+}
+
+assert_ne()	# NAME UNWANTED ACTUAL [WHAT]
+{
+	if [[ "$3" != "$2" ]]; then
+		pass "$1"
+	else
+		fail "$1" "${4:+$4: }got '$3', which it must not be"
+	fi
+}
+
+_t_is_int()
+{
+	[[ $1 =~ ^-?[0-9]+$ ]]
+}
+
+assert_ge()	# NAME MIN ACTUAL [WHAT]
+{
+	if _t_is_int "$3" && _t_is_int "$2" && (($3 >= $2)); then
+		pass "$1"
+	else
+		fail "$1" "${4:+$4: }got '$3', want at least $2"
+	fi
+}
+
+assert_le()	# NAME MAX ACTUAL [WHAT]
+{
+	if _t_is_int "$3" && _t_is_int "$2" && (($3 <= $2)); then
+		pass "$1"
+	else
+		fail "$1" "${4:+$4: }got '$3', want at most $2"
+	fi
+}
+
+assert_match()	# NAME ERE STRING [WHAT]
+{
+	if [[ $3 =~ $2 ]]; then
+		pass "$1"
+	else
+		fail "$1" "${4:+$4: }'$3' does not match /$2/"
+	fi
+}
+
+assert_true()	# NAME REASON-IF-FALSE CMD...
+{
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "$why"
+	fi
+}
+
+# Runs CMD, PASS iff it exits 0; the FAIL line carries its last output line.
+assert_cmd()	# NAME CMD...
+{
+	local name=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	if ((rc == 0)); then
+		pass "$name"
+	else
+		fail "$name" "'$*' exited $rc: $(tail -n 1 <<<"$out")"
+	fi
+}
+
+# Prerequisites: FAIL (never PASS, never a skip) when something is missing.
+require_cmd()	# NAME CMD...
+{
+	local name=$1 c missing=()
+	shift
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || missing+=("$c")
+	done
+	((${#missing[@]} == 0)) && return 0
+	fail "$name" "required command(s) not found: ${missing[*]}; run 'make deps'"
+}
+
+require_file()	# NAME PATH [HINT]
+{
+	[[ -e $2 ]] && return 0
+	fail "$1" "$2 is missing${3:+; $3}"
+}
+
+# ---------------------------------------------------------------- bpffs
+
+# Mount point of the first bpf filesystem in this mount namespace. Read from
+# mountinfo: fixed paths lie under "ip netns exec", which remounts /sys.
+bpffs_find()
+{
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "bpf") { print $5; exit } break } }' \
+		/proc/self/mountinfo
+}
+
+_bpffs_is_mounted()	# PATH
+{
+	awk -v p="$1" '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "bpf" && $5 == p) f = 1; break } } END { exit !f }' \
+		/proc/self/mountinfo
+}
+
+# Makes /sys/fs/bpf a bpffs for the run; remembers whether it mounted it.
+bpffs_setup()
+{
+	if _bpffs_is_mounted "$RXLAT_BPFFS"; then
+		return 0
+	fi
+	if ! mkdir -p "$RXLAT_BPFFS" || ! mount -t bpf bpf "$RXLAT_BPFFS"; then
+		echo "error: cannot mount a bpf filesystem on $RXLAT_BPFFS" >&2
+		return 1
+	fi
+	export RXLAT_BPFFS_MOUNTED_BY=$$
+}
+
+bpffs_teardown()
+{
+	[[ ${RXLAT_BPFFS_MOUNTED_BY:-} == "$$" ]] || return 0
+	umount "$RXLAT_BPFFS" && unset RXLAT_BPFFS_MOUNTED_BY
+}
+
+# ---------------------------------------------------------------- namespaces
+
+# nsenter, not "ip netns exec": the latter mounts a fresh /sys without the
+# bpffs, and pinned objects must be shared with the host view.
+in_ns()	# NS CMD...
+{
+	local ns=$1
+	shift
+	nsenter --net="/run/netns/$ns" -- "$@"
+}
+
+# For sysfs: under nsenter /sys/class/net still shows the namespace the
+# sysfs was mounted in; "ip netns exec" remounts it for NS.
+ns_sysfs_write()	# NS PATH VALUE
+{
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	ip netns exec "$1" sh -c 'echo "$2" > "$1"' sh "$2" "$3"
+}
+
+ns_sysfs_read()	# NS PATH
+{
+	ip netns exec "$1" cat "$2"
+}
+
+_t_link_json()	# NS IF
+{
+	ip -n "$1" -j link show dev "$2"
+}
+
+link_mac()	# NS IF
+{
+	_t_link_json "$1" "$2" | jq -r '.[0].address'
+}
+
+link_ifindex()	# NS IF
+{
+	_t_link_json "$1" "$2" | jq -r '.[0].ifindex'
+}
+
+# Prints the id of the XDP program attached to IF, nothing when none.
+link_xdp_prog()	# NS IF
+{
+	_t_link_json "$1" "$2" |
+		jq -r '.[0].xdp | if . == null then empty else (.prog.id // (.attached[]?.prog.id) // "attached") end' |
+		head -n 1
+}
+
+# Sum of rx+tx packets of IF, to see when a link has gone quiet.
+_t_link_packets()	# NS IF
+{
+	ip -n "$1" -s -j link show dev "$2" |
+		jq -r '.[0].stats64 | (.rx.packets + .tx.packets)'
+}
+
+# Creates a namespace of this test and registers it for cleanup.
+ns_create()	# VAR-NAME
+{
+	local name="${T_PREFIX}-$((++T_NS_SEQ))"
+	ip netns add "$name" || return 1
+	T_NETNS+=("$name")
+	printf -v "$1" '%s' "$name"
+	# Quiet IPv6: no link-local address (no DAD, no router solicitations)
+	# and MLD reports sent at once rather than over the next second, so
+	# that counters of a test see only the test's own packets.
+	in_ns "$name" sysctl -q -w net.ipv6.conf.default.addr_gen_mode=1 \
+		net.ipv6.conf.default.router_solicitations=0 \
+		net.ipv6.conf.default.mldv1_unsolicited_report_interval=0 \
+		net.ipv6.conf.default.mldv2_unsolicited_report_interval=0 >/dev/null &&
+		ip -n "$name" link set lo up
+}
+
+# ns_pair: two namespaces joined by a 4-queue veth pair, addressed and up.
+# Sets NS_A NS_B IF_A IF_B MAC_A MAC_B IFINDEX_A IFINDEX_B IP4_A IP4_B IP6_A
+# IP6_B. Returns when the links have gone quiet (IPv6 MLD reports done).
+ns_pair()
+{
+	local ns i stable=0 last=-1 now
+	ns_create NS_A && ns_create NS_B || return 1
+	IF_A=veth0 IF_B=veth1
+	IP4_A=10.11.0.1 IP4_B=10.11.0.2 IP6_A=fd11::1 IP6_B=fd11::2
+	ip -n "$NS_A" link add "$IF_A" numrxqueues 4 numtxqueues 4 type veth \
+		peer name "$IF_B" netns "$NS_B" numrxqueues 4 numtxqueues 4 || return 1
+	ip -n "$NS_A" addr add "$IP4_A/24" dev "$IF_A" &&
+		ip -n "$NS_B" addr add "$IP4_B/24" dev "$IF_B" &&
+		ip -n "$NS_A" addr add "$IP6_A/64" dev "$IF_A" nodad &&
+		ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad &&
+		ip -n "$NS_A" link set "$IF_A" up &&
+		ip -n "$NS_B" link set "$IF_B" up || return 1
+	MAC_A=$(link_mac "$NS_A" "$IF_A") MAC_B=$(link_mac "$NS_B" "$IF_B")
+	# Static neighbours: no ARP/NDP exchange (say, for an ICMP error the
+	# receiver sends back) ever adds packets to a test's exact counts.
+	ip -n "$NS_A" neigh replace "$IP4_B" lladdr "$MAC_B" dev "$IF_A" nud permanent &&
+		ip -n "$NS_A" neigh replace "$IP6_B" lladdr "$MAC_B" dev "$IF_A" nud permanent &&
+		ip -n "$NS_B" neigh replace "$IP4_A" lladdr "$MAC_A" dev "$IF_B" nud permanent &&
+		ip -n "$NS_B" neigh replace "$IP6_A" lladdr "$MAC_A" dev "$IF_B" nud permanent ||
+		return 1
+	IFINDEX_A=$(link_ifindex "$NS_A" "$IF_A") IFINDEX_B=$(link_ifindex "$NS_B" "$IF_B")
+	export NS_A NS_B IF_A IF_B MAC_A MAC_B IFINDEX_A IFINDEX_B IP4_A IP4_B IP6_A IP6_B
+
+	for ((i = 0; i < 50 && stable < 3; i++)); do
+		sleep 0.1
+		now=$(($(_t_link_packets "$NS_A" "$IF_A") + $(_t_link_packets "$NS_B" "$IF_B")))
+		if ((now == last)); then
+			((stable++))
+		else
+			stable=0 last=$now
+		fi
+	done
+}
+
+# ---------------------------------------------------------------- resources
+
+t_track_pid()	{ T_PIDS+=("$1"); }
+t_track_pin()	{ T_PINS+=("$1"); }
+t_track_xdp()	{ T_XDP+=("$1|$2"); }
+t_track_qdisc()	{ T_QDISC+=("$1|$2|$3"); }	# NS IF root|clsact|ingress
+
+# Prints a pin directory of this test on the bpffs. The cleanup removes
+# every $RXLAT_BPFFS/$T_PREFIX-*, so this also works from $(...), where the
+# registration itself is lost with the command substitution's subshell.
+t_pin_dir()	# NAME
+{
+	local d="$RXLAT_BPFFS/${T_PREFIX}-$1"
+	t_track_pin "$d"
+	printf '%s' "$d"
+}
+
+# Starts CMD in the background with output in $T_DIR/NAME.out/.err and
+# registers it; BG_PID is its pid.
+t_bg()	# NAME CMD...
+{
+	local name=$1
+	shift
+	# A shell function would run in a forked shell whose death leaves the
+	# real command running: call nsenter directly, which execs CMD, so
+	# that BG_PID is CMD itself.
+	if [[ $1 == in_ns ]]; then
+		set -- nsenter --net="/run/netns/$2" -- "${@:3}"
+	fi
+	"$@" >"$T_DIR/$name.out" 2>"$T_DIR/$name.err" &
+	BG_PID=$!
+	t_track_pid "$BG_PID"
+}
+
+# Waits until FILE has a line matching ERE; 1 on timeout or if PID died.
+t_wait_line()	# FILE ERE TIMEOUT-SECONDS [PID]
+{
+	local i n=$(($3 * 20))
+	for ((i = 0; i < n; i++)); do
+		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
+		[[ -n ${4:-} ]] && ! kill -0 "$4" 2>/dev/null && {
+			grep -Eq -- "$2" "$1" 2>/dev/null
+			return
+		}
+		sleep 0.05
+	done
+	return 1
+}
+
+# Waits for a background PID of this test; its exit status, 124 on timeout.
+t_wait_pid()	# PID TIMEOUT-SECONDS
+{
+	local i n=$(($2 * 20))
+	for ((i = 0; i < n; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$1" 2>/dev/null && return 124
+	wait "$1"
+}
+
+# xdp-loader under nsenter so that -p PIN resolves on the host's bpffs.
+# Prints xdp-loader's last lines on failure. Call it directly, not from
+# $(...), so that the registration stays (the cleanup also unloads XDP from
+# every link of the test's namespaces, whatever registered it).
+t_xdp_load()	# NS IF MODE OBJECT PIN-DIR
+{
+	local out
+	t_track_xdp "$1" "$2"
+	out=$(in_ns "$1" xdp-loader load -m "$3" -p "$5" "$2" "$4" 2>&1) && return 0
+	echo "$out" | tail -n 3
+	return 1
+}
+
+_t_kill_pid()
+{
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null
+	for ((i = 0; i < 40; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+}
+
+_t_xdp_off()	# NS IF
+{
+	[[ -e /run/netns/$1 ]] || return 0
+	ip -n "$1" link show dev "$2" >/dev/null 2>&1 || return 0
+	[[ -z $(link_xdp_prog "$1" "$2") ]] && return 0
+	# xdp-loader also removes libxdp's dispatcher pins (where it has one)
+	in_ns "$1" xdp-loader unload -a "$2" >/dev/null 2>&1
+	[[ -z $(link_xdp_prog "$1" "$2") ]] && return 0
+	ip -n "$1" link set dev "$2" xdpgeneric off 2>/dev/null
+	ip -n "$1" link set dev "$2" xdpdrv off 2>/dev/null
+}
+
+# Removes all that carries PREFIX: processes in its namespaces, XDP on
+# their links, the namespaces, pins. Used by the cleanup and, for a test
+# that could not clean up after itself, by run_test.
+t_sweep_prefix()	# PREFIX
+{
+	local prefix=$1 ns pid dev
+	[[ $prefix == "$RXLAT_T_PREFIX"[0-9]* ]] || return 1
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		[[ $ns == "$prefix"-* ]] || continue
+		for pid in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$pid" 2>/dev/null
+		done
+		for dev in $(ip -n "$ns" -j link show 2>/dev/null | jq -r '.[] | select(.xdp != null) | .ifname'); do
+			_t_xdp_off "$ns" "$dev"
+		done
+		ip netns del "$ns" 2>/dev/null
+	done
+	for dev in "$RXLAT_BPFFS/$prefix"-*; do
+		[[ -e $dev ]] && rm -rf -- "$dev"
+	done
+	return 0
+}
+
+_t_cleanup()
+{
+	local rc=$? i item ns dev kind
+	trap - EXIT INT TERM ERR
+	set +e
+	for ((i = ${#T_PIDS[@]} - 1; i >= 0; i--)); do
+		_t_kill_pid "${T_PIDS[i]}"
+	done
+	# and whatever the test put in the background without t_bg
+	for i in $(jobs -p); do
+		_t_kill_pid "$i"
+	done
+	for item in "${T_XDP[@]}"; do
+		_t_xdp_off "${item%%|*}" "${item#*|}"
+	done
+	for item in "${T_QDISC[@]}"; do
+		IFS='|' read -r ns dev kind <<<"$item"
+		if [[ -e /run/netns/$ns ]]; then
+			tc -n "$ns" qdisc del dev "$dev" "$kind" 2>/dev/null
+		fi
+	done
+	t_sweep_prefix "$T_PREFIX"
+	for item in "${T_PINS[@]}"; do
+		[[ $item == "$RXLAT_BPFFS"/* ]] && rm -rf -- "$item"
+	done
+	[[ -n ${T_DIR:-} && -d $T_DIR ]] && rm -rf -- "$T_DIR"
+	exit "$rc"
+}
+
+# Ends the current test with a FAIL line (the cleanup still runs).
+t_abort()	# CHECK-NAME REASON...
+{
+	fail "$@"
+	exit 1
+}
+
+# ---------------------------------------------------------------- running
+
+_t_main()	# NAME RESULTS FUNCTION [ARGS...]
+{
+	T_NAME=$1 T_RESULTS=$2
+	shift 2
+	T_PREFIX="${RXLAT_T_PREFIX}${BASHPID}"
+	T_NETNS=() T_PINS=() T_PIDS=() T_XDP=() T_QDISC=() T_NS_SEQ=0
+	trap _t_cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	# A failing command is not fatal (assertions decide), but say where it
+	# happened when the test ends without a verdict for it.
+	set -E
+	trap 'echo "E line $LINENO: $BASH_COMMAND" >>"$T_RESULTS"' ERR
+	T_DIR=$(mktemp -d "/tmp/${T_PREFIX}.XXXXXX") || exit 1
+	[[ -n ${RXLAT_RUN_PIDS:-} ]] && echo "$BASHPID" >>"$RXLAT_RUN_PIDS"
+	# The verdict is in the PASS/FAIL lines; what the function returns is
+	# not. Leaving through exit, a signal or the watchdog is a failure.
+	"$@"
+	exit 0
+}
+
+# Sleeps without a child process (read -t on a fifo nobody writes), so that
+# killing the watchdog leaves nothing behind; ends by itself once the test
+# or the shell that started it is gone.
+_t_watchdog()	# PID SECONDS PARENT-PID
+{
+	local fd i fifo
+	fifo=$(mktemp -u /tmp/rxlat-wd.XXXXXX)
+	mkfifo "$fifo" || exit 1
+	exec {fd}<>"$fifo"
+	rm -f "$fifo"
+	for ((i = 0; i < $2; i++)); do
+		read -r -t 1 -u "$fd"
+		kill -0 "$1" 2>/dev/null && kill -0 "$3" 2>/dev/null || exit 0
+	done
+	echo "# watchdog: test $1 ran for more than $2 s, terminating it"
+	kill -TERM "$1" 2>/dev/null
+	read -r -t 15 -u "$fd"
+	kill -KILL "$1" 2>/dev/null
+}
+
+_T_CHILD=
+_T_STOP=
+_t_forward_signal()
+{
+	_T_STOP=1
+	[[ -n $_T_CHILD ]] && kill -TERM "$_T_CHILD" 2>/dev/null
+}
+
+# run_test NAME FUNCTION [ARGS...]: runs FUNCTION in its own subshell.
+run_test()
+{
+	local name=$1 results rc wd pid
+	shift
+	if [[ -n ${RXLAT_TEST_FILTER:-} && ! $name =~ $RXLAT_TEST_FILTER ]]; then
+		return 0
+	fi
+	[[ -n $_T_STOP ]] && return 0
+	results=$(mktemp /tmp/rxlat-results.XXXXXX) || return 1
+	(_t_main "$name" "$results" "$@") &
+	pid=$!
+	_T_CHILD=$pid
+	_t_watchdog "$pid" "${RXLAT_TEST_TIMEOUT:-300}" "$BASHPID" &
+	wd=$!
+	# wait returns early when a trapped signal arrives: keep waiting
+	# until the test itself has ended.
+	while :; do
+		wait "$pid"
+		rc=$?
+		kill -0 "$pid" 2>/dev/null || break
+	done
+	_T_CHILD=
+	kill "$wd" 2>/dev/null
+	wait "$wd" 2>/dev/null
+	t_sweep_prefix "${RXLAT_T_PREFIX}$pid"
+	rm -rf /tmp/"${RXLAT_T_PREFIX}$pid".* 2>/dev/null
+	if ((rc != 0)) && ! grep -qx F "$results"; then
+		local last
+		last=$(grep '^E ' "$results" | tail -n 1)
+		T_NAME=$name fail status "test exited with status $rc without a failed check${last:+ (last failing command: ${last#E })}"
+	elif ! grep -qxE '[PF]' "$results"; then
+		T_NAME=$name fail result "test reported no check"
+	fi
+	rm -f "$results"
+	return 0
+}
+
+# Standalone use of a test file sets up what run.sh would.
+suite_begin()
+{
+	if [[ $EUID -ne 0 ]]; then
+		echo "error: $(basename "$0") must run as root (namespaces, XDP, bpffs)" >&2
+		exit 1
+	fi
+	trap _t_forward_signal INT TERM
+	[[ -n ${RXLAT_RUNNER:-} ]] && return 0
+	bpffs_setup || exit 1
+}
+
+suite_end()
+{
+	trap - INT TERM
+	[[ -z ${RXLAT_RUNNER:-} ]] && bpffs_teardown
+	[[ -z $_T_STOP ]] || exit 143
+}

@@ -1,0 +1,249 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs rxlat's tests and counts their verdicts:
+#   - build/rxlat-xdp-unit (required), and build/rxlat-unit,
+#     build/rxlat-*-unit, build/rxlat-*-test where they exist,
+#   - every netns-tests/test_*.sh,
+# then checks that nothing was left behind. Every check prints one line,
+# "PASS name" or "FAIL name: reason"; the last line is "N passed, M failed".
+# Exit status 0 iff nothing failed and something passed.
+#
+# usage: netns-tests/run.sh [NAME...]
+#   NAME selects what runs (shell patterns allowed): a test program's name
+#   without rxlat-, e.g. "xdp-unit", or a test file's name without test_
+#   and .sh, e.g. "xdp". RXLAT_TESTS="a b"
+#   does the same; RXLAT_TEST_FILTER=regex selects test functions by name
+#   inside the test files. Must run as root.
+
+if [[ $EUID -ne 0 ]]; then
+	echo "run.sh: must run as root (network namespaces, XDP, bpffs); try: sudo $0 $*" >&2
+	exit 1
+fi
+
+RXLAT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$RXLAT_ROOT" || exit 1
+. netns-tests/lib.sh
+export RXLAT_RUNNER=1
+
+PASSED=0
+FAILED=0
+STOP=
+CURRENT=
+
+count_line()	# LINE
+{
+	case $1 in
+	"PASS "*) ((PASSED++)) ;;
+	"FAIL "*) ((FAILED++)) ;;
+	esac
+}
+
+report()	# PASS|FAIL NAME [REASON]
+{
+	local line="$1 $2${3:+: $3}"
+	echo "$line"
+	count_line "$line"
+}
+
+on_signal()
+{
+	STOP=1
+	[[ -n $CURRENT ]] && kill -TERM "$CURRENT" 2>/dev/null
+}
+trap on_signal INT TERM
+
+# run_item NAME CMD...: runs CMD, echoing and counting its verdict lines.
+# CMD runs in the background and its output comes through a fifo, so that
+# a signal to this script is forwarded at once rather than after CMD ends.
+run_item()
+{
+	local name=$1 fifo fd line r rc passes=0 fails=0
+	shift
+	echo "# === $name"
+	fifo=$(mktemp -u /tmp/rxlat-run.XXXXXX)
+	if ! mkfifo "$fifo"; then
+		report FAIL "$name" "cannot create a fifo in /tmp"
+		return
+	fi
+	"$@" >"$fifo" 2>&1 &
+	CURRENT=$!
+	exec {fd}<"$fifo"
+	rm -f "$fifo"
+	while :; do
+		IFS= read -r -u "$fd" line
+		r=$?
+		((r > 128)) && continue # interrupted by a signal: keep reading
+		((r != 0)) && [[ -z $line ]] && break
+		echo "$line"
+		case $line in
+		"PASS "*) ((passes++)) ;;
+		"FAIL "*) ((fails++)) ;;
+		esac
+		count_line "$line"
+	done
+	exec {fd}<&-
+	while :; do
+		wait "$CURRENT"
+		rc=$?
+		kill -0 "$CURRENT" 2>/dev/null || break
+	done
+	CURRENT=
+	if ((rc != 0 && fails == 0)); then
+		report FAIL "$name" "exited with status $rc without reporting a failed check"
+	elif ((passes + fails == 0)); then
+		report FAIL "$name" "reported no check at all"
+	fi
+}
+
+selected()	# NAME
+{
+	local pat
+	((${#SELECT[@]} == 0)) && return 0
+	for pat in "${SELECT[@]}"; do
+		# shellcheck disable=SC2053
+		[[ $1 == $pat ]] && return 0
+	done
+	return 1
+}
+
+# rxlat-t<pid>-...: made by a test of this run, or by one that is gone?
+# (Names of a live test of a parallel run are not leftovers.)
+leftover_name()
+{
+	local pid=${1#"$RXLAT_T_PREFIX"}
+	pid=${pid%%[!0-9]*}
+	[[ -n $pid ]] || return 1
+	grep -qx -- "$pid" "$RXLAT_RUN_PIDS" 2>/dev/null && return 0
+	! kill -0 "$pid" 2>/dev/null
+}
+
+# XDP program ids attached to links of the host and of every named netns
+attached_xdp_progs()
+{
+	local ns
+	{
+		ip -j link show
+		for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+			ip -n "$ns" -j link show 2>/dev/null
+		done
+	} | jq -r '.[] | .xdp? | select(. != null) | (.prog.id?, .attached[]?.prog.id?) | select(. != null)'
+}
+
+# Program ids named like ours that no process holds and that are not
+# attached to a link visible from here (another run's programs would be)
+our_progs()
+{
+	bpftool -j prog show 2>/dev/null | jq -r '
+		.[] | select(.name != null)
+		| select(.name | test("^(rxlat|meta_probe|xdp_dispatcher)"))
+		| select((.pids // []) | length == 0) | .id' |
+		grep -vxF -f <(attached_xdp_progs; echo none) | sort -n
+}
+
+host_xdp()	# "ifname prog-id" of host links with XDP
+{
+	ip -j link show | jq -r '.[] | select(.xdp != null) | "\(.ifname) \(.xdp.prog.id // .xdp.mode)"'
+}
+
+# Anything a test run may leave: test namespaces and pins whose test is
+# gone, libxdp dispatcher pins and rxlat pins that appeared during the
+# run, and programs of ours that are still loaded though no process holds
+# them (attached somewhere or pinned). Namespaces are torn down by the
+# kernel asynchronously, so give it a few seconds.
+check_leftovers()
+{
+	local problems=() i ns f new_progs
+	for ((i = 0; i < 50; i++)); do
+		new_progs=$(our_progs | grep -vxF -f <(printf '%s\n' "$PROGS_BEFORE") | tr '\n' ' ')
+		[[ -z ${new_progs// /} ]] && break
+		sleep 0.1
+	done
+	[[ -n ${new_progs// /} ]] && problems+=("BPF programs still loaded: ids $new_progs")
+
+	for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		[[ $ns == "$RXLAT_T_PREFIX"[0-9]*-* ]] || continue
+		leftover_name "$ns" || continue
+		problems+=("namespace $ns")
+		t_sweep_prefix "${ns%-*}"
+	done
+	for f in "$RXLAT_BPFFS/$RXLAT_T_PREFIX"[0-9]*; do
+		[[ -e $f ]] || continue
+		leftover_name "${f##*/}" || continue
+		problems+=("pin $f")
+		rm -rf -- "$f"
+	done
+	for f in /tmp/"$RXLAT_T_PREFIX"[0-9]*; do
+		[[ -e $f ]] || continue
+		leftover_name "${f##*/}" || continue
+		problems+=("temp $f")
+		rm -rf -- "$f"
+	done
+	while read -r f; do
+		[[ -n $f ]] || continue
+		grep -qxF -- "$f" <<<"$HOST_XDP_BEFORE" || problems+=("XDP on host link ${f% *}")
+	done <<<"$(host_xdp)"
+	if [[ -e $RXLAT_BPFFS/rxlat && -z $RXLAT_PINS_BEFORE ]]; then
+		problems+=("pin directory $RXLAT_BPFFS/rxlat")
+	fi
+	for f in "$RXLAT_BPFFS"/xdp/*; do
+		[[ -e $f ]] || continue
+		grep -qxF -- "$f" <<<"$XDP_PINS_BEFORE" || problems+=("libxdp pin $f")
+	done
+
+	if ((${#problems[@]} == 0)); then
+		report PASS run.nothing_left_behind
+	else
+		report FAIL run.nothing_left_behind "$(IFS=';'; echo "${problems[*]}")"
+	fi
+}
+
+SELECT=("$@")
+if ((${#SELECT[@]} == 0)) && [[ -n ${RXLAT_TESTS:-} ]]; then
+	read -r -a SELECT <<<"$RXLAT_TESTS"
+fi
+
+missing=()
+for c in ip tc nsenter xdp-loader bpftool jq awk mount; do
+	command -v "$c" >/dev/null 2>&1 || missing+=("$c")
+done
+((${#missing[@]})) && report FAIL run.tools "not found: ${missing[*]}; run 'make deps'"
+
+if ! bpffs_setup; then
+	report FAIL run.bpffs "no bpf filesystem on $RXLAT_BPFFS and mounting one failed"
+fi
+
+RXLAT_RUN_PIDS=$(mktemp /tmp/rxlat-run-pids.XXXXXX)
+export RXLAT_RUN_PIDS
+PROGS_BEFORE=$(our_progs)
+HOST_XDP_BEFORE=$(host_xdp)
+XDP_PINS_BEFORE=$(printf '%s\n' "$RXLAT_BPFFS"/xdp/*)
+RXLAT_PINS_BEFORE=$([[ -e $RXLAT_BPFFS/rxlat ]] && echo yes)
+
+if selected xdp-unit; then
+	if [[ -x $BUILD/rxlat-xdp-unit ]]; then
+		run_item xdp-unit "$BUILD/rxlat-xdp-unit"
+	else
+		report FAIL xdp-unit "$BUILD/rxlat-xdp-unit is missing; run 'make test-binaries'"
+	fi
+fi
+
+for f in "$BUILD"/rxlat-unit "$BUILD"/rxlat-*-unit "$BUILD"/rxlat-*-test; do
+	[[ -x $f && $f != "$BUILD/rxlat-xdp-unit" ]] || continue
+	name=${f##*/rxlat-}
+	[[ -z $STOP ]] && selected "$name" && run_item "$name" "$f"
+done
+
+for f in netns-tests/test_*.sh; do
+	[[ -e $f ]] || continue
+	name=${f##*/test_}
+	name=${name%.sh}
+	[[ -z $STOP ]] && selected "$name" && run_item "$name" bash "$f"
+done
+
+check_leftovers
+rm -f "$RXLAT_RUN_PIDS"
+bpffs_teardown
+echo "$PASSED passed, $FAILED failed"
+[[ -n $STOP ]] && exit 130
+((FAILED == 0 && PASSED > 0))

@@ -1,0 +1,330 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The XDP stamper on real traffic between two namespaces: loaded by
+# xdp-loader and by rxlat itself, in native and skb mode, with exact packet
+# counts; batch versus packet stamping seen from tc ingress; and that a
+# test leaves nothing behind, whether it passes or fails.
+#
+# Run through run.sh, or alone as root: netns-tests/test_xdp.sh
+# (RXLAT_TEST_FILTER=regex selects tests by name). RXLAT_TEST_PACKETS sets
+# the packet count (default 1000), RXLAT_TEST_PPS a send rate for kernels
+# whose veth drops instead of pushing back (before 6.16).
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+PKTGEN=$BUILD/rxlat-pktgen
+PROBE=$BUILD/rxlat-meta-probe
+RXLAT=$BUILD/rxlat
+XDP_OBJ=$BUILD/rxlat_xdp.bpf.o
+XDP_OBJ_PACKET=$BUILD/rxlat_xdp_packet.bpf.o
+N=${RXLAT_TEST_PACKETS:-1000}
+FLOWS=8
+PORT=7000
+
+need_test_binaries()
+{
+	require_cmd tools ip tc nsenter xdp-loader bpftool jq || return 1
+	local f
+	for f in "$PKTGEN" "$XDP_OBJ" "$@"; do
+		require_file build "$f" "run 'make test-binaries'" || return 1
+	done
+}
+
+# Receiver in NS_B; returns once its socket is bound.
+start_receiver()	# COUNT [recv args...]
+{
+	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$1" --timeout 30 "${@:2}"
+	RECV_PID=$BG_PID
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$RECV_PID" && return 0
+	fail receiver "rxlat-pktgen recv did not get ready: $(tail -n 1 "$T_DIR/recv.err")"
+}
+
+send_traffic()	# COUNT [v6]
+{
+	local src=$IP4_A dst=$IP4_B
+	[[ ${2:-} == v6 ]] && src=$IP6_A dst=$IP6_B
+	assert_cmd send in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" \
+		--dst-mac "$MAC_B" --src-ip "$src" --dst-ip "$dst" --dport "$PORT" \
+		--count "$1" --flows "$FLOWS" ${RXLAT_TEST_PPS:+--pps "$RXLAT_TEST_PPS"}
+}
+
+check_receiver()	# COUNT
+{
+	local line
+	t_wait_pid "$RECV_PID" 40
+	line=$(tail -n 1 "$T_DIR/recv.out")
+	assert_eq recv "received $1 valid $1 invalid 0 duplicate 0" "$line" \
+		"receiver in $NS_B"
+}
+
+# "seen stamped refused queues-with-traffic" for IFINDEX, summed over CPUs
+# and queues, from the pinned per-CPU hash rxlat_xdp_stats.
+pinned_counters()	# PIN-DIR IFINDEX
+{
+	bpftool -j map dump pinned "$1/rxlat_xdp_stats" | jq -r --argjson ifi "$2" '
+		[ .[] | .formatted | select(.key.ifindex == $ifi)
+		  | { seen: ([.values[].value.seen] | add),
+		      stamped: ([.values[].value.stamped] | add),
+		      refused: ([.values[].value.meta_refused] | add) } ]
+		| "\(map(.seen) | add // 0) \(map(.stamped) | add // 0) \(map(.refused) | add // 0) \(map(select(.seen > 0)) | length)"'
+}
+
+pinned_overflow()	# PIN-DIR
+{
+	bpftool -j map dump pinned "$1/rxlat_xdp_overflow" |
+		jq -r '[.[] | .formatted.values[].value | .seen + .stamped + .meta_refused] | add // 0'
+}
+
+# Kernel attach mode as ip link reports it: 1 driver, 2 generic (skb).
+xdp_attach_mode()	# NS IF
+{
+	ip -n "$1" -j link show dev "$2" | jq -r '.[0].xdp.mode // empty'
+}
+
+check_counters()	# "seen stamped refused queues" EXPECTED-N
+{
+	local seen stamped refused queues
+	read -r seen stamped refused queues <<<"$1"
+	assert_eq seen "$2" "$seen" "packets the stamper saw on ifindex $IFINDEX_B"
+	assert_eq stamped "$2" "$stamped" "packets stamped on ifindex $IFINDEX_B"
+	assert_eq meta_refused 0 "$refused" "packets without metadata room"
+	assert_ge queues 2 "$queues" "rx queues that carried traffic ($FLOWS flows)"
+}
+
+# ------------------------------------------------------------------ tests
+
+test_xdp_loader()	# MODE
+{
+	local mode=$1 pin out want_mode
+	need_test_binaries || return 1
+	ns_pair || t_abort setup "cannot create the namespace pair"
+	pin=$(t_pin_dir xdp)
+	t_xdp_load "$NS_B" "$IF_B" "$mode" "$XDP_OBJ" "$pin" >"$T_DIR/load.out" ||
+		t_abort load "xdp-loader load -m $mode failed: $(tail -n 1 "$T_DIR/load.out")"
+	pass load
+	[[ $mode == native ]] && want_mode=1 || want_mode=2
+	assert_eq attach_mode "$want_mode" "$(xdp_attach_mode "$NS_B" "$IF_B")" \
+		"kernel XDP attach mode (1 driver, 2 skb)"
+	out=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)
+	# alone: "IF rxlat_xdp MODE ..."; under libxdp's dispatcher the mode
+	# is on the dispatcher's line and the program on a "=>" line below
+	if grep -Eq "^${IF_B}[[:space:]].*[[:space:]]${mode}[[:space:]]" <<<"$out" &&
+		grep -Eq "[[:space:]]rxlat_xdp[[:space:]]" <<<"$out"; then
+		pass status
+	else
+		fail status "xdp-loader status does not show rxlat_xdp in $mode mode on $IF_B: $out"
+	fi
+
+	start_receiver "$N" || return 1
+	send_traffic "$N"
+	check_receiver "$N"
+	check_counters "$(pinned_counters "$pin" "$IFINDEX_B")" "$N"
+	assert_eq overflow 0 "$(pinned_overflow "$pin")" "counters in the overflow slot"
+
+	assert_cmd unload in_ns "$NS_B" xdp-loader unload -a "$IF_B"
+	assert_eq detached "" "$(link_xdp_prog "$NS_B" "$IF_B")" "XDP program on $IF_B after unload"
+}
+
+# IPv6 frames with a correct UDP checksum reach the socket unchanged.
+test_xdp_loader_v6()
+{
+	local pin out
+	need_test_binaries || return 1
+	ns_pair || t_abort setup "cannot create the namespace pair"
+	pin=$(t_pin_dir xdp)
+	t_xdp_load "$NS_B" "$IF_B" native "$XDP_OBJ" "$pin" >"$T_DIR/load.out" ||
+		t_abort load "xdp-loader load failed: $(tail -n 1 "$T_DIR/load.out")"
+	start_receiver "$N" --v6 || return 1
+	send_traffic "$N" v6
+	check_receiver "$N"
+	check_counters "$(pinned_counters "$pin" "$IFINDEX_B")" "$N"
+}
+
+# rxlat attaches the stamper itself, runs, detaches, reports in JSON.
+test_rxlat_loader()	# XDP-MODE STAMP
+{
+	local mode=$1 stamp=$2 pid i rc last counters
+	need_test_binaries || return 1
+	require_file rxlat "$RXLAT" "build rxlat with 'make'" || return 1
+	ns_pair || t_abort setup "cannot create the namespace pair"
+	start_receiver "$N" || return 1
+
+	t_bg rxlat in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode "$mode" \
+		--stamp "$stamp" -d 5 -o json
+	pid=$BG_PID
+	for ((i = 0; i < 200; i++)); do
+		[[ -n $(link_xdp_prog "$NS_B" "$IF_B") ]] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	[[ -n $(link_xdp_prog "$NS_B" "$IF_B") ]] ||
+		t_abort attach "rxlat did not attach XDP to $IF_B within 10 s: $(tail -n 1 "$T_DIR/rxlat.err")"
+	pass attach
+
+	send_traffic "$N"
+	check_receiver "$N"
+	t_wait_pid "$pid" 30
+	rc=$?
+	assert_eq exit 0 "$rc" "rxlat exit status ($(tail -n 1 "$T_DIR/rxlat.err"))"
+	assert_eq detached "" "$(link_xdp_prog "$NS_B" "$IF_B")" "XDP program on $IF_B after rxlat exited"
+
+	# Each JSON line reports one interval (interval_s) and the last one
+	# is marked final; the totals are the sums over all lines, per queue.
+	last=$(grep '^{' "$T_DIR/rxlat.out" | tail -n 1)
+	assert_eq json_final true "$(jq -r '.final' <<<"$last" 2>/dev/null)" \
+		"\"final\" in rxlat's last JSON line"
+	assert_eq json_xdp array "$(jq -r '.xdp | type' <<<"$last" 2>/dev/null)" \
+		"type of \"xdp\" in rxlat's last JSON line"
+	counters=$(grep '^{' "$T_DIR/rxlat.out" | jq -s -r --argjson ifi "$IFINDEX_B" '
+		[ .[].xdp[]? | select(.ifindex == $ifi) ] | group_by(.queue)
+		| map({ seen: (map(.seen) | add), stamped: (map(.stamped) | add),
+			refused: (map(.meta_refused) | add) })
+		| "\(map(.seen) | add // 0) \(map(.stamped) | add // 0) \(map(.refused) | add // 0) \(map(select(.seen > 0)) | length)"' \
+		2>/dev/null)
+	[[ -n $counters ]] || t_abort json "rxlat's output has no parsable JSON lines: ${last:0:200}"
+	check_counters "$counters" "$N"
+}
+
+# Batch stamps shared by the packets of a NAPI poll, packet stamps unique,
+# as seen from tc ingress with threaded NAPI (so that polls carry several
+# packets). Without rxlat's reset program the stamper renews a batch stamp
+# when jiffies move, so a poll during which the tick came may carry two
+# stamps: the probe tells those apart ("tickless" counts).
+test_stamp_modes()
+{
+	local mode obj pin out pid summary n=$((N * 2))
+	local packets distinct multi mixed multi_tl mixed_tl no_meta bad_magic lost
+	need_test_binaries "$PROBE" "$BUILD/meta_probe.bpf.o" "$XDP_OBJ_PACKET" || return 1
+	ns_pair || t_abort setup "cannot create the namespace pair"
+
+	for mode in batch packet; do
+		T_NAME=${T_NAME%%.*}.$mode
+		[[ $mode == batch ]] && obj=$XDP_OBJ || obj=$XDP_OBJ_PACKET
+		pin=$(t_pin_dir "xdp-$mode")
+		t_xdp_load "$NS_B" "$IF_B" native "$obj" "$pin" >"$T_DIR/load.out" ||
+			t_abort load "xdp-loader load failed: $(tail -n 1 "$T_DIR/load.out")"
+		# veth has NAPI only while XDP is attached: set threaded after
+		ns_sysfs_write "$NS_B" "/sys/class/net/$IF_B/threaded" 1
+		assert_eq threaded 1 "$(ns_sysfs_read "$NS_B" "/sys/class/net/$IF_B/threaded")" \
+			"threaded NAPI on $IF_B"
+
+		t_bg "probe-$mode" in_ns "$NS_B" "$PROBE" --dev "$IF_B" --seconds 60
+		pid=$BG_PID
+		t_wait_line "$T_DIR/probe-$mode.out" '^attached$' 10 "$pid" ||
+			t_abort probe "rxlat-meta-probe did not attach: $(tail -n 1 "$T_DIR/probe-$mode.err")"
+		start_receiver "$n" || return 1
+		send_traffic "$n"
+		check_receiver "$n"
+		kill -INT "$pid"
+		t_wait_pid "$pid" 20
+		assert_eq probe_exit 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe-$mode.err"))"
+		summary=$(grep '^packets=' "$T_DIR/probe-$mode.out")
+		log "$mode: $summary"
+		assert_cmd unload in_ns "$NS_B" xdp-loader unload -a "$IF_B"
+		assert_eq clsact_removed "" \
+			"$(tc -n "$NS_B" qdisc show dev "$IF_B" | grep -w clsact)" "clsact qdisc left by the probe"
+
+		eval "$(sed -n 's/^packets=\([0-9]*\) distinct_stamps=\([0-9]*\) polls_multi=\([0-9]*\) polls_mixed=\([0-9]*\) polls_multi_tickless=\([0-9]*\) polls_mixed_tickless=\([0-9]*\) no_meta=\([0-9]*\) bad_magic=\([0-9]*\) lost=\([0-9]*\)$/packets=\1 distinct=\2 multi=\3 mixed=\4 multi_tl=\5 mixed_tl=\6 no_meta=\7 bad_magic=\8 lost=\9/p' <<<"$summary")"
+		[[ -n ${packets:-} ]] || t_abort summary "no summary from rxlat-meta-probe: '$summary'"
+		assert_eq lost 0 "$lost" "events the probe's ring buffer dropped"
+		assert_eq no_meta 0 "$no_meta" "packets at tc ingress without an rxlat_meta"
+		assert_eq bad_magic 0 "$bad_magic" "packets with a wrong magic"
+		assert_eq packets "$n" "$packets" "stamped packets seen at tc ingress"
+		if [[ $mode == batch ]]; then
+			assert_ge multi_packet_polls 1 "$multi_tl" \
+				"tick-free polls with at least 2 packets ($multi with ticks)"
+			assert_eq one_stamp_per_poll 0 "$mixed_tl" \
+				"tick-free polls with more than one stamp (all polls with several: $mixed)"
+			assert_le shared_stamps $((packets - 1)) "$distinct" "distinct stamps"
+		else
+			assert_eq unique_stamps "$packets" "$distinct" "distinct (cpu, stamp) pairs"
+		fi
+		unset packets
+	done
+}
+
+# Processes whose command line is exactly CMDLINE (no procps needed).
+count_cmdline()	# CMDLINE
+{
+	local f line n=0
+	for f in /proc/[0-9]*/cmdline; do
+		line=$(tr '\0' ' ' <"$f" 2>/dev/null)
+		[[ ${line% } == "$1" ]] && ((n++))
+	done
+	echo "$n"
+}
+
+# A test that fails half-way, or is killed, must still leave nothing behind.
+_leaky_body()	# HOW
+{
+	local pin
+	ns_pair || exit 1
+	pin=$(t_pin_dir leaky)
+	t_xdp_load "$NS_B" "$IF_B" skb "$XDP_OBJ" "$pin" >/dev/null || exit 1
+	tc -n "$NS_A" qdisc add dev "$IF_A" clsact && t_track_qdisc "$NS_A" "$IF_A" clsact
+	t_bg sleeper in_ns "$NS_B" sleep 600
+	echo "$T_PREFIX" >"$LEAKY_OUT.prefix"
+	case $1 in
+	fail)
+		fail inner "failing on purpose"
+		false
+		exit 3
+		;;
+	kill)
+		pass inner
+		# wait for the outer test to signal this one
+		sleep 600 &
+		wait $!
+		;;
+	esac
+}
+
+test_cleanup()	# fail|kill
+{
+	local how=$1 prefix pid left
+	need_test_binaries || return 1
+	LEAKY_OUT=$(mktemp "/tmp/${T_PREFIX}.leaky.XXXXXX")
+	export LEAKY_OUT
+	if [[ $how == fail ]]; then
+		(T_NAME='' T_RESULTS='' RXLAT_TEST_FILTER='' run_test inner_fail _leaky_body fail) >"$LEAKY_OUT" 2>&1
+	else
+		(
+			trap _t_forward_signal INT TERM
+			T_NAME='' T_RESULTS='' RXLAT_TEST_FILTER='' run_test inner_kill _leaky_body kill
+		) >"$LEAKY_OUT" 2>&1 &
+		pid=$!
+		t_wait_line "$LEAKY_OUT.prefix" . 20 ||
+			t_abort inner "the inner test did not start"
+		# let it reach its wait, then stop the runner the way ^C would
+		t_wait_line "$LEAKY_OUT" '^PASS' 10
+		kill -TERM "$pid"
+		t_wait_pid "$pid" 30
+	fi
+	prefix=$(cat "$LEAKY_OUT.prefix" 2>/dev/null)
+	[[ -n $prefix ]] || t_abort inner "the inner test did not set up: $(tail -n 2 "$LEAKY_OUT")"
+	if [[ $how == fail ]]; then
+		assert_match inner_failed '^FAIL inner_fail.inner: failing on purpose' "$(cat "$LEAKY_OUT")" \
+			"the inner test's report"
+	fi
+	left=$(ip netns list | awk '{print $1}' | grep -c "^$prefix-")
+	assert_eq netns 0 "$left" "namespaces named $prefix-*"
+	left=$(find "$RXLAT_BPFFS" -maxdepth 1 -name "$prefix-*" | wc -l)
+	assert_eq pins 0 "$left" "pin directories $RXLAT_BPFFS/$prefix-*"
+	left=$(find /tmp -maxdepth 1 -name "$prefix.*" | wc -l)
+	assert_eq tmp 0 "$left" "temp directories /tmp/$prefix.*"
+	left=$(count_cmdline "sleep 600")
+	assert_eq processes 0 "$left" "'sleep 600' processes left by the inner test"
+	rm -f "$LEAKY_OUT" "$LEAKY_OUT.prefix"
+}
+
+suite_begin
+run_test xdp.loader_native test_xdp_loader native
+run_test xdp.loader_skb test_xdp_loader skb
+run_test xdp.loader_v6 test_xdp_loader_v6
+run_test xdp.rxlat_native test_rxlat_loader native batch
+run_test xdp.rxlat_skb test_rxlat_loader skb packet
+run_test xdp.stamp_modes test_stamp_modes
+run_test xdp.cleanup_fail test_cleanup fail
+run_test xdp.cleanup_kill test_cleanup kill
+suite_end
