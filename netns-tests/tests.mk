@@ -4,7 +4,7 @@
 
 TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
                  $(BUILD)/rxlat-meta-probe $(BUILD)/meta_probe.bpf.o \
-                 $(BUILD)/rxlat_xdp_packet.bpf.o
+                 $(BUILD)/rxlat_xdp_packet.bpf.o $(BUILD)/xdp_count.bpf.o
 
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o

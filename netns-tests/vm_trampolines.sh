@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# What only a kernel that allows BPF trampolines can show, so run.sh runs
+# this file inside make vmtest only: every stage that has an fentry attach
+# point gets it, and libxdp's multi-program dispatcher runs the stamper
+# together with another XDP program.
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+COUNT_OBJ=$BUILD/xdp_count.bpf.o
+N=${RXLAT_TEST_PACKETS:-1000}
+PORT=7200
+
+fentry_everywhere()
+{
+	local plan s
+	require_file build "$RXLAT" "run 'make'" || return 1
+	log "kernel $(uname -r)"
+	plan=$("$RXLAT" --list-stages 2>&1)
+	while read -r line; do log "$line"; done <<<"$plan"
+	for s in ip_rcv tcp_do_rcv tcp_data_queue udp_queue_rcv sock_read; do
+		assert_match "$s" "^$s +([a-z_]+:[a-z_0-9]+,)*fentry:" "$(grep "^$s " <<<"$plan")" \
+			"attach point of $s"
+	done
+	# --attach fentry must not fall back anywhere
+	assert_cmd attach_fentry_only "$RXLAT" --attach fentry -d 0.2 -o json
+}
+
+dispatcher_count()	# PIN-DIR
+{
+	bpftool -j map dump pinned "$1/xdp_count_pkts" | jq '.[0].value | if type == "array" then (map(tonumber) | add) else . end'
+}
+
+send_and_receive()	# CHECK-SUFFIX
+{
+	t_bg "recv$1" in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30
+	local pid=$BG_PID
+	t_wait_line "$T_DIR/recv$1.out" '^ready$' 10 "$pid" || t_abort "receiver$1" "not ready"
+	assert_cmd "send$1" in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" --count "$N" --flows 8
+	t_wait_pid "$pid" 40
+	assert_eq "recv$1" "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv$1.out")"
+}
+
+multiprog()
+{
+	local pins status id
+	require_cmd tools xdp-loader bpftool jq || return 1
+	require_file build "$COUNT_OBJ" "run 'make test-binaries'" || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	pins=$(t_pin_dir multiprog)
+	mkdir -p "$pins"
+	t_xdp_load "$NS_B" "$IF_B" native "$COUNT_OBJ" "$pins" || t_abort load_count "xdp-loader load failed"
+	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$pins" ||
+		t_abort load_rxlat "xdp-loader load failed"
+	status=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)
+	while read -r line; do log "$line"; done <<<"$status"
+	assert_match dispatcher "xdp_dispatcher" "$status" "xdp-loader status"
+	assert_match both_programs "rxlat_xdp.*"$'\n'".*xdp_count" "$status" "programs in run order"
+
+	# rxlat finds the stamper through its name, and measures with its stamps
+	t_bg rxlat in_ns "$NS_B" "$RXLAT" --no-xdp -i "$IF_B" -o json -r 0.5
+	local rx=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$rx" || t_abort rxlat "did not start"
+	send_and_receive ""
+	sleep 0.6
+	kill -INT "$rx"
+	t_wait_pid "$rx" 15
+	assert_eq stamps_reach_sockets "$N" \
+		"$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.xdp] | add // 0' "$T_DIR/rxlat.out")"
+	assert_eq stamper_counted "$N" \
+		"$(jq -s --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .stamped] | add // 0' "$T_DIR/rxlat.out")"
+	assert_eq other_program_counted "$N" "$(dispatcher_count "$pins")"
+
+	# unloading rxlat's program leaves the other one attached and running
+	id=$(in_ns "$NS_B" xdp-loader status "$IF_B" | awk '$0 ~ /rxlat_xdp/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i+1) ~ /^[0-9a-f]{16}$/) print $i }' | head -n 1)
+	assert_match rxlat_prog_id '^[0-9]+$' "$id" || return 1
+	assert_cmd unload_rxlat in_ns "$NS_B" xdp-loader unload -i "$id" "$IF_B"
+	status=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)
+	assert_match other_still_attached "xdp_count" "$status"
+	assert_eq rxlat_gone "" "$(grep rxlat_xdp <<<"$status")"
+	send_and_receive _after
+	assert_eq other_program_still_counts $((2 * N)) "$(dispatcher_count "$pins")"
+}
+
+suite_begin
+run_test fentry_everywhere fentry_everywhere
+run_test multiprog multiprog
+suite_end
