@@ -48,8 +48,8 @@ void stamper_destroy(struct rxlat_stamper *st);
 /* hooks.c: the latency hooks, one attach point set per stage. */
 struct rxlat_hooks;
 struct rxlat_hooks_info {
-	const char *attach[RXLAT_NR_STAGES];      /* "fentry:tcp_v4_do_rcv,..." */
-	const char *unavailable[RXLAT_NR_STAGES]; /* why a wanted stage is off */
+	const char *attach[RXLAT_NR_STAGES];	   /* "fentry:tcp_v4_do_rcv,..." */
+	const char *unavailable[RXLAT_NR_STAGES];  /* why a wanted stage is off */
 	const char *fallback_why[RXLAT_NR_STAGES]; /* why fentry was not used */
 };
 /* Decide the attach points without attaching anything (--list-stages). */

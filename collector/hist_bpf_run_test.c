@@ -46,16 +46,13 @@ static int check(int fd, __u64 ns)
 	int err = run(fd, ns, &p);
 
 	if (err) {
-		printf("FAIL hist_bpf_equals_user: test run: %s\n",
-		       strerror(-err));
+		printf("FAIL hist_bpf_equals_user: test run: %s\n", strerror(-err));
 		return err;
 	}
-	if (p.idx != idx || p.lower != rxlat_hist_lower(idx) ||
-	    p.le != rxlat_hist_le(idx)) {
-		printf("FAIL hist_bpf_equals_user: ns %" PRIu64
-		       ": bpf %u [%" PRIu64 ", %" PRIu64 "], user %u\n",
-		       (uint64_t)ns, p.idx, (uint64_t)p.lower, (uint64_t)p.le,
-		       idx);
+	if (p.idx != idx || p.lower != rxlat_hist_lower(idx) || p.le != rxlat_hist_le(idx)) {
+		printf("FAIL hist_bpf_equals_user: ns %" PRIu64 ": bpf %u [%" PRIu64 ", %" PRIu64
+		       "], user %u\n",
+		       (uint64_t)ns, p.idx, (uint64_t)p.lower, (uint64_t)p.le, idx);
 		return -EINVAL;
 	}
 	return 0;
@@ -96,15 +93,13 @@ int main(int argc, char **argv)
 	libbpf_set_print(NULL);
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
-		printf("FAIL hist_bpf_load: open %s: %s\n", path,
-		       strerror(errno));
+		printf("FAIL hist_bpf_load: open %s: %s\n", path, strerror(errno));
 		return 1;
 	}
 	err = bpf_object__load(obj);
 	prog = bpf_object__find_program_by_name(obj, "hist_probe");
 	if (err || !prog) {
-		printf("FAIL hist_bpf_load: %s\n",
-		       err ? strerror(-err) : "no program hist_probe");
+		printf("FAIL hist_bpf_load: %s\n", err ? strerror(-err) : "no program hist_probe");
 		bpf_object__close(obj);
 		return 1;
 	}

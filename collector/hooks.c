@@ -29,15 +29,19 @@
 enum point { P_NONE, P_FENTRY, P_FALLBACK };
 
 struct stage_def {
-	const char *fentry[2];   /* target functions, IPv4 and IPv6 twin */
-	const char *fallback;    /* fallback attach point, NULL if none */
+	const char *fentry[2];	 /* target functions, IPv4 and IPv6 twin */
+	const char *fallback;	 /* fallback attach point, NULL if none */
 	const char *no_fallback; /* why there is none */
-	const char *common;      /* attach point used in both sets */
+	const char *common;	 /* attach point used in both sets */
 };
 
 static const struct stage_def stage_defs[RXLAT_NR_STAGES] = {
-	[RXLAT_STAGE_IP_RCV] = { { "ip_rcv_core", "ip6_rcv_core" }, "tp_btf:netif_receive_skb", NULL },
-	[RXLAT_STAGE_TCP_DO_RCV] = { { "tcp_v4_do_rcv", "tcp_v6_do_rcv" }, "tp_btf:tcp_probe", NULL },
+	[RXLAT_STAGE_IP_RCV] = { { "ip_rcv_core", "ip6_rcv_core" },
+				 "tp_btf:netif_receive_skb",
+				 NULL },
+	[RXLAT_STAGE_TCP_DO_RCV] = { { "tcp_v4_do_rcv", "tcp_v6_do_rcv" },
+				     "tp_btf:tcp_probe",
+				     NULL },
 	[RXLAT_STAGE_TCP_DATA_QUEUE] = { { "tcp_data_queue", NULL },
 					 NULL,
 					 "no faithful attach point without trampolines (static "
@@ -68,7 +72,7 @@ static int probe_fentry(const struct btf *vmlinux, const char *func)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },                         /* exit */
+		{ .code = 0x95 },			  /* exit */
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
 	int id, fd, link, err = 0;
@@ -162,7 +166,7 @@ static bool consume_skb_has_location(const struct btf *vmlinux)
 	if (id < 0)
 		return false;
 	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
-	t = btf__type_by_id(vmlinux, t->type);                            /* func proto */
+	t = btf__type_by_id(vmlinux, t->type);				  /* func proto */
 	return btf_is_func_proto(t) && btf_vlen(t) >= 3;
 }
 
@@ -303,7 +307,7 @@ static void set_autoload(struct rxlat *skel, const enum point plan[RXLAT_NR_STAG
 		{ skel->progs.rxlat_tp_udp_read, RXLAT_STAGE_SOCK_READ, P_FALLBACK },
 	};
 
-	bpf_object__for_each_program(p, skel->obj)
+	bpf_object__for_each_program (p, skel->obj)
 		bpf_program__set_autoload(p, false);
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
 		if (plan[progs[i].stage] == progs[i].point)
@@ -388,8 +392,8 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 
 		snprintf(prev, sizeof(prev), "%s",
 			 info->fallback_why[RXLAT_STAGE_SOCK_READ]
-				 ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
-				 : "no fentry");
+			     ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
+			     : "no fentry");
 		snprintf(attach_buf[RXLAT_STAGE_SOCK_READ], sizeof(attach_buf[0]), "%s",
 			 stage_defs[RXLAT_STAGE_SOCK_READ].common);
 		info->attach[RXLAT_STAGE_SOCK_READ] = attach_buf[RXLAT_STAGE_SOCK_READ];
@@ -514,8 +518,8 @@ void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch)
 
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	h->skel->bss->rxlat_mono_to_real = (real.tv_sec - mono.tv_sec) * 1000000000LL +
-					   (real.tv_nsec - mono.tv_nsec);
+	h->skel->bss->rxlat_mono_to_real =
+	    (real.tv_sec - mono.tv_sec) * 1000000000LL + (real.tv_nsec - mono.tv_nsec);
 	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_epoch, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -525,7 +529,7 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h)
 
 	return h->hists_len +
 	       bpf_map__max_entries(h->skel->maps.rxlat_ifslots) *
-		       (sizeof(__u32) + sizeof(struct rxlat_ifslot)) +
+		   (sizeof(__u32) + sizeof(struct rxlat_ifslot)) +
 	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch);
 }
 

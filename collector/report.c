@@ -28,7 +28,7 @@ const char *const rxlat_source_names[RXLAT_NR_SOURCES] = {
 };
 
 /* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
-#define ROWS (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)
+#define ROWS  (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)
 #define STARS 40
 /* Above this the ns bounds of the rows get too long to read at a glance. */
 #define TEXT_NS_MAX 999999ULL
@@ -141,8 +141,8 @@ static void fmt_bound(char *buf, size_t len, __u64 ns, bool usecs)
 	if (ns == UINT64_MAX)
 		snprintf(buf, len, "+Inf");
 	else if (usecs)
-		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64,
-			 (uint64_t)ns / 1000, (uint64_t)ns % 1000);
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, (uint64_t)ns / 1000,
+			 (uint64_t)ns % 1000);
 	else
 		snprintf(buf, len, "%" PRIu64, (uint64_t)ns);
 }
@@ -215,15 +215,15 @@ static void print_hist(FILE *f, const struct rxlat_stats *st)
 	if ((int)strlen(num) > cw)
 		cw = strlen(num);
 
-	fprintf(f, "%*s%-*s : %-*s distribution\n", w - 5, "", w + 9,
-		usecs ? "usecs" : "nsecs", cw + 1, "count");
+	fprintf(f, "%*s%-*s : %-*s distribution\n", w - 5, "", w + 9, usecs ? "usecs" : "nsecs",
+		cw + 1, "count");
 	for (row = first; row <= last; row++) {
 		row_bounds(row, &lo, &hi);
 		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
 		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
 		stars = (int)((double)rows[row] * STARS / (double)max);
-		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s,
-			cw, (uint64_t)rows[row]);
+		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s, cw,
+			(uint64_t)rows[row]);
 		for (i = 0; i < STARS; i++)
 			fputc(i < stars ? '*' : ' ', f);
 		fputs("|\n", f);
@@ -257,32 +257,25 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 	static const struct {
 		const char *name;
 		double q;
-	} pct[] = { { "p50", 0.5 },
-		    { "p90", 0.9 },
-		    { "p99", 0.99 },
-		    { "p99.9", 0.999 } };
+	} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 } };
 	const struct rxlat_stats *st = &s->st;
 	char buf[32];
 	size_t i;
 
-	fprintf(f, "%s  ifname=%.*s", stage_name(s->stage),
-		(int)sizeof(s->ifname), s->ifname);
+	fprintf(f, "%s  ifname=%.*s", stage_name(s->stage), (int)sizeof(s->ifname), s->ifname);
 	print_queue(f, " queue=", s->queue);
 	fputs("  (sources:", f);
 	for (i = 0; i < RXLAT_NR_SOURCES; i++)
-		fprintf(f, " %s=%" PRIu64, rxlat_source_names[i],
-			(uint64_t)st->sources[i]);
+		fprintf(f, " %s=%" PRIu64, rxlat_source_names[i], (uint64_t)st->sources[i]);
 	fputs(")\n", f);
 
 	print_hist(f, st);
 	fprintf(f, "count %" PRIu64, (uint64_t)st->count);
 	if (st->count) {
-		fmt_dur(buf, sizeof(buf),
-			(double)st->sum_ns / (double)st->count);
+		fmt_dur(buf, sizeof(buf), (double)st->sum_ns / (double)st->count);
 		fprintf(f, "  mean %s", buf);
 		for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
-			fmt_dur(buf, sizeof(buf),
-				(double)rxlat_percentile(st, pct[i].q));
+			fmt_dur(buf, sizeof(buf), (double)rxlat_percentile(st, pct[i].q));
 			fprintf(f, "  %s %s", pct[i].name, buf);
 		}
 		fmt_dur(buf, sizeof(buf), (double)st->max_ns);
@@ -313,8 +306,8 @@ static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 		wst = num_width(x[i].stamped, wst);
 		wm = num_width(x[i].meta_refused, wm);
 	}
-	fprintf(f, "xdp stamper:\n%-*s  %*s  %*s  %*s  %*s\n", wn, "ifname", wq,
-		"queue", ws, "seen", wst, "stamped", wm, "meta_refused");
+	fprintf(f, "xdp stamper:\n%-*s  %*s  %*s  %*s  %*s\n", wn, "ifname", wq, "queue", ws,
+		"seen", wst, "stamped", wm, "meta_refused");
 	for (i = 0; i < n; i++) {
 		if (x[i].queue == RXLAT_QUEUE_ALL)
 			snprintf(q, sizeof(q), "-");
@@ -322,11 +315,9 @@ static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 			snprintf(q, sizeof(q), "other");
 		else
 			snprintf(q, sizeof(q), "%d", x[i].queue);
-		fprintf(f, "%-*.*s  %*s", wn, (int)sizeof(x[i].ifname),
-			x[i].ifname, wq, q);
-		fprintf(f, "  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n", ws,
-			(uint64_t)x[i].seen, wst, (uint64_t)x[i].stamped, wm,
-			(uint64_t)x[i].meta_refused);
+		fprintf(f, "%-*.*s  %*s", wn, (int)sizeof(x[i].ifname), x[i].ifname, wq, q);
+		fprintf(f, "  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n", ws, (uint64_t)x[i].seen,
+			wst, (uint64_t)x[i].stamped, wm, (uint64_t)x[i].meta_refused);
 	}
 }
 
@@ -347,8 +338,7 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 
 		if (!state)
 			state = r->unavailable[s] ? "unavailable" : "off";
-		fprintf(f, "%s%s=%s", s ? "  " : " ", rxlat_stage_names[s],
-			state);
+		fprintf(f, "%s%s=%s", s ? "  " : " ", rxlat_stage_names[s], state);
 		if (r->unavailable[s])
 			fprintf(f, " (%s)", r->unavailable[s]);
 	}
@@ -415,8 +405,7 @@ static int put_str(struct json_object *o, const char *key, const char *v)
 static int put_ifname(struct json_object *o, const char *ifname)
 {
 	return put(o, "ifname",
-		   json_object_new_string_len(
-			   ifname, strnlen(ifname, RXLAT_IFNAME_LEN)));
+		   json_object_new_string_len(ifname, strnlen(ifname, RXLAT_IFNAME_LEN)));
 }
 
 static int put_queue(struct json_object *o, int queue)
@@ -482,12 +471,10 @@ static struct json_object *json_series(const struct rxlat_series *s)
 
 	if (!o)
 		return NULL;
-	if (put_str(o, "stage", stage_name(s->stage)) ||
-	    put_ifname(o, s->ifname) || put_u64(o, "ifindex", s->ifindex) ||
-	    put_queue(o, s->queue) || put_u64(o, "count", st->count) ||
-	    put_u64(o, "sum_ns", st->sum_ns) ||
-	    put_u64(o, "max_ns", st->max_ns) ||
-	    put_u64(o, "p50_ns", rxlat_percentile(st, 0.5)) ||
+	if (put_str(o, "stage", stage_name(s->stage)) || put_ifname(o, s->ifname) ||
+	    put_u64(o, "ifindex", s->ifindex) || put_queue(o, s->queue) ||
+	    put_u64(o, "count", st->count) || put_u64(o, "sum_ns", st->sum_ns) ||
+	    put_u64(o, "max_ns", st->max_ns) || put_u64(o, "p50_ns", rxlat_percentile(st, 0.5)) ||
 	    put_u64(o, "p90_ns", rxlat_percentile(st, 0.9)) ||
 	    put_u64(o, "p99_ns", rxlat_percentile(st, 0.99)) ||
 	    put_u64(o, "p999_ns", rxlat_percentile(st, 0.999)) ||
@@ -513,8 +500,7 @@ static struct json_object *json_xdp(const struct rxlat_xdp_row *x)
 		return NULL;
 	if (put_ifname(o, x->ifname) || put_u64(o, "ifindex", x->ifindex) ||
 	    put_queue(o, x->queue) || put_u64(o, "seen", x->seen) ||
-	    put_u64(o, "stamped", x->stamped) ||
-	    put_u64(o, "meta_refused", x->meta_refused)) {
+	    put_u64(o, "stamped", x->stamped) || put_u64(o, "meta_refused", x->meta_refused)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -532,14 +518,11 @@ static struct json_object *json_report(const struct rxlat_report *r)
 	if (!o)
 		return NULL;
 	if (gmtime_r(&r->time.tv_sec, &tm)) {
-		size_t n =
-			strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
+		size_t n = strftime(tbuf, sizeof(tbuf), "%Y-%m-%dT%H:%M:%S", &tm);
 
-		snprintf(tbuf + n, sizeof(tbuf) - n, ".%03ldZ",
-			 r->time.tv_nsec / 1000000);
+		snprintf(tbuf + n, sizeof(tbuf) - n, ".%03ldZ", r->time.tv_nsec / 1000000);
 	}
-	if (put_str(o, "time", tbuf) ||
-	    put(o, "interval_s", new_seconds(r->interval_s)) ||
+	if (put_str(o, "time", tbuf) || put(o, "interval_s", new_seconds(r->interval_s)) ||
 	    put(o, "final", json_object_new_boolean(r->final)))
 		goto err;
 
@@ -552,11 +535,9 @@ static struct json_object *json_report(const struct rxlat_report *r)
 	for (s = 0; s < RXLAT_NR_STAGES; s++) {
 		const char *name = rxlat_stage_names[s];
 
-		if (r->attach[s] ? put_str(attach, name, r->attach[s])
-				 : put_null(attach, name))
+		if (r->attach[s] ? put_str(attach, name, r->attach[s]) : put_null(attach, name))
 			goto err;
-		if (r->unavailable[s] &&
-		    put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))
+		if (r->unavailable[s] && put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))
 			goto err;
 	}
 
@@ -564,8 +545,7 @@ static struct json_object *json_report(const struct rxlat_report *r)
 	if (put(o, "series", a))
 		goto err;
 	for (i = 0; i < r->nseries; i++)
-		if (!series_empty(&r->series[i].st) &&
-		    append(a, json_series(&r->series[i])))
+		if (!series_empty(&r->series[i].st) && append(a, json_series(&r->series[i])))
 			goto err;
 
 	a = json_object_new_array();
@@ -588,8 +568,8 @@ int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 
 	if (!o)
 		return -ENOMEM;
-	line = json_object_to_json_string_ext(
-		o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!line)
 		err = -ENOMEM;
 	else if (fprintf(f, "%s\n", line) < 0 || fflush(f) || ferror(f))

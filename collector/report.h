@@ -15,7 +15,7 @@
 #include "rxlat.h"
 
 /* Series queue values that are not a queue number. */
-#define RXLAT_QUEUE_ALL -1   /* all queues of the interface (no --per-queue) */
+#define RXLAT_QUEUE_ALL	  -1 /* all queues of the interface (no --per-queue) */
 #define RXLAT_QUEUE_OTHER -2 /* the queues past the --max-queues limit */
 
 #define RXLAT_IFNAME_LEN 16 /* IF_NAMESIZE, without pulling in <net/if.h> */

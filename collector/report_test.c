@@ -20,7 +20,7 @@
 #include "rxlat_hist.h"
 #include "report.h"
 
-#define NB ((int)RXLAT_HIST_BUCKETS)
+#define NB   ((int)RXLAT_HIST_BUCKETS)
 #define LAST (NB - 1)
 
 static int nfailed;
@@ -49,12 +49,11 @@ static void done(const char *name)
 	why[0] = '\0';
 }
 
-#define EXPECT_U64(what, got, want)                                            \
-	do {                                                                   \
-		uint64_t g_ = (got), w_ = (want);                              \
-		if (g_ != w_)                                                  \
-			fail("%s: got %" PRIu64 ", want %" PRIu64, (what), g_, \
-			     w_);                                              \
+#define EXPECT_U64(what, got, want)                                                 \
+	do {                                                                        \
+		uint64_t g_ = (got), w_ = (want);                                   \
+		if (g_ != w_)                                                       \
+			fail("%s: got %" PRIu64 ", want %" PRIu64, (what), g_, w_); \
 	} while (0)
 
 /* ----- reference bucket table ----- */
@@ -143,8 +142,7 @@ static void test_hist_special(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		snprintf(what, sizeof(what), "bucket(%" PRIu64 ")",
-			 (uint64_t)c[i].ns);
+		snprintf(what, sizeof(what), "bucket(%" PRIu64 ")", (uint64_t)c[i].ns);
 		EXPECT_U64(what, rxlat_hist_bucket(c[i].ns), c[i].idx);
 	}
 	done("hist_bucket_special");
@@ -166,21 +164,16 @@ static void test_hist_boundaries(void)
 		snprintf(what, sizeof(what), "bucket(le(%u))", i);
 		EXPECT_U64(what, rxlat_hist_bucket(ref_le[i]), i);
 		if (i > 0) {
-			snprintf(what, sizeof(what), "bucket(lower(%u) - 1)",
-				 i);
-			EXPECT_U64(what, rxlat_hist_bucket(ref_lower[i] - 1),
-				   i - 1);
+			snprintf(what, sizeof(what), "bucket(lower(%u) - 1)", i);
+			EXPECT_U64(what, rxlat_hist_bucket(ref_lower[i] - 1), i - 1);
 		}
 		if (i < LAST) {
 			snprintf(what, sizeof(what), "bucket(le(%u) + 1)", i);
-			EXPECT_U64(what, rxlat_hist_bucket(ref_le[i] + 1),
-				   i + 1);
+			EXPECT_U64(what, rxlat_hist_bucket(ref_le[i] + 1), i + 1);
 			/* the middle too, in case only edges are special */
 			snprintf(what, sizeof(what), "bucket(mid(%u))", i);
 			EXPECT_U64(what,
-				   rxlat_hist_bucket(
-					   ref_lower[i] +
-					   (ref_le[i] - ref_lower[i]) / 2),
+				   rxlat_hist_bucket(ref_lower[i] + (ref_le[i] - ref_lower[i]) / 2),
 				   i);
 		}
 	}
@@ -199,8 +192,7 @@ static void test_hist_le_exact(void)
 		if (rxlat_hist_bucket(rxlat_hist_le(i) + 1) == i)
 			fail("le(%u) + 1 still in bucket %u", i, i);
 		if (rxlat_hist_le(i) + 1 != rxlat_hist_lower(i + 1))
-			fail("gap or overlap between buckets %u and %u", i,
-			     i + 1);
+			fail("gap or overlap between buckets %u and %u", i, i + 1);
 	}
 	if (rxlat_hist_le(LAST) != UINT64_MAX)
 		fail("overflow le is not UINT64_MAX");
@@ -216,9 +208,8 @@ static void test_hist_width(void)
 		w = rxlat_hist_le(i) - rxlat_hist_lower(i) + 1;
 		/* w <= 12.5% of lower */
 		if (8 * w > rxlat_hist_lower(i))
-			fail("bucket %u: width %" PRIu64 " > lower %" PRIu64
-			     " / 8",
-			     i, (uint64_t)w, (uint64_t)rxlat_hist_lower(i));
+			fail("bucket %u: width %" PRIu64 " > lower %" PRIu64 " / 8", i, (uint64_t)w,
+			     (uint64_t)rxlat_hist_lower(i));
 	}
 	done("hist_width_le_12.5pct");
 }
@@ -354,8 +345,7 @@ static void test_pct_overflow(void)
 	st.buckets[LAST] = 2;
 	st.count = 2;
 	st.max_ns = 1ULL << 35;
-	EXPECT_U64("p50", rxlat_percentile(&st, 0.5),
-		   (1ULL << 34) + (1ULL << 33));
+	EXPECT_U64("p50", rxlat_percentile(&st, 0.5), (1ULL << 34) + (1ULL << 33));
 	EXPECT_U64("p100", rxlat_percentile(&st, 1), 1ULL << 35);
 
 	/* width * rank does not fit in 64 bits */
@@ -363,11 +353,9 @@ static void test_pct_overflow(void)
 	st.count = 4;
 	st.max_ns = UINT64_MAX;
 	/* 2^34 + floor((2^64 - 1 - 2^34) / 2) */
-	EXPECT_U64("p50 huge", rxlat_percentile(&st, 0.5),
-		   (1ULL << 63) + (1ULL << 33) - 1);
+	EXPECT_U64("p50 huge", rxlat_percentile(&st, 0.5), (1ULL << 63) + (1ULL << 33) - 1);
 	/* rank 3: 2^34 + floor((2^64 - 1 - 2^34) * 3 / 4) */
-	EXPECT_U64("p75 huge", rxlat_percentile(&st, 0.75),
-		   3 * (1ULL << 62) + (1ULL << 32) - 1);
+	EXPECT_U64("p75 huge", rxlat_percentile(&st, 0.75), 3 * (1ULL << 62) + (1ULL << 32) - 1);
 	EXPECT_U64("p100 huge", rxlat_percentile(&st, 1), UINT64_MAX);
 
 	/* max below the bucket's lower bound: the max still wins */
@@ -419,8 +407,8 @@ static void test_stats_add(void)
 		__u64 want = i == 0 ? 1 : i == 10 ? 3 : i == LAST ? 4 : 0;
 
 		if (c.buckets[i] != want)
-			fail("bucket %d: %" PRIu64 ", want %" PRIu64, i,
-			     (uint64_t)c.buckets[i], (uint64_t)want);
+			fail("bucket %d: %" PRIu64 ", want %" PRIu64, i, (uint64_t)c.buckets[i],
+			     (uint64_t)want);
 	}
 	EXPECT_U64("src xdp", c.sources[RXLAT_SRC_XDP], 3);
 	EXPECT_U64("src kernel", c.sources[RXLAT_SRC_KERNEL], 2);
@@ -443,11 +431,7 @@ static void test_stats_add(void)
 /* ----- renderers ----- */
 
 static const char *const attach[RXLAT_NR_STAGES] = {
-	"fentry:ip_rcv",
-	"fentry:tcp_v4_do_rcv+tcp_v6_do_rcv",
-	"fentry:tcp_data_queue",
-	NULL,
-	NULL,
+	"fentry:ip_rcv", "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv", "fentry:tcp_data_queue", NULL, NULL,
 };
 
 static const char *const unavailable[RXLAT_NR_STAGES] = {
@@ -465,8 +449,7 @@ static void report_init(struct rxlat_report *r)
 }
 
 /* Runs a renderer into a string; NULL on failure (reason set). */
-static char *render(int (*fn)(FILE *, const struct rxlat_report *),
-		    const struct rxlat_report *r)
+static char *render(int (*fn)(FILE *, const struct rxlat_report *), const struct rxlat_report *r)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -501,13 +484,11 @@ static void compare_text(const char *got, const char *want)
 	}
 	if (!got[i] && !want[i])
 		return;
-	fail("line %d differs: got \"%.*s\", want \"%.*s\"", line,
-	     (int)strcspn(got + start, "\n"), got + start,
-	     (int)strcspn(want + start, "\n"), want + start);
+	fail("line %d differs: got \"%.*s\", want \"%.*s\"", line, (int)strcspn(got + start, "\n"),
+	     got + start, (int)strcspn(want + start, "\n"), want + start);
 }
 
-static void text_fixture(struct rxlat_series *s, size_t *n,
-			 struct rxlat_xdp_row *x, size_t *nx)
+static void text_fixture(struct rxlat_series *s, size_t *n, struct rxlat_xdp_row *x, size_t *nx)
 {
 	memset(s, 0, 5 * sizeof(*s));
 
@@ -579,81 +560,81 @@ static void text_fixture(struct rxlat_series *s, size_t *n,
 
 /* clang-format off: one literal per output line, rows kept readable */
 static const char text_want[] =
-	"10:00:01\n"
-	"attach: ip_rcv=fentry:ip_rcv"
-	"  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"
-	"  tcp_data_queue=fentry:tcp_data_queue"
-	"  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"
-	"  sock_read=off\n"
-	"\n"
-	"ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"
-	"     nsecs               : count     distribution\n"
-	"       256 -> 511        : 3        |**                               "
-	"       |\n"
-	"       512 -> 1023       : 57       "
-	"|****************************************|\n"
-	"count 60  mean 585 ns  p50 605 ns  p90 630 ns  p99 630 ns  p99.9 630 "
-	"ns  max 630 ns\n"
-	"\n"
-	"tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 "
-	"tc=0 none=7)\n"
-	"     usecs               : count     distribution\n"
-	"     1.024 -> 2.047      : 3        "
-	"|****************************************|\n"
-	"     2.048 -> 4.095      : 0        |                                 "
-	"       |\n"
-	"     4.096 -> 8.191      : 0        |                                 "
-	"       |\n"
-	"     8.192 -> 16.383     : 0        |                                 "
-	"       |\n"
-	"    16.384 -> 32.767     : 0        |                                 "
-	"       |\n"
-	"    32.768 -> 65.535     : 0        |                                 "
-	"       |\n"
-	"    65.536 -> 131.071    : 0        |                                 "
-	"       |\n"
-	"   131.072 -> 262.143    : 0        |                                 "
-	"       |\n"
-	"   262.144 -> 524.287    : 0        |                                 "
-	"       |\n"
-	"   524.288 -> 1048.575   : 0        |                                 "
-	"       |\n"
-	"  1048.576 -> 2097.151   : 0        |                                 "
-	"       |\n"
-	"  2097.152 -> 4194.303   : 0        |                                 "
-	"       |\n"
-	"  4194.304 -> 8388.607   : 2        |**************************       "
-	"       |\n"
-	"count 5  mean 2.00 ms  p50 1.41 us  p90 5.00 ms  p99 5.00 ms  p99.9 "
-	"5.00 ms  max 5.00 ms\n"
-	"\n"
-	"udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n"
-	"count 0\n"
-	"\n"
-	"sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)\n"
-	"     usecs               : count     distribution\n"
-	"     8.192 -> 16.383     : 1        "
-	"|****************************************|\n"
-	"    16.384 -> 32.767     : 0        |                                 "
-	"       |\n"
-	"    32.768 -> 65.535     : 0        |                                 "
-	"       |\n"
-	"    65.536 -> 131.071    : 0        |                                 "
-	"       |\n"
-	"   131.072 -> 262.143    : 0        |                                 "
-	"       |\n"
-	"   262.144 -> 524.287    : 0        |                                 "
-	"       |\n"
-	"   524.288 -> 1048.575   : 1        "
-	"|****************************************|\n"
-	"count 2  mean 506 us  p50 13.3 us  p90 1.00 ms  p99 1.00 ms  p99.9 "
-	"1.00 ms  max 1.00 ms\n"
-	"\n"
-	"xdp stamper:\n"
-	"ifname  queue          seen       stamped  meta_refused\n"
-	"veth1       0           100            98             2\n"
-	"eth0    other  123456789012  123456789012             0\n"
-	"\n";
+    "10:00:01\n"
+    "attach: ip_rcv=fentry:ip_rcv"
+    "  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"
+    "  tcp_data_queue=fentry:tcp_data_queue"
+    "  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"
+    "  sock_read=off\n"
+    "\n"
+    "ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"
+    "     nsecs               : count     distribution\n"
+    "       256 -> 511        : 3        |**                               "
+    "       |\n"
+    "       512 -> 1023       : 57       "
+    "|****************************************|\n"
+    "count 60  mean 585 ns  p50 605 ns  p90 630 ns  p99 630 ns  p99.9 630 "
+    "ns  max 630 ns\n"
+    "\n"
+    "tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 "
+    "tc=0 none=7)\n"
+    "     usecs               : count     distribution\n"
+    "     1.024 -> 2.047      : 3        "
+    "|****************************************|\n"
+    "     2.048 -> 4.095      : 0        |                                 "
+    "       |\n"
+    "     4.096 -> 8.191      : 0        |                                 "
+    "       |\n"
+    "     8.192 -> 16.383     : 0        |                                 "
+    "       |\n"
+    "    16.384 -> 32.767     : 0        |                                 "
+    "       |\n"
+    "    32.768 -> 65.535     : 0        |                                 "
+    "       |\n"
+    "    65.536 -> 131.071    : 0        |                                 "
+    "       |\n"
+    "   131.072 -> 262.143    : 0        |                                 "
+    "       |\n"
+    "   262.144 -> 524.287    : 0        |                                 "
+    "       |\n"
+    "   524.288 -> 1048.575   : 0        |                                 "
+    "       |\n"
+    "  1048.576 -> 2097.151   : 0        |                                 "
+    "       |\n"
+    "  2097.152 -> 4194.303   : 0        |                                 "
+    "       |\n"
+    "  4194.304 -> 8388.607   : 2        |**************************       "
+    "       |\n"
+    "count 5  mean 2.00 ms  p50 1.41 us  p90 5.00 ms  p99 5.00 ms  p99.9 "
+    "5.00 ms  max 5.00 ms\n"
+    "\n"
+    "udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n"
+    "count 0\n"
+    "\n"
+    "sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)\n"
+    "     usecs               : count     distribution\n"
+    "     8.192 -> 16.383     : 1        "
+    "|****************************************|\n"
+    "    16.384 -> 32.767     : 0        |                                 "
+    "       |\n"
+    "    32.768 -> 65.535     : 0        |                                 "
+    "       |\n"
+    "    65.536 -> 131.071    : 0        |                                 "
+    "       |\n"
+    "   131.072 -> 262.143    : 0        |                                 "
+    "       |\n"
+    "   262.144 -> 524.287    : 0        |                                 "
+    "       |\n"
+    "   524.288 -> 1048.575   : 1        "
+    "|****************************************|\n"
+    "count 2  mean 506 us  p50 13.3 us  p90 1.00 ms  p99 1.00 ms  p99.9 "
+    "1.00 ms  max 1.00 ms\n"
+    "\n"
+    "xdp stamper:\n"
+    "ifname  queue          seen       stamped  meta_refused\n"
+    "veth1       0           100            98             2\n"
+    "eth0    other  123456789012  123456789012             0\n"
+    "\n";
 /* clang-format on */
 
 static void test_text(void)
@@ -700,8 +681,7 @@ static void test_text_final_empty(void)
 
 /* ----- JSON, parsed back ----- */
 
-static struct json_object *get(struct json_object *o, const char *key,
-			       enum json_type type)
+static struct json_object *get(struct json_object *o, const char *key, enum json_type type)
 {
 	struct json_object *v = NULL;
 
@@ -711,8 +691,7 @@ static struct json_object *get(struct json_object *o, const char *key,
 	}
 	if (!json_object_is_type(v, type)) {
 		fail("key \"%s\" has type %s, want %s", key,
-		     json_type_to_name(json_object_get_type(v)),
-		     json_type_to_name(type));
+		     json_type_to_name(json_object_get_type(v)), json_type_to_name(type));
 		return NULL;
 	}
 	return v;
@@ -732,24 +711,20 @@ static void expect_str(struct json_object *o, const char *key, const char *want)
 	struct json_object *v = get(o, key, json_type_string);
 
 	if (v && strcmp(json_object_get_string(v), want))
-		fail("\"%s\": got \"%s\", want \"%s\"", key,
-		     json_object_get_string(v), want);
+		fail("\"%s\": got \"%s\", want \"%s\"", key, json_object_get_string(v), want);
 }
 
 static void expect_keys(struct json_object *o, const char *what, int n)
 {
 	if (json_object_object_length(o) != n)
-		fail("%s has %d keys, want %d", what,
-		     json_object_object_length(o), n);
+		fail("%s has %d keys, want %d", what, json_object_object_length(o), n);
 }
 
 /* Checks one series object; buckets as (le index, count) pairs. */
-static void expect_series(struct json_object *o, const struct rxlat_series *s,
-			  const char *ifname, const char *queue,
-			  const __u64 *pct)
+static void expect_series(struct json_object *o, const struct rxlat_series *s, const char *ifname,
+			  const char *queue, const __u64 *pct)
 {
-	static const char *const pkey[] = { "p50_ns", "p90_ns", "p99_ns",
-					    "p999_ns" };
+	static const char *const pkey[] = { "p50_ns", "p90_ns", "p99_ns", "p999_ns" };
 	struct json_object *b, *e, *src;
 	size_t n = 0, j;
 	__u32 i;
@@ -828,7 +803,7 @@ static void test_json(void)
 	s[0].st.sources[RXLAT_SRC_KERNEL] = 1;
 	s[0].st.sources[RXLAT_SRC_TC] = 1;
 	s[0].st.sources[RXLAT_SRC_NONE] = 9;
-	pct_a[0] = 1024 + 127 / 3; /* rank 3: first of bucket 33 */
+	pct_a[0] = 1024 + 127 / 3;		     /* rank 3: first of bucket 33 */
 	pct_a[1] = pct_a[2] = pct_a[3] = 1ULL << 35; /* rank 6: the max */
 
 	/* no sample with a start time: still reported, with zeros */
@@ -889,8 +864,7 @@ static void test_json(void)
 	if (!line)
 		goto out;
 	len = strlen(line);
-	if (!len || line[len - 1] != '\n' ||
-	    strchr(line, '\n') != line + len - 1)
+	if (!len || line[len - 1] != '\n' || strchr(line, '\n') != line + len - 1)
 		fail("not exactly one line");
 	if (!strstr(line, "\"interval_s\":1.0,"))
 		fail("interval_s not printed as 1.0");
@@ -913,8 +887,7 @@ static void test_json(void)
 	if (o) {
 		expect_keys(o, "attach", 5);
 		expect_str(o, "ip_rcv", "fentry:ip_rcv");
-		expect_str(o, "tcp_do_rcv",
-			   "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv");
+		expect_str(o, "tcp_do_rcv", "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv");
 		expect_str(o, "tcp_data_queue", "fentry:tcp_data_queue");
 		get(o, "udp_queue_rcv", json_type_null);
 		get(o, "sock_read", json_type_null);
@@ -922,20 +895,16 @@ static void test_json(void)
 	o = get(root, "unavailable", json_type_object);
 	if (o) {
 		expect_keys(o, "unavailable", 1);
-		expect_str(o, "udp_queue_rcv",
-			   "no BTF for udp_queue_rcv_one_skb");
+		expect_str(o, "udp_queue_rcv", "no BTF for udp_queue_rcv_one_skb");
 	}
 
 	a = get(root, "series", json_type_array);
 	if (a && json_object_array_length(a) != 3)
 		fail("%zu series, want 3", json_object_array_length(a));
 	else if (a) {
-		expect_series(json_object_array_get_idx(a, 0), &s[0],
-			      "ve\"th\\1/", NULL, pct_a);
-		expect_series(json_object_array_get_idx(a, 1), &s[1], "other",
-			      "other", pct_b);
-		expect_series(json_object_array_get_idx(a, 2), &s[3], "eth0",
-			      "3", pct_d);
+		expect_series(json_object_array_get_idx(a, 0), &s[0], "ve\"th\\1/", NULL, pct_a);
+		expect_series(json_object_array_get_idx(a, 1), &s[1], "other", "other", pct_b);
+		expect_series(json_object_array_get_idx(a, 2), &s[3], "eth0", "3", pct_d);
 	}
 
 	a = get(root, "xdp", json_type_array);

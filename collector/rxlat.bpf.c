@@ -21,8 +21,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-#define ETH_P_IP 0x0800
-#define ETH_P_IPV6 0x86DD
+#define ETH_P_IP     0x0800
+#define ETH_P_IPV6   0x86DD
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
 
@@ -55,7 +55,7 @@ __u32 rxlat_next_slot;
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RXLAT_MAX_IFACES_DEFAULT); /* set by user space */
-	__type(key, __u32);                            /* ifindex */
+	__type(key, __u32);			       /* ifindex */
 	__type(value, struct rxlat_ifslot);
 } rxlat_ifslots SEC(".maps");
 
@@ -108,8 +108,7 @@ static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_me
 	if (!bpf_probe_read_kernel(m, sizeof(*m), head + mac - sizeof(*m)) &&
 	    m->magic == RXLAT_META_MAGIC)
 		return true;
-	if (meta_len > sizeof(*m) &&
-	    !bpf_probe_read_kernel(m, sizeof(*m), head + mac - meta_len) &&
+	if (meta_len > sizeof(*m) && !bpf_probe_read_kernel(m, sizeof(*m), head + mac - meta_len) &&
 	    m->magic == RXLAT_META_MAGIC)
 		return true;
 	return false;

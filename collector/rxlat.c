@@ -71,7 +71,8 @@ static int parse_choice(const char *opt, const char *val, const char *const *nam
 		if (!strcmp(val, names[i]))
 			return i;
 	rxlat_err("invalid value '%s' for %s: choose one of %s%s%s%s%s", val, opt, names[0],
-		  n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? ", " : "", n > 2 ? names[2] : "");
+		  n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? ", " : "",
+		  n > 2 ? names[2] : "");
 	return -1;
 }
 
@@ -121,12 +122,13 @@ static int parse_args(int argc, char **argv, struct rxlat_config *cfg)
 	static const char *const attaches[] = { "auto", "fentry", "fallback" };
 	static const char *const outputs[] = { "text", "json" };
 	struct opts o = {
-		.iface = arg_strn("i", "interface", "IFACE", 0, RXLAT_MAX_CLI_IFACES,
-				  "attach the XDP stamper to IFACE and report only it (repeatable)"),
-		.xdp_mode = arg_str0(NULL, "xdp-mode", "native|skb",
-				     "XDP attach mode (default: native)"),
-		.no_xdp = arg_lit0(NULL, "no-xdp",
-				   "use a stamper that xdp-loader attached, attach none"),
+		.iface =
+		    arg_strn("i", "interface", "IFACE", 0, RXLAT_MAX_CLI_IFACES,
+			     "attach the XDP stamper to IFACE and report only it (repeatable)"),
+		.xdp_mode =
+		    arg_str0(NULL, "xdp-mode", "native|skb", "XDP attach mode (default: native)"),
+		.no_xdp =
+		    arg_lit0(NULL, "no-xdp", "use a stamper that xdp-loader attached, attach none"),
 		.stamp = arg_str0(NULL, "stamp", "batch|packet",
 				  "one stamp per NAPI poll (default, keeps GRO) or per packet"),
 		.per_queue = arg_lit0(NULL, "per-queue", "one series per receive queue"),
@@ -152,10 +154,10 @@ static int parse_args(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,    o.xdp_mode, o.no_xdp,     o.stamp,       o.per_queue,
-			  o.stages,   o.attach,   o.interval,   o.duration,    o.output,
-			  o.max_ifaces, o.max_queues, o.list_stages, o.verbose,   o.help,
-			  o.version,  o.end };
+	void *table[] = { o.iface,	o.xdp_mode,   o.no_xdp,	     o.stamp,	 o.per_queue,
+			  o.stages,	o.attach,     o.interval,    o.duration, o.output,
+			  o.max_ifaces, o.max_queues, o.list_stages, o.verbose,	 o.help,
+			  o.version,	o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -186,10 +188,10 @@ static int parse_args(int argc, char **argv, struct rxlat_config *cfg)
 	cfg->list_stages = o.list_stages->count > 0;
 	cfg->interval_s = o.interval->count ? o.interval->dval[0] : 1.0;
 	cfg->duration_s = o.duration->count ? o.duration->dval[0] : 0.0;
-	cfg->max_ifaces = o.max_ifaces->count ? (__u32)o.max_ifaces->ival[0]
-					      : RXLAT_MAX_IFACES_DEFAULT;
-	cfg->max_queues = o.max_queues->count ? (__u32)o.max_queues->ival[0]
-					      : RXLAT_MAX_QUEUES_DEFAULT;
+	cfg->max_ifaces =
+	    o.max_ifaces->count ? (__u32)o.max_ifaces->ival[0] : RXLAT_MAX_IFACES_DEFAULT;
+	cfg->max_queues =
+	    o.max_queues->count ? (__u32)o.max_queues->ival[0] : RXLAT_MAX_QUEUES_DEFAULT;
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		cfg->stages[s] = true;
 
@@ -204,13 +206,13 @@ static int parse_args(int argc, char **argv, struct rxlat_config *cfg)
 			  cfg->duration_s);
 		goto out;
 	}
-	if (o.max_ifaces->count && (o.max_ifaces->ival[0] < 1 ||
-				    o.max_ifaces->ival[0] > RXLAT_MAX_IFACES_LIMIT)) {
+	if (o.max_ifaces->count &&
+	    (o.max_ifaces->ival[0] < 1 || o.max_ifaces->ival[0] > RXLAT_MAX_IFACES_LIMIT)) {
 		rxlat_err("--max-ifaces must be between 1 and %d", RXLAT_MAX_IFACES_LIMIT);
 		goto out;
 	}
-	if (o.max_queues->count && (o.max_queues->ival[0] < 1 ||
-				    o.max_queues->ival[0] > RXLAT_MAX_QUEUES_LIMIT)) {
+	if (o.max_queues->count &&
+	    (o.max_queues->ival[0] < 1 || o.max_queues->ival[0] > RXLAT_MAX_QUEUES_LIMIT)) {
 		rxlat_err("--max-queues must be between 1 and %d", RXLAT_MAX_QUEUES_LIMIT);
 		goto out;
 	}
@@ -277,12 +279,12 @@ struct collector {
 	struct rxlat_stamper *stamper;
 	struct rxlat_hooks_info info;
 	__u32 nr_series;
-	struct rxlat_hist *prev;    /* the maps as of the last report */
-	__u32 *slot_ifindex;        /* max_ifaces + 1 */
+	struct rxlat_hist *prev; /* the maps as of the last report */
+	__u32 *slot_ifindex;	 /* max_ifaces + 1 */
 	struct rxlat_xdp_key *xdp_prev_keys;
 	struct rxlat_xdp_counters *xdp_prev_vals;
 	size_t xdp_nprev;
-	struct timespec last;       /* CLOCK_MONOTONIC of the last report */
+	struct timespec last; /* CLOCK_MONOTONIC of the last report */
 };
 
 static void series_name(const struct collector *c, __u32 slot, char *name, __u32 *ifindex)
@@ -364,7 +366,7 @@ static int collect_series(struct collector *c, int parity, struct rxlat_series *
 				ser = &(*out)[*n - 1];
 				ser->stage = s;
 				series_name(c, slot, ser->ifname, &ser->ifindex);
-				ser->queue = !cfg->per_queue	   ? RXLAT_QUEUE_ALL
+				ser->queue = !cfg->per_queue	    ? RXLAT_QUEUE_ALL
 					     : q == cfg->max_queues ? RXLAT_QUEUE_OTHER
 								    : (int)q;
 				ser->st = d;
@@ -476,8 +478,8 @@ out:
 
 /* ---- setup and the main loop ---------------------------------------- */
 
-static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info,
-		       FILE *f, const char *prefix)
+static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info, FILE *f,
+		       const char *prefix)
 {
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
 		if (!cfg->stages[s])
@@ -627,9 +629,9 @@ int main(int argc, char **argv)
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
 	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u interface slots x %u "
 		   "queue slots, %zu bytes each)",
-		   hooks_map_bytes(c.hooks) / 1024.0, rxlat_nr_series(cfg.max_ifaces, cfg.max_queues),
-		   RXLAT_NR_STAGES, cfg.max_ifaces + 1, cfg.max_queues + 1,
-		   sizeof(struct rxlat_hist));
+		   hooks_map_bytes(c.hooks) / 1024.0,
+		   rxlat_nr_series(cfg.max_ifaces, cfg.max_queues), RXLAT_NR_STAGES,
+		   cfg.max_ifaces + 1, cfg.max_queues + 1, sizeof(struct rxlat_hist));
 
 	c.nr_series = rxlat_nr_series(cfg.max_ifaces, cfg.max_queues);
 	c.prev = calloc(c.nr_series, sizeof(*c.prev));

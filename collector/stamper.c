@@ -37,12 +37,12 @@ static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, boo
 		return -errno;
 	skel->rodata->rxlat_stamp_mode = cfg->stamp;
 	/* Pins are for stampers that xdp-loader loads; rxlat's own are private. */
-	bpf_object__for_each_map(map, skel->obj)
+	bpf_object__for_each_map (map, skel->obj)
 		bpf_map__set_pin_path(map, NULL);
 	if (!frags)
 		bpf_program__set_flags(skel->progs.rxlat_xdp,
 				       bpf_program__flags(skel->progs.rxlat_xdp) &
-					       ~BPF_F_XDP_HAS_FRAGS);
+					   ~BPF_F_XDP_HAS_FRAGS);
 	err = rxlat_xdp__load(skel);
 	if (err) {
 		rxlat_xdp__destroy(skel);
@@ -129,8 +129,8 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg)
 
 		/* A link, not a netlink attach: the kernel detaches it when the
 		 * last fd closes, so no exit path of rxlat leaves it behind. */
-		fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp),
-				     cfg->ifindexes[i], BPF_XDP, &opts);
+		fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), cfg->ifindexes[i],
+				     BPF_XDP, &opts);
 		if (fd < 0) {
 			err = -errno;
 			if ((err == -EBUSY || err == -EEXIST) &&
@@ -139,8 +139,8 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg)
 			rxlat_err("cannot attach the XDP stamper to %s in %s mode: %s%s",
 				  cfg->ifnames[i], mode, strerror(-err),
 				  cfg->xdp_mode == RXLAT_XDP_SKB
-					  ? ""
-					  : " (driver without native XDP? try --xdp-mode skb)");
+				      ? ""
+				      : " (driver without native XDP? try --xdp-mode skb)");
 			goto fail;
 		}
 		st->link_fds[st->nlinks++] = fd;

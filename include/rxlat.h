@@ -30,7 +30,7 @@ struct rxlat_meta {
 	__u32 magic;
 	__u32 ifindex;
 	__u16 rx_queue;
-	__u16 flags;    /* RXLAT_META_F_* */
+	__u16 flags;	/* RXLAT_META_F_* */
 	__u32 stamp_lo; /* CLOCK_MONOTONIC ns, split so that the struct needs */
 	__u32 stamp_hi; /* only 4-byte alignment, as the meta area gives */
 };
@@ -86,8 +86,8 @@ enum rxlat_stage {
 enum rxlat_source {
 	RXLAT_SRC_XDP = 0, /* rxlat_meta stamp, same clock as the hook */
 	RXLAT_SRC_KERNEL,  /* skb->tstamp holding a realtime receive time */
-	RXLAT_SRC_TC,      /* stamp written by the tc ingress program */
-	RXLAT_SRC_NONE,    /* no usable start time: counted, not measured */
+	RXLAT_SRC_TC,	   /* stamp written by the tc ingress program */
+	RXLAT_SRC_NONE,	   /* no usable start time: counted, not measured */
 	RXLAT_NR_SOURCES,
 };
 
@@ -100,15 +100,15 @@ enum rxlat_source {
 #define RXLAT_HIST_MIN_SHIFT 6
 #define RXLAT_HIST_MAX_SHIFT 34
 #define RXLAT_HIST_SUB_SHIFT 3
-#define RXLAT_HIST_SUB (1u << RXLAT_HIST_SUB_SHIFT)
-#define RXLAT_HIST_LINEAR ((RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * RXLAT_HIST_SUB)
-#define RXLAT_HIST_BUCKETS (RXLAT_HIST_LINEAR + 2) /* + underflow + overflow */
+#define RXLAT_HIST_SUB	     (1u << RXLAT_HIST_SUB_SHIFT)
+#define RXLAT_HIST_LINEAR    ((RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * RXLAT_HIST_SUB)
+#define RXLAT_HIST_BUCKETS   (RXLAT_HIST_LINEAR + 2) /* + underflow + overflow */
 
 /* Size limits; interfaces and queues past them share an overflow slot. */
 #define RXLAT_MAX_IFACES_DEFAULT 16
 #define RXLAT_MAX_QUEUES_DEFAULT 16
-#define RXLAT_MAX_IFACES_LIMIT 256
-#define RXLAT_MAX_QUEUES_LIMIT 256
+#define RXLAT_MAX_IFACES_LIMIT	 256
+#define RXLAT_MAX_QUEUES_LIMIT	 256
 
 /*
  * One latency series: (stage, interface slot, queue slot), index
@@ -125,8 +125,8 @@ struct rxlat_hist {
 	__u64 max_ns[2]; /* largest sample, by parity of the report epoch */
 };
 
-static inline __u32 rxlat_series_index(__u32 stage, __u32 ifslot, __u32 qslot,
-				       __u32 max_ifaces, __u32 max_queues)
+static inline __u32 rxlat_series_index(__u32 stage, __u32 ifslot, __u32 qslot, __u32 max_ifaces,
+				       __u32 max_queues)
 {
 	/* one extra interface slot and queue slot each take the overflow */
 	return (stage * (max_ifaces + 1) + ifslot) * (max_queues + 1) + qslot;

@@ -17,8 +17,7 @@
  */
 _Static_assert(RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT <= 32,
 	       "rxlat_hist_bucket() searches at most 32 bits");
-_Static_assert(RXLAT_HIST_MIN_SHIFT >= RXLAT_HIST_SUB_SHIFT,
-	       "sub-buckets narrower than 1 ns");
+_Static_assert(RXLAT_HIST_MIN_SHIFT >= RXLAT_HIST_SUB_SHIFT, "sub-buckets narrower than 1 ns");
 _Static_assert(RXLAT_HIST_MAX_SHIFT < 64, "bucket bounds must fit in __u64");
 
 /*
@@ -58,8 +57,7 @@ static inline __u32 rxlat_hist_bucket(__u64 ns)
 
 	/* the SUB_SHIFT bits right below the leading one pick the sub-bucket */
 	idx = 1 + (lg << RXLAT_HIST_SUB_SHIFT) +
-	      ((ns >> (lg + RXLAT_HIST_MIN_SHIFT - RXLAT_HIST_SUB_SHIFT)) &
-	       (RXLAT_HIST_SUB - 1));
+	      ((ns >> (lg + RXLAT_HIST_MIN_SHIFT - RXLAT_HIST_SUB_SHIFT)) & (RXLAT_HIST_SUB - 1));
 
 #ifdef __BPF__
 	/*
