@@ -53,15 +53,17 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 
 include collector/collector.mk
 include netns-tests/tests.mk
+include netns-tests/vm/vm.mk
 
 .PHONY: all deps test lint format install uninstall clean demo vmtest bench
 
 deps:
 	./netns-tests/deps.sh
 
+# the host suite, then the same suite under Debian's 6.1 and 6.12 kernels
 test: deps
-	$(MAKE) all test-binaries
-	./netns-tests/run.sh
+	$(MAKE) all test-binaries vmcheck
+	BUILD=$(BUILD) ./netns-tests/all.sh
 
 # throughput, per-program cost and map memory figures; on demand, not a test
 bench: deps

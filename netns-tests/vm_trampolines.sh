@@ -31,7 +31,7 @@ fentry_everywhere()
 
 dispatcher_count()	# PIN-DIR
 {
-	bpftool -j map dump pinned "$1/xdp_count_pkts" | jq '.[0].value | if type == "array" then (map(tonumber) | add) else . end'
+	bpftool -j map dump pinned "$1/xdp_count_pkts" | jq '.[0].formatted.value'
 }
 
 send_and_receive()	# CHECK-SUFFIX
@@ -54,8 +54,18 @@ multiprog()
 	pins=$(t_pin_dir multiprog)
 	mkdir -p "$pins"
 	t_xdp_load "$NS_B" "$IF_B" native "$COUNT_OBJ" "$pins" || t_abort load_count "xdp-loader load failed"
-	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$pins" ||
-		t_abort load_rxlat "xdp-loader load failed"
+	if ! in_ns "$NS_B" xdp-loader load -m native -p "$pins" "$IF_B" "$BUILD/rxlat_xdp.bpf.o" \
+		>"$T_DIR/load.out" 2>&1; then
+		# Debian's libxdp 1.3 on a kernel that checks extensions for
+		# packet data changes: a known refusal, not one of rxlat's. Any
+		# other reason fails the test.
+		if xdp_dispatcher_refuses "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$pins"; then
+			pass dispatcher_refusal_is_the_known_libxdp_one
+			log "libxdp's dispatcher refuses programs that change packet data on $(uname -r) (fixed in xdp-tools 1.5): no multi-program run on this kernel"
+			return 0
+		fi
+		t_abort load_rxlat "xdp-loader load failed: $(tail -n 1 "$T_DIR/load.out")"
+	fi
 	status=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)
 	while read -r line; do log "$line"; done <<<"$status"
 	assert_match dispatcher "xdp_dispatcher" "$status" "xdp-loader status"
@@ -76,7 +86,7 @@ multiprog()
 	assert_eq other_program_counted "$N" "$(dispatcher_count "$pins")"
 
 	# unloading rxlat's program leaves the other one attached and running
-	id=$(in_ns "$NS_B" xdp-loader status "$IF_B" | awk '$0 ~ /rxlat_xdp/ { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/ && $(i+1) ~ /^[0-9a-f]{16}$/) print $i }' | head -n 1)
+	id=$(bpftool -j prog show name rxlat_xdp | jq -s -r 'flatten | map(.id) | max // empty')
 	assert_match rxlat_prog_id '^[0-9]+$' "$id" || return 1
 	assert_cmd unload_rxlat in_ns "$NS_B" xdp-loader unload -i "$id" "$IF_B"
 	status=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make test: the suite on the host kernel, then inside Debian's 6.1 and 6.12
+# kernels under QEMU (make vmtest). Ends with a summary of which kernel ran
+# which attach set, and one line "N passed, M failed" over all of them.
+#
+# RXLAT_VMTEST=0 leaves the QEMU part out (the summary then says so, and it
+# counts as a failure: make test is not complete without it).
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+cd "$here/.." || exit 1
+BUILD=${BUILD:-build}
+export BUILD
+
+if [[ $EUID -ne 0 ]]; then
+	echo "all.sh: must run as root (namespaces, XDP, QEMU); try: sudo make test" >&2
+	exit 1
+fi
+
+log=$(mktemp /tmp/rxlat-all.XXXXXX)
+trap 'rm -f "$log"' EXIT
+trap 'exit 130' INT TERM
+
+passed=0 failed=0 rows=()
+
+# counts of the last "N passed, M failed" line with PREFIX in $log
+take_counts()	# PREFIX
+{
+	local line
+	line=$(grep -E "^$1[0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1)
+	[[ -n $line ]] || return 1
+	line=${line#"$1"}
+	P=${line%% passed*}
+	F=${line#*passed, }
+	F=${F%% failed*}
+}
+
+host_set()
+{
+	"$BUILD/rxlat" --list-stages 2>/dev/null | grep -q 'fentry:' && echo "fentry where allowed" ||
+		echo "fallback set: BPF trampolines refused"
+}
+
+echo "# === host kernel $(uname -r)"
+./netns-tests/run.sh | tee "$log"
+if take_counts ""; then
+	((passed += P, failed += F))
+	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed")
+else
+	((failed++))
+	rows+=("host $(uname -r): FAIL no result line")
+fi
+
+if [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
+	((failed++))
+	rows+=("QEMU kernels: FAIL not run (RXLAT_VMTEST=0)")
+else
+	echo "# === Debian kernels under QEMU"
+	BUILD=$(cd "$BUILD" && pwd) ./netns-tests/vm/vmtest.sh --kernel all | tee "$log"
+	for line in 6.1 6.12; do
+		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
+		if take_counts "\[$line\] "; then
+			((passed += P, failed += F))
+			rows+=("vm $line ${kver:-?} (fentry forced, fallback forced for exact counts, libxdp dispatcher): $P passed, $F failed")
+		else
+			((failed++))
+			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/vm/$line/console.log)")
+		fi
+	done
+fi
+
+echo "# summary"
+for r in "${rows[@]}"; do
+	echo "#   $r"
+done
+echo "$passed passed, $failed failed"
+((failed == 0 && passed > 0))

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: GPL-2.0
+# make vmtest: runs the namespace test suite inside Debian's 6.1 and 6.12
+# kernels under QEMU (see netns-tests/vm/vmtest.sh). Included from the top
+# Makefile.
+#   make vmtest                        both kernels, ./netns-tests/run.sh
+#   make vmtest VMTEST_ARGS='--kernel 6.1'
+#   make vmtest VMTEST_ARGS='-- ./netns-tests/vm/selftest.sh'
+#   make vmtest-selftest               only the VM's own feature checks
+
+VMTEST_ARGS ?=
+VMCHECK := $(BUILD)/vmcheck/fentry_check $(BUILD)/vmcheck/fentry_check.bpf.o
+
+$(BUILD)/vmcheck/fentry_check.bpf.o: netns-tests/vm/fentry_check.bpf.c
+	@mkdir -p $(dir $@)
+	$(CLANG) -g -O2 -Wall -Werror -target bpf \
+		-I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+
+$(BUILD)/vmcheck/fentry_check: netns-tests/vm/fentry_check.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $< -o $@ -lbpf
+
+.PHONY: vmtest vmtest-selftest vmcheck
+vmcheck: $(VMCHECK)
+
+vmtest: all test-binaries $(VMCHECK)
+	BUILD=$(abspath $(BUILD)) ./netns-tests/vm/vmtest.sh $(VMTEST_ARGS)
+
+vmtest-selftest: all $(VMCHECK)
+	BUILD=$(abspath $(BUILD)) ./netns-tests/vm/vmtest.sh $(VMTEST_ARGS) -- ./netns-tests/vm/selftest.sh
+
