@@ -87,6 +87,13 @@ struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
 extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
 
 /*
+ * Every program here gets the skb as a BTF pointer (fentry and tp_btf
+ * arguments, bpf_cast_to_kern_ctx()), so its fields are read with plain
+ * loads; only memory reached through computed addresses (the shared info,
+ * the metadata bytes, the TCP control block) goes through
+ * bpf_probe_read_kernel(). Each helper call saved is 10-15 ns per packet
+ * and stage.
+ *
  * The rxlat_meta sits right before the MAC header, at the end of the
  * metadata area (skb_shinfo()->meta_len bytes). When another XDP program of
  * a libxdp chain ran before ours and left metadata of its own, ours was
@@ -94,14 +101,14 @@ extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
  */
 static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_meta *m)
 {
-	unsigned char *head = BPF_CORE_READ(skb, head);
-	__u16 mac = BPF_CORE_READ(skb, mac_header);
+	unsigned char *head = skb->head;
+	__u16 mac = skb->mac_header;
 	struct skb_shared_info *shinfo;
 	__u8 meta_len;
 
 	if (mac == (__u16)~0U)
 		return false;
-	shinfo = (void *)(head + BPF_CORE_READ(skb, end));
+	shinfo = (void *)(head + skb->end);
 	meta_len = BPF_CORE_READ(shinfo, meta_len);
 	if (meta_len < sizeof(*m))
 		return false;
@@ -166,12 +173,12 @@ static __always_inline void update_max(__u64 *slot, __u64 lat)
 
 static __always_inline bool netns_dev(const struct sk_buff *skb)
 {
-	return BPF_CORE_READ(skb, dev, nd_net.net, ns.inum) == rxlat_netns_ino;
+	return skb->dev->nd_net.net->ns.inum == rxlat_netns_ino;
 }
 
 static __always_inline bool netns_sk(const struct sock *sk)
 {
-	return BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum) == rxlat_netns_ino;
+	return sk->__sk_common.skc_net.net->ns.inum == rxlat_netns_ino;
 }
 
 static __always_inline void record(const struct sk_buff *skb, __u32 stage)
@@ -188,10 +195,10 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 		queue = m.rx_queue;
 		src = RXLAT_SRC_XDP;
 	} else {
-		__u16 qm = BPF_CORE_READ(skb, queue_mapping);
-		__s64 ts = BPF_CORE_READ(skb, tstamp);
+		__u16 qm = skb->queue_mapping;
+		__s64 ts = skb->tstamp;
 
-		ifindex = BPF_CORE_READ(skb, skb_iif);
+		ifindex = skb->skb_iif;
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 		src = RXLAT_SRC_NONE;
 		if (ts > 0 && tstamp_is_realtime(skb)) {
@@ -287,7 +294,7 @@ int BPF_PROG(rxlat_fentry_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 {
-	__u16 proto = bpf_ntohs(BPF_CORE_READ(skb, protocol));
+	__u16 proto = bpf_ntohs(skb->protocol);
 
 	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && netns_dev(skb))
 		record(skb, RXLAT_STAGE_IP_RCV);
@@ -317,8 +324,8 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 	if (!bpf_cast_to_kern_ctx)
 		return 1;
 	skb = bpf_cast_to_kern_ctx(ctx);
-	sk = BPF_CORE_READ(skb, sk);
-	if (sk && BPF_CORE_READ(sk, sk_protocol) == IPPROTO_UDP_ && netns_sk(sk))
+	sk = skb->sk;
+	if (sk && sk->sk_protocol == IPPROTO_UDP_ && netns_sk(sk))
 		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
 	return 1;
 }
@@ -335,11 +342,11 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 {
-	struct sock *sk = BPF_CORE_READ(skb, sk);
+	struct sock *sk = skb->sk;
 	struct tcp_skb_cb *cb = (void *)skb->cb;
 	struct tcp_sock *tp = (void *)sk;
 
-	if (!sk || BPF_CORE_READ(sk, sk_protocol) != IPPROTO_TCP_ || !netns_sk(sk))
+	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_sk(sk))
 		return 0;
 	if (BPF_CORE_READ(tp, copied_seq) != BPF_CORE_READ(cb, seq))
 		return 0;
@@ -354,7 +361,7 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 SEC("fentry/skb_consume_udp")
 int BPF_PROG(rxlat_fentry_udp_read, struct sock *sk, struct sk_buff *skb)
 {
-	if (BPF_CORE_READ(skb, users.refs.counter) == 1 && netns_sk(sk))
+	if (skb->users.refs.counter == 1 && netns_sk(sk))
 		record(skb, RXLAT_STAGE_SOCK_READ);
 	return 0;
 }
@@ -375,7 +382,7 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 		return 0;
 	__sync_fetch_and_add(&rxlat_udp_read_seen, 1);
 	t = bpf_get_current_task_btf();
-	if (BPF_CORE_READ(t, nsproxy, net_ns, ns.inum) == rxlat_netns_ino)
+	if (t->nsproxy->net_ns->ns.inum == rxlat_netns_ino)
 		record(skb, RXLAT_STAGE_SOCK_READ);
 	return 0;
 }
