@@ -24,16 +24,16 @@ trap 'exit 130' INT TERM
 
 passed=0 failed=0 rows=()
 
-# counts of the last "N passed, M failed" line with PREFIX in $log
+# P and F of the last "N passed, M failed" line that follows PREFIX (taken
+# literally) in $log
 take_counts()	# PREFIX
 {
 	local line
-	line=$(grep -E "^$1[0-9]+ passed, [0-9]+ failed$" "$log" | tail -n 1)
-	[[ -n $line ]] || return 1
+	line=$(awk -v p="$1" 'p == "" || substr($0, 1, length(p)) == p' "$log" |
+		grep -E "[0-9]+ passed, [0-9]+ failed$" | tail -n 1)
 	line=${line#"$1"}
-	P=${line%% passed*}
-	F=${line#*passed, }
-	F=${F%% failed*}
+	[[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] || return 1
+	P=${BASH_REMATCH[1]} F=${BASH_REMATCH[2]}
 }
 
 host_set()
@@ -60,9 +60,9 @@ else
 	BUILD=$(cd "$BUILD" && pwd) ./netns-tests/vm/vmtest.sh --kernel all | tee "$log"
 	for line in 6.1 6.12; do
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
-		if take_counts "\[$line\] "; then
+		if take_counts "[$line] "; then
 			((passed += P, failed += F))
-			rows+=("vm $line ${kver:-?} (fentry forced, fallback forced for exact counts, libxdp dispatcher): $P passed, $F failed")
+			rows+=("vm $line ${kver:-?} (fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper): $P passed, $F failed")
 		else
 			((failed++))
 			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/vm/$line/console.log)")

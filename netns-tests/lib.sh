@@ -398,8 +398,11 @@ t_xdp_load()	# NS IF MODE OBJECT PIN-DIR
 # does not declare it. Direct attach works there.
 xdp_dispatcher_refuses()	# NS IF MODE OBJECT PIN-DIR
 {
-	in_ns "$1" xdp-loader load -vv -m "$3" -p "$5" "$2" "$4" 2>&1 |
-		grep -q "changes packet data"
+	local out
+	# all of its output first: xdp-loader killed by SIGPIPE (grep -q) would
+	# leave its lock file behind, and every later xdp-loader fails on it
+	out=$(in_ns "$1" xdp-loader load -vv -m "$3" -p "$5" "$2" "$4" 2>&1)
+	grep -q "changes packet data" <<<"$out"
 }
 
 _t_kill_pid()
@@ -500,7 +503,7 @@ _t_main()	# NAME RESULTS FUNCTION [ARGS...]
 	# A failing command is not fatal (assertions decide), but say where it
 	# happened when the test ends without a verdict for it.
 	set -E
-	trap 'echo "E line $LINENO: $BASH_COMMAND" >>"$T_RESULTS"' ERR
+	trap '[[ -n ${T_RESULTS:-} ]] && echo "E line $LINENO: $BASH_COMMAND" >>"$T_RESULTS"' ERR
 	T_DIR=$(mktemp -d "/tmp/${T_PREFIX}.XXXXXX") || exit 1
 	[[ -n ${RXLAT_RUN_PIDS:-} ]] && echo "$BASHPID" >>"$RXLAT_RUN_PIDS"
 	# The verdict is in the PASS/FAIL lines; what the function returns is

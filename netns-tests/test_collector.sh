@@ -19,10 +19,9 @@ PORT=7100
 ATTACH=${RXLAT_TEST_ATTACH:-auto}
 # The injected delay: nftables rules that never match, and a packet rate low
 # enough that packets never queue behind each other's trip through them.
-# Under QEMU's software emulation every rule costs far more: fewer rules and
-# a lower rate there.
+# Under QEMU's software emulation every rule costs far more: a lower rate.
 if [[ -n ${RXLAT_VM:-} ]]; then
-	DELAY_RULES=${RXLAT_TEST_DELAY_RULES:-3000} DELAY_RATE=160K
+	DELAY_RULES=${RXLAT_TEST_DELAY_RULES:-20000} DELAY_RATE=160K
 else
 	DELAY_RULES=${RXLAT_TEST_DELAY_RULES:-20000} DELAY_RATE=800K
 fi
@@ -230,7 +229,14 @@ injected_delay()
 	log "$DELAY_RULES nftables rules; p50 ns before: ip_rcv=${before[0]} udp_queue_rcv=${before[1]} sock_read=${before[2]}"
 	log "p50 ns after:  ip_rcv=${after[0]} udp_queue_rcv=${after[1]} sock_read=${after[2]}"
 	assert_ge udp_queue_rcv_p50_10x $((before[1] * 10)) "${after[1]}" "udp_queue_rcv p50 with the delay"
-	if ! udp_reads_hidden; then
+	if udp_reads_hidden; then
+		: # only TCP reads are seen here: iperf3's control connection
+	elif [[ -n ${RXLAT_VM:-} ]]; then
+		# Under emulation the reader's wake-up alone takes about 0.5 ms,
+		# so sock_read starts high: the delay must carry over in full
+		assert_ge sock_read_p50_follows $(((after[1] - before[1]) * 9 / 10)) \
+			"$((after[2] - before[2]))" "rise of sock_read p50, against udp_queue_rcv's"
+	else
 		assert_ge sock_read_p50_10x $((before[2] * 10)) "${after[2]}" "sock_read p50 with the delay"
 	fi
 	# "stays put": within a factor 3 (bucket width and noise)
