@@ -130,6 +130,7 @@ static int cgroup2_root(char *path, size_t len)
 }
 
 static __u64 udp_consume_lo, udp_consume_hi;
+static bool udp_read_fallback; /* the consume_skb program can see UDP reads */
 
 /* [start, start of the next symbol) of a kernel function */
 static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
@@ -212,15 +213,23 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 			return P_NONE;
 		}
 	}
+	/* without a way to see UDP reads, sock_read still has TCP's */
 	if (s == RXLAT_STAGE_SOCK_READ) {
-		if (!vmlinux || !consume_skb_has_location(vmlinux)) {
-			*reason = "the consume_skb fallback for UDP needs the tracepoint's "
-				  "location argument (Linux 6.3+)";
-			return P_NONE;
-		}
-		if (ksym_range("skb_consume_udp", &udp_consume_lo, &udp_consume_hi)) {
-			*reason = "skb_consume_udp not found in /proc/kallsyms (run as root)";
-			return P_NONE;
+		const char *why = NULL;
+
+		if (!vmlinux || !consume_skb_has_location(vmlinux))
+			why = "TCP only: the consume_skb fallback for UDP needs the "
+			      "tracepoint's caller argument (Linux 6.3+)";
+		else if (ksym_range("skb_consume_udp", &udp_consume_lo, &udp_consume_hi))
+			why = "TCP only: skb_consume_udp not found in /proc/kallsyms";
+		udp_read_fallback = !why;
+		if (why) {
+			char prev[160];
+
+			snprintf(prev, sizeof(prev), "%s", *reason ? *reason : "");
+			snprintf(reason_buf[s], sizeof(reason_buf[s]), "%s%s%s", prev,
+				 prev[0] ? "; " : "", why);
+			*reason = reason_buf[s];
 		}
 	}
 	return P_FALLBACK;
@@ -235,6 +244,9 @@ static void describe(int s, enum point p, struct rxlat_hooks_info *info)
 	if (p == P_FENTRY) {
 		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s%sfentry:%s%s%s", c, sep,
 			 d->fentry[0], d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "");
+		info->attach[s] = attach_buf[s];
+	} else if (p == P_FALLBACK && s == RXLAT_STAGE_SOCK_READ && !udp_read_fallback) {
+		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s", c);
 		info->attach[s] = attach_buf[s];
 	} else if (p == P_FALLBACK) {
 		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s%s%s", c, sep, d->fallback);
@@ -314,6 +326,8 @@ static void set_autoload(struct rxlat *skel, const enum point plan[RXLAT_NR_STAG
 			bpf_program__set_autoload(progs[i].prog, true);
 	bpf_program__set_autoload(skel->progs.rxlat_tp_sock_read,
 				  plan[RXLAT_STAGE_SOCK_READ] != P_NONE);
+	if (!udp_read_fallback)
+		bpf_program__set_autoload(skel->progs.rxlat_tp_udp_read, false);
 	bpf_program__set_autoload(skel->progs.rxlat_napi_reset, reset);
 }
 

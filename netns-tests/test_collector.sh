@@ -115,7 +115,7 @@ assert_stage_count()	# CHECK STAGE FIELD WANT
 	if stage_attached "$2"; then
 		assert_eq "$1" "$4" "$(stage_sum "$2" "$3")"
 	else
-		assert_match "${2}_unavailable_declared" '.+' \
+		assert_match "${1}_stage_unavailable" '.+' \
 			"$(q -r --arg s "$2" '.[0].unavailable[$s] // ""')" "reason for $2"
 	fi
 }
