@@ -143,6 +143,8 @@ static __always_inline __s32 iface_slot(__u32 ifindex)
 	struct rxlat_ifslot *s, new = {};
 	__u32 max = rxlat_max_ifaces;
 
+	if (!ifindex) /* not known: the overflow series, never a slot of its own */
+		return max;
 	s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
 	if (s)
 		return s->slot;
@@ -198,7 +200,8 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 		__u16 qm = skb->queue_mapping;
 		__s64 ts = skb->tstamp;
 
-		ifindex = skb->skb_iif;
+		/* skb_iif is set after the netif_receive_skb tracepoint */
+		ifindex = skb->skb_iif ?: skb->dev->ifindex;
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 		src = RXLAT_SRC_NONE;
 		if (ts > 0 && tstamp_is_realtime(skb)) {

@@ -640,6 +640,17 @@ int main(int argc, char **argv)
 		err = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * The first report starts here: what the hooks saw while starting (the
+	 * loopback datagram of the UDP read check, say) is not the user's.
+	 */
+	for (__u32 i = 0; i < c.nr_series; i++) {
+		struct rxlat_hist *h = &hooks_hists(c.hooks)[i];
+
+		memcpy(&c.prev[i], h, sizeof(*h));
+		__atomic_store_n(&h->max_ns[0], 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&h->max_ns[1], 0, __ATOMIC_SEQ_CST);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &c.last);
 	err = run_loop(&c);
 out:

@@ -263,7 +263,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: %s send --dev IF --dst-mac MAC --src-ip A --dst-ip B --dport P --count N\n"
 		"                    [--flows F] [--size BYTES] [--sport-base S] [--pps RATE]\n"
-		"       %s recv --port P --count N [--v6] [--size BYTES] [--timeout SECONDS]\n",
+		"       %s recv --port P --count N [--v6] [--size BYTES] [--timeout SECONDS]\n"
+		"                   [--timestamp]\n",
 		prog, prog);
 }
 
@@ -476,10 +477,12 @@ static int cmd_recv(int argc, char **argv)
 		{ "v6", no_argument, NULL, '6' },
 		{ "size", required_argument, NULL, 'b' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "timestamp", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	unsigned long port = 0, count = 0, size = 0, timeout = 10;
+	bool timestamp = false;
 	unsigned long received = 0, valid = 0, invalid = 0, dup = 0;
 	int c, fd = -1, one = 1, rcvbuf = 16 << 20, ret = 1;
 	struct sockaddr_storage ss = {};
@@ -502,6 +505,9 @@ static int cmd_recv(int argc, char **argv)
 			break;
 		case '6':
 			v6 = true;
+			break;
+		case 'T':
+			timestamp = true;
 			break;
 		case 'b':
 			if (parse_ulong(optarg, SEQ_LEN, sizeof(buf), &size))
@@ -543,6 +549,12 @@ static int cmd_recv(int argc, char **argv)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	/* receive timestamps: the kernel then stamps every packet it receives,
+	 * on every socket, with CLOCK_REALTIME in skb->tstamp */
+	if (timestamp && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one))) {
+		fprintf(stderr, "%s recv: SO_TIMESTAMPNS: %s\n", prog, strerror(errno));
+		goto out;
+	}
 	if (v6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 

@@ -272,6 +272,36 @@ iface_filter()
 	assert_eq named_interface_count "$N" "$(stage_sum udp_queue_rcv .count)"
 }
 
+# No stamper and no -i: with receive timestamps on, the kernel's realtime
+# skb->tstamp is the start time (source "kernel"), never a monotonic delivery
+# time; interfaces get their series slots as their packets come.
+kernel_tstamp()
+{
+	local max
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat || return 1
+	assert_match no_stamper "no XDP stamper attached" "$(cat "$T_DIR/rxlat.err")"
+	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30 --timestamp
+	local recv_pid=$BG_PID
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" || t_abort receiver "not ready"
+	assert_cmd send in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" --count "$N" --flows 8
+	t_wait_pid "$recv_pid" 40
+	assert_eq recv "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_stage_count udp_queue_rcv_from_kernel udp_queue_rcv .sources.kernel "$N"
+	assert_eq udp_queue_rcv_from_xdp 0 "$(stage_sum udp_queue_rcv .sources.xdp)"
+	assert_eq ip_rcv_from_kernel_or_none "$N" \
+		"$(q '[.[].series[] | select(.stage == "ip_rcv") | .sources.kernel + .sources.none] | add // 0')"
+	# a realtime stamp read with the right offset: no "years of latency"
+	max=$(q '[.[].series[] | select(.stage == "udp_queue_rcv") | .max_ns] | max // 0')
+	assert_le udp_queue_rcv_below_1s 999999999 "$max" "largest udp_queue_rcv sample in ns"
+	assert_eq found_interface "[\"$IF_B\"]" \
+		"$(q -c '[.[].series[] | select(.stage == "udp_queue_rcv") | .ifname] | unique')"
+}
+
 nothing_left()
 {
 	local before rc
@@ -326,5 +356,6 @@ run_test "udp6_exact$SFX" udp_exact 6
 run_test "tcp_bulk$SFX" tcp_bulk
 run_test "injected_delay$SFX" injected_delay
 run_test "iface_filter$SFX" iface_filter
+run_test "kernel_tstamp$SFX" kernel_tstamp
 run_test "nothing_left$SFX" nothing_left
 suite_end
