@@ -67,6 +67,19 @@ struct rxlat_hooks {
 static char attach_buf[RXLAT_NR_STAGES][96];
 static char reason_buf[RXLAT_NR_STAGES][320];
 
+/*
+ * Stage s's reason becomes "CUR; MORE" (just MORE without CUR). CUR may
+ * point into reason_buf[s] itself, so it is copied first.
+ */
+static const char *add_reason(int s, const char *cur, const char *more)
+{
+	char prev[160];
+
+	snprintf(prev, sizeof(prev), "%s", cur ? cur : "");
+	snprintf(reason_buf[s], sizeof(reason_buf[s]), "%s%s%s", prev, prev[0] ? "; " : "", more);
+	return reason_buf[s];
+}
+
 /* Load and attach "return 0" as fentry of func: 0 or -errno. */
 static int probe_fentry(const struct btf *vmlinux, const char *func)
 {
@@ -191,13 +204,7 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 			return P_NONE;
 	}
 	if (!d->fallback) {
-		if (*reason) {
-			snprintf(reason_buf[s] + strlen(reason_buf[s]),
-				 sizeof(reason_buf[s]) - strlen(reason_buf[s]), "; %s",
-				 d->no_fallback);
-			return P_NONE;
-		}
-		*reason = d->no_fallback;
+		*reason = add_reason(s, *reason, d->no_fallback);
 		return P_NONE;
 	}
 	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
@@ -223,14 +230,8 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		else if (ksym_range("skb_consume_udp", &udp_consume_lo, &udp_consume_hi))
 			why = "TCP only: skb_consume_udp not found in /proc/kallsyms";
 		udp_read_fallback = !why;
-		if (why) {
-			char prev[160];
-
-			snprintf(prev, sizeof(prev), "%s", *reason ? *reason : "");
-			snprintf(reason_buf[s], sizeof(reason_buf[s]), "%s%s%s", prev,
-				 prev[0] ? "; " : "", why);
-			*reason = reason_buf[s];
-		}
+		if (why)
+			*reason = add_reason(s, *reason, why);
 	}
 	return P_FALLBACK;
 }
@@ -402,18 +403,15 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 		/* it would run for every freed skb and never record: detach */
 		bpf_link__destroy(h->skel->links.rxlat_tp_udp_read);
 		h->skel->links.rxlat_tp_udp_read = NULL;
-		char prev[160];
-
-		snprintf(prev, sizeof(prev), "%s",
-			 info->fallback_why[RXLAT_STAGE_SOCK_READ]
-			     ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
-			     : "no fentry");
 		snprintf(attach_buf[RXLAT_STAGE_SOCK_READ], sizeof(attach_buf[0]), "%s",
 			 stage_defs[RXLAT_STAGE_SOCK_READ].common);
 		info->attach[RXLAT_STAGE_SOCK_READ] = attach_buf[RXLAT_STAGE_SOCK_READ];
-		snprintf(reason_buf[RXLAT_STAGE_SOCK_READ], sizeof(reason_buf[0]), "%s; %s", prev,
-			 why);
-		info->fallback_why[RXLAT_STAGE_SOCK_READ] = reason_buf[RXLAT_STAGE_SOCK_READ];
+		info->fallback_why[RXLAT_STAGE_SOCK_READ] =
+		    add_reason(RXLAT_STAGE_SOCK_READ,
+			       info->fallback_why[RXLAT_STAGE_SOCK_READ]
+				   ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
+				   : "no fentry",
+			       why);
 	}
 }
 
