@@ -17,7 +17,8 @@
 # included, default 1200), VMTEST_MEM (MiB, 1024), VMTEST_SMP (2),
 # VMTEST_APPEND (extra kernel command line), VMTEST_QEMU_ARGS (extra QEMU
 # options), VMTEST_ENV (shell lines the VM's /init sources before COMMAND,
-# e.g. "export FOO=1"), VMTEST_KEEP_STAGE (directory to keep a copy of the
+# e.g. "export FOO=1"), VMTEST_BOOT_TRIES (boots of a kernel that dies before
+# /init starts, default 2), VMTEST_KEEP_STAGE (directory to keep a copy of the
 # staged userland in, for debugging), BUILD (build directory, ./build).
 # Inside the VM, RXLAT_VM=1 and RXLAT_VM_LINE=6.1|6.12 are set.
 #
@@ -521,6 +522,10 @@ boot() {
 	qpid=
 	rm -f "$fifo"
 
+	# died before /init printed its first line: nothing of the project ran
+	EARLY_DEATH=
+	[ -z "$tb" ] && [ "$status" != timeout ] && EARLY_DEATH=1
+
 	RES_KVER[$line]=${booted_kver:-$KVER}
 	RES_PKG[$line]="$PKG $VER"
 	RES_BOOT[$line]=${tb:+$(elapsed "$t0" "$tb")s}
@@ -591,6 +596,17 @@ for line in "${RUN_LINES[@]}"; do
 	build_modules "$line" "$VMDIR/$line/modules.cpio.gz"
 	cat "$sys_cpio" "$VMDIR/$line/modules.cpio.gz" "$tmp/project.cpio.gz" >"$tmp/initrd-$line"
 	boot "$line" "$tmp/initrd-$line"
+	# Under TCG the kernel itself now and then dies in its first seconds (seen:
+	# a 6.12 oops in enqueue_timer at 1.5 s, a jump into the middle of an
+	# instruction), before any of the project runs. Such a boot says nothing
+	# about rxlat: boot once more, and say so. A panic or a failure after
+	# /init started is never retried.
+	if [ -n "$EARLY_DEATH" ] && [ "${VMTEST_BOOT_TRIES:-2}" -gt 1 ]; then
+		cp "$VMDIR/$line/console.log" "$VMDIR/$line/console.first.log"
+		note "kernel $line died before /init started (${RES_TEXT[$line]}); booting it once more"
+		boot "$line" "$tmp/initrd-$line"
+		RES_TEXT[$line]="${RES_TEXT[$line]}, second boot: the first died before /init (console.first.log)"
+	fi
 	rm -f "$tmp/initrd-$line"
 done
 
