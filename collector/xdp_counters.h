@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading the XDP stamper's per-CPU counters from user space: rxlat itself
+ * (collector/stamper.c) and the stamper's unit test (netns-tests/xdp_unit.c)
+ * sum them the same way.
+ */
+#ifndef RXLAT_XDP_COUNTERS_H
+#define RXLAT_XDP_COUNTERS_H
+
+#include <errno.h>
+#include <stdlib.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "rxlat.h"
+
+static inline void xdp_counters_add(struct rxlat_xdp_counters *dst,
+				    const struct rxlat_xdp_counters *src)
+{
+	dst->seen += src->seen;
+	dst->stamped += src->stamped;
+	dst->meta_refused += src->meta_refused;
+}
+
+/*
+ * Adds the per-CPU values of KEY in the per-CPU map FD to *sum: 0, or a
+ * negative errno (-ENOENT when the key is not in the map).
+ */
+static inline int xdp_counters_sum_percpu(int fd, const void *key, struct rxlat_xdp_counters *sum)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct rxlat_xdp_counters *v;
+
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(fd, key, v))
+		err = -errno;
+	for (int c = 0; !err && c < ncpu; c++)
+		xdp_counters_add(sum, &v[c]);
+	free(v);
+	return err;
+}
+
+#endif /* RXLAT_XDP_COUNTERS_H */
