@@ -28,3 +28,8 @@ $(BUILD)/hist_bpf_test.bpf.o: collector/hist_bpf_test.c $(BPF_DEPS)
 $(BUILD)/rxlat-hist-bpf-test: collector/hist_bpf_run_test.c include/rxlat.h \
 		include/rxlat_hist.h | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+# The stage table of include/rxlat.h against the man page and the README.
+UNIT_TESTS += $(BUILD)/rxlat-stages-test
+$(BUILD)/rxlat-stages-test: collector/stages_test.c include/rxlat.h netns-tests/check.h | $(BUILD)
+	$(CC) $(CFLAGS) -Inetns-tests $< -o $@

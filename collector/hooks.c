@@ -35,26 +35,13 @@ struct stage_def {
 	const char *common;	 /* attach point used in both sets */
 };
 
-static const struct stage_def stage_defs[RXLAT_NR_STAGES] = {
-	[RXLAT_STAGE_IP_RCV] = { { "ip_rcv_core", "ip6_rcv_core" },
-				 "tp_btf:netif_receive_skb",
-				 NULL },
-	[RXLAT_STAGE_TCP_DO_RCV] = { { "tcp_v4_do_rcv", "tcp_v6_do_rcv" },
-				     "tp_btf:tcp_probe",
-				     NULL },
-	[RXLAT_STAGE_TCP_DATA_QUEUE] = { { "tcp_data_queue", NULL },
-					 NULL,
-					 "no faithful attach point without trampolines (static "
-					 "function, no tracepoint inside)" },
-	[RXLAT_STAGE_UDP_QUEUE_RCV] = { { "udp_queue_rcv_one_skb", "udpv6_queue_rcv_one_skb" },
-					"cgroup_skb:ingress",
-					NULL },
-	/* TCP at the copy tracepoint in both sets; UDP where it is consumed */
-	[RXLAT_STAGE_SOCK_READ] = { { "skb_consume_udp", NULL },
-				    "tp_btf:consume_skb",
-				    NULL,
-				    "tp_btf:skb_copy_datagram_iovec" },
-};
+#define STAGE_DEF(id, name, fentry4, fentry6, fb, no_fb, com)  \
+	[RXLAT_STAGE_##id] = { .fentry = { fentry4, fentry6 }, \
+			       .fallback = fb,                 \
+			       .no_fallback = no_fb,           \
+			       .common = com },
+static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_DEF) };
+#undef STAGE_DEF
 
 struct rxlat_hooks {
 	struct rxlat *skel;

@@ -12,13 +12,9 @@
 #include "rxlat_hist.h"
 #include "report.h"
 
-const char *const rxlat_stage_names[RXLAT_NR_STAGES] = {
-	[RXLAT_STAGE_IP_RCV] = "ip_rcv",
-	[RXLAT_STAGE_TCP_DO_RCV] = "tcp_do_rcv",
-	[RXLAT_STAGE_TCP_DATA_QUEUE] = "tcp_data_queue",
-	[RXLAT_STAGE_UDP_QUEUE_RCV] = "udp_queue_rcv",
-	[RXLAT_STAGE_SOCK_READ] = "sock_read",
-};
+#define STAGE_NAME(id, name, ...) [RXLAT_STAGE_##id] = name,
+const char *const rxlat_stage_names[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_NAME) };
+#undef STAGE_NAME
 
 const char *const rxlat_source_names[RXLAT_NR_SOURCES] = {
 	[RXLAT_SRC_XDP] = "xdp",

@@ -108,8 +108,10 @@ static void usage(FILE *f, void **table)
 	      "interface and receive queue.\n\n",
 	      f);
 	arg_print_glossary_gnu(f, table);
-	fputs("\nStages: ip_rcv, tcp_do_rcv, tcp_data_queue, udp_queue_rcv, sock_read.\n"
-	      "BPF objects for xdp-loader and tc: " RXLAT_LIBDIR "\n"
+	fputs("\nStages:", f);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		fprintf(f, "%s %s", s ? "," : "", rxlat_stage_names[s]);
+	fputs(".\nBPF objects for xdp-loader and tc: " RXLAT_LIBDIR "\n"
 	      "See rxlat(8).\n",
 	      f);
 }

@@ -72,15 +72,41 @@ struct rxlat_batch {
  */
 #define RXLAT_PIN_DIR "/sys/fs/bpf/rxlat"
 
-/* Stages, in the order a packet reaches them. Names are in stage_names[]. */
+/*
+ * The stages, in the order a packet reaches them: the one table from which
+ * the stage enum, the stage names, the --help text and the collector's attach
+ * table are generated. BPF expands only the enum. Per stage:
+ *
+ *   X(ID, name, fentry, fentry6, fallback, no_fallback, common)
+ *
+ * fentry, fentry6: the function whose entry is hooked where the kernel allows
+ *   BPF trampolines, and its IPv6 twin (NULL when there is none);
+ * fallback: the attach point without trampolines, "type:target", or NULL;
+ * no_fallback: why there is no fallback (NULL when there is one);
+ * common: an attach point used in both sets, or NULL.
+ * A stage's name is the name in every output; the man page and the README
+ * list the same stages and attach points (collector/stages_test.c checks).
+ */
+#define RXLAT_STAGES(X)                                                                            \
+	X(IP_RCV, "ip_rcv", "ip_rcv_core", "ip6_rcv_core", "tp_btf:netif_receive_skb", NULL, NULL) \
+	X(TCP_DO_RCV, "tcp_do_rcv", "tcp_v4_do_rcv", "tcp_v6_do_rcv", "tp_btf:tcp_probe", NULL,    \
+	  NULL)                                                                                    \
+	X(TCP_DATA_QUEUE, "tcp_data_queue", "tcp_data_queue", NULL, NULL,                          \
+	  "no faithful attach point without trampolines (static function, no tracepoint "          \
+	  "inside)",                                                                               \
+	  NULL)                                                                                    \
+	X(UDP_QUEUE_RCV, "udp_queue_rcv", "udp_queue_rcv_one_skb", "udpv6_queue_rcv_one_skb",      \
+	  "cgroup_skb:ingress", NULL, NULL)                                                        \
+	/* TCP at the copy tracepoint in both sets; UDP where it is consumed */                    \
+	X(SOCK_READ, "sock_read", "skb_consume_udp", NULL, "tp_btf:consume_skb", NULL,             \
+	  "tp_btf:skb_copy_datagram_iovec")
+
+#define RXLAT_STAGE_ENUM_(id, ...) RXLAT_STAGE_##id,
 enum rxlat_stage {
-	RXLAT_STAGE_IP_RCV = 0,
-	RXLAT_STAGE_TCP_DO_RCV,
-	RXLAT_STAGE_TCP_DATA_QUEUE,
-	RXLAT_STAGE_UDP_QUEUE_RCV,
-	RXLAT_STAGE_SOCK_READ,
+	RXLAT_STAGES(RXLAT_STAGE_ENUM_) /* RXLAT_STAGE_IP_RCV = 0, ... */
 	RXLAT_NR_STAGES,
 };
+#undef RXLAT_STAGE_ENUM_
 
 /* Where a sample's start time came from. */
 enum rxlat_source {
