@@ -34,13 +34,14 @@ struct rxlat_config {
 	__u32 max_queues;
 };
 
-/* stamper.c: the XDP stamper, attached by rxlat or found when --no-xdp. */
+/*
+ * stamper.c: the XDP stamper, attached by rxlat or found when --no-xdp, and
+ * the poll-end reset of its batch stamps, attached whenever there is one.
+ */
 struct rxlat_stamper;
 int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg);
 int stamper_find(struct rxlat_stamper **out, bool quiet);
-/* fd of the stamper's per-CPU batch map, or -1 when there is none */
-int stamper_batch_fd(const struct rxlat_stamper *st);
-/* Sum the per-CPU counters per (ifindex, queue); *rows is malloc'ed. */
+/* Sum the per-CPU counters per (ifindex, queue); *keys and *vals are malloc'ed. */
 int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
 		     struct rxlat_xdp_counters **vals, size_t *n);
 void stamper_destroy(struct rxlat_stamper *st);
@@ -51,10 +52,13 @@ struct rxlat_hooks_info {
 	const char *attach[RXLAT_NR_STAGES];	   /* "fentry:tcp_v4_do_rcv,..." */
 	const char *unavailable[RXLAT_NR_STAGES];  /* why a wanted stage is off */
 	const char *fallback_why[RXLAT_NR_STAGES]; /* why fentry was not used */
+	/* where the texts above are written: they live as long as the info */
+	char attach_buf[RXLAT_NR_STAGES][96];
+	char reason_buf[RXLAT_NR_STAGES][320];
 };
 /* Decide the attach points without attaching anything (--list-stages). */
 int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info);
-int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg, int batch_fd,
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		 struct rxlat_hooks_info *info);
 /* The series array, mapped: rxlat_nr_series() entries. */
 struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h);
@@ -63,9 +67,5 @@ int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nsl
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);
-
-extern bool rxlat_verbose;
-void rxlat_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void rxlat_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -6,7 +6,12 @@ LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c collector/*.c collector/*.
                  netns-tests/*.c netns-tests/*.h)
 USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lm
 
-SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat.skel.h
+# hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),
+# so that its names do not collide with hooks.c's own hooks_*() functions.
+SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat_reset.skel.h $(BUILD)/hooks_bpf.skel.h
+
+$(BUILD)/hooks_bpf.skel.h: $(BUILD)/hooks.bpf.o
+	$(BPFTOOL) gen skeleton $< name hooks_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/collector/%.o: collector/%.c $(SKELS) include/*.h collector/*.h | $(BUILD)
 	@mkdir -p $(dir $@)
@@ -16,7 +21,8 @@ $(BUILD)/rxlat: $(patsubst collector/%.c,$(BUILD)/collector/%.o,$(USER_SOURCES))
 	$(CC) $(CFLAGS) $^ -o $@ $(USER_LIBS)
 
 # Unit tests of the histogram scheme and the renderers (run by run.sh).
-UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o
+UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
+              $(BUILD)/rxlat-stages-test
 
 $(BUILD)/rxlat-report-test: collector/report_test.c collector/report.c collector/report.h \
 		include/rxlat.h include/rxlat_hist.h | $(BUILD)
@@ -30,6 +36,5 @@ $(BUILD)/rxlat-hist-bpf-test: collector/hist_bpf_run_test.c include/rxlat.h \
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 # The stage table of include/rxlat.h against the man page and the README.
-UNIT_TESTS += $(BUILD)/rxlat-stages-test
 $(BUILD)/rxlat-stages-test: collector/stages_test.c include/rxlat.h netns-tests/check.h | $(BUILD)
 	$(CC) $(CFLAGS) -Inetns-tests $< -o $@

@@ -23,10 +23,12 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
+#include "log.h"
 #include "report.h"
-#include "rxlat.skel.h"
+#include "hooks_bpf.skel.h"
 
-enum point { P_NONE, P_FENTRY, P_FALLBACK };
+/* P_BOTH: a program attached in either set, whenever its stage is */
+enum point { P_NONE, P_FENTRY, P_FALLBACK, P_BOTH };
 
 struct stage_def {
 	const char *fentry[2];	 /* target functions, IPv4 and IPv6 twin */
@@ -43,28 +45,58 @@ struct stage_def {
 static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_DEF) };
 #undef STAGE_DEF
 
+/* Every program of hooks.bpf.c: the stage it measures and its set. */
+static const struct hook_prog {
+	const char *name;
+	enum rxlat_stage stage;
+	enum point set;
+} hook_progs[] = {
+	{ "rxlat_fentry_ip_rcv", RXLAT_STAGE_IP_RCV, P_FENTRY },
+	{ "rxlat_fentry_ip6_rcv", RXLAT_STAGE_IP_RCV, P_FENTRY },
+	{ "rxlat_tp_ip_rcv", RXLAT_STAGE_IP_RCV, P_FALLBACK },
+	{ "rxlat_fentry_tcp_v4_do_rcv", RXLAT_STAGE_TCP_DO_RCV, P_FENTRY },
+	{ "rxlat_fentry_tcp_v6_do_rcv", RXLAT_STAGE_TCP_DO_RCV, P_FENTRY },
+	{ "rxlat_tp_tcp_do_rcv", RXLAT_STAGE_TCP_DO_RCV, P_FALLBACK },
+	{ "rxlat_fentry_tcp_data_queue", RXLAT_STAGE_TCP_DATA_QUEUE, P_FENTRY },
+	{ "rxlat_fentry_udp_queue_rcv", RXLAT_STAGE_UDP_QUEUE_RCV, P_FENTRY },
+	{ "rxlat_fentry_udpv6_queue_rcv", RXLAT_STAGE_UDP_QUEUE_RCV, P_FENTRY },
+	{ "rxlat_cg_udp_queue_rcv", RXLAT_STAGE_UDP_QUEUE_RCV, P_FALLBACK },
+	{ "rxlat_tp_sock_read", RXLAT_STAGE_SOCK_READ, P_BOTH },
+	{ "rxlat_fentry_udp_read", RXLAT_STAGE_SOCK_READ, P_FENTRY },
+	/* and only when it can see UDP reads: plan.udp_read_fallback */
+	{ "rxlat_tp_udp_read", RXLAT_STAGE_SOCK_READ, P_FALLBACK },
+};
+
+/* What plan_all() decided for each stage, and what attaching it needs. */
+struct plan {
+	enum point point[RXLAT_NR_STAGES];
+	/* [lo, hi) of skb_consume_udp(), for the consume_skb fallback */
+	__u64 udp_consume_lo, udp_consume_hi;
+	bool udp_read_fallback; /* the consume_skb program can see UDP reads */
+};
+
 struct rxlat_hooks {
-	struct rxlat *skel;
+	struct hooks_bpf *skel;
+	struct plan plan;
 	struct rxlat_hist *hists;
 	size_t hists_len;
 	int cgroup_fd;
 	__u32 nr_series;
 };
 
-static char attach_buf[RXLAT_NR_STAGES][96];
-static char reason_buf[RXLAT_NR_STAGES][320];
-
 /*
  * Stage s's reason becomes "CUR; MORE" (just MORE without CUR). CUR may
- * point into reason_buf[s] itself, so it is copied first.
+ * point into info->reason_buf[s] itself, so it is copied first.
  */
-static const char *add_reason(int s, const char *cur, const char *more)
+static const char *add_reason(struct rxlat_hooks_info *info, int s, const char *cur,
+			      const char *more)
 {
 	char prev[160];
 
 	snprintf(prev, sizeof(prev), "%s", cur ? cur : "");
-	snprintf(reason_buf[s], sizeof(reason_buf[s]), "%s%s%s", prev, prev[0] ? "; " : "", more);
-	return reason_buf[s];
+	snprintf(info->reason_buf[s], sizeof(info->reason_buf[s]), "%s%s%s", prev,
+		 prev[0] ? "; " : "", more);
+	return info->reason_buf[s];
 }
 
 /* Load and attach "return 0" as fentry of func: 0 or -errno. */
@@ -129,9 +161,6 @@ static int cgroup2_root(char *path, size_t len)
 	return err;
 }
 
-static __u64 udp_consume_lo, udp_consume_hi;
-static bool udp_read_fallback; /* the consume_skb program can see UDP reads */
-
 /* [start, start of the next symbol) of a kernel function */
 static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
 {
@@ -172,7 +201,7 @@ static bool consume_skb_has_location(const struct btf *vmlinux)
 }
 
 static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct btf *vmlinux,
-			     const char **reason)
+			     struct plan *plan, struct rxlat_hooks_info *info, const char **reason)
 {
 	const struct stage_def *d = &stage_defs[s];
 	int err = 0;
@@ -186,12 +215,13 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		}
 		if (!err)
 			return P_FENTRY;
-		*reason = probe_reason(err, failed, reason_buf[s], sizeof(reason_buf[s]));
+		*reason =
+		    probe_reason(err, failed, info->reason_buf[s], sizeof(info->reason_buf[s]));
 		if (cfg->attach == RXLAT_ATTACH_FENTRY)
 			return P_NONE;
 	}
 	if (!d->fallback) {
-		*reason = add_reason(s, *reason, d->no_fallback);
+		*reason = add_reason(info, s, *reason, d->no_fallback);
 		return P_NONE;
 	}
 	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
@@ -214,38 +244,42 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		if (!vmlinux || !consume_skb_has_location(vmlinux))
 			why = "TCP only: the consume_skb fallback for UDP needs the "
 			      "tracepoint's caller argument (Linux 6.3+)";
-		else if (ksym_range("skb_consume_udp", &udp_consume_lo, &udp_consume_hi))
+		else if (ksym_range("skb_consume_udp", &plan->udp_consume_lo,
+				    &plan->udp_consume_hi))
 			why = "TCP only: skb_consume_udp not found in /proc/kallsyms";
-		udp_read_fallback = !why;
+		plan->udp_read_fallback = !why;
 		if (why)
-			*reason = add_reason(s, *reason, why);
+			*reason = add_reason(info, s, *reason, why);
 	}
 	return P_FALLBACK;
 }
 
-static void describe(int s, enum point p, struct rxlat_hooks_info *info)
+static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *info)
 {
 	const struct stage_def *d = &stage_defs[s];
 
 	const char *c = d->common ? d->common : "", *sep = d->common ? "," : "";
+	char *buf = info->attach_buf[s];
+	size_t len = sizeof(info->attach_buf[s]);
+	enum point p = plan->point[s];
 
 	if (p == P_FENTRY) {
-		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s%sfentry:%s%s%s", c, sep,
-			 d->fentry[0], d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "");
-		info->attach[s] = attach_buf[s];
-	} else if (p == P_FALLBACK && s == RXLAT_STAGE_SOCK_READ && !udp_read_fallback) {
-		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s", c);
-		info->attach[s] = attach_buf[s];
+		snprintf(buf, len, "%s%sfentry:%s%s%s", c, sep, d->fentry[0],
+			 d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "");
+		info->attach[s] = buf;
+	} else if (p == P_FALLBACK && s == RXLAT_STAGE_SOCK_READ && !plan->udp_read_fallback) {
+		snprintf(buf, len, "%s", c);
+		info->attach[s] = buf;
 	} else if (p == P_FALLBACK) {
-		snprintf(attach_buf[s], sizeof(attach_buf[s]), "%s%s%s", c, sep, d->fallback);
-		info->attach[s] = attach_buf[s];
+		snprintf(buf, len, "%s%s%s", c, sep, d->fallback);
+		info->attach[s] = buf;
 	} else {
 		info->attach[s] = NULL;
 	}
 }
 
-static int plan_all(const struct rxlat_config *cfg, struct rxlat_hooks_info *info,
-		    enum point plan[RXLAT_NR_STAGES])
+static int plan_all(const struct rxlat_config *cfg, struct plan *plan,
+		    struct rxlat_hooks_info *info)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	int err = 0;
@@ -256,19 +290,20 @@ static int plan_all(const struct rxlat_config *cfg, struct rxlat_hooks_info *inf
 		return -ENOENT;
 	}
 	memset(info, 0, sizeof(*info));
+	memset(plan, 0, sizeof(*plan));
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		enum point *p = &plan->point[s];
 		const char *reason;
 
-		plan[s] = P_NONE;
 		if (!cfg->stages[s])
 			continue;
-		plan[s] = plan_stage(s, cfg, vmlinux, &reason);
-		describe(s, plan[s], info);
-		if (plan[s] == P_NONE)
+		*p = plan_stage(s, cfg, vmlinux, plan, info, &reason);
+		describe(s, plan, info);
+		if (*p == P_NONE)
 			info->unavailable[s] = reason;
-		else if (plan[s] == P_FALLBACK && stage_defs[s].fentry[0])
+		else if (*p == P_FALLBACK && stage_defs[s].fentry[0])
 			info->fallback_why[s] = reason;
-		if (plan[s] == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY && !err) {
+		if (*p == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY && !err) {
 			rxlat_err("--attach fentry: stage %s: %s; use --attach auto to fall back",
 				  rxlat_stage_names[s], reason);
 			err = -EOPNOTSUPP;
@@ -280,43 +315,33 @@ static int plan_all(const struct rxlat_config *cfg, struct rxlat_hooks_info *inf
 
 int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
 {
-	enum point plan[RXLAT_NR_STAGES];
+	struct plan plan;
 
-	return plan_all(cfg, info, plan);
+	return plan_all(cfg, &plan, info);
 }
 
-static void set_autoload(struct rxlat *skel, const enum point plan[RXLAT_NR_STAGES], bool reset)
+static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 {
 	struct bpf_program *p;
-	struct {
-		struct bpf_program *prog;
-		int stage;
-		enum point point;
-	} progs[] = {
-		{ skel->progs.rxlat_fentry_ip_rcv, RXLAT_STAGE_IP_RCV, P_FENTRY },
-		{ skel->progs.rxlat_fentry_ip6_rcv, RXLAT_STAGE_IP_RCV, P_FENTRY },
-		{ skel->progs.rxlat_tp_ip_rcv, RXLAT_STAGE_IP_RCV, P_FALLBACK },
-		{ skel->progs.rxlat_fentry_tcp_v4_do_rcv, RXLAT_STAGE_TCP_DO_RCV, P_FENTRY },
-		{ skel->progs.rxlat_fentry_tcp_v6_do_rcv, RXLAT_STAGE_TCP_DO_RCV, P_FENTRY },
-		{ skel->progs.rxlat_tp_tcp_do_rcv, RXLAT_STAGE_TCP_DO_RCV, P_FALLBACK },
-		{ skel->progs.rxlat_fentry_tcp_data_queue, RXLAT_STAGE_TCP_DATA_QUEUE, P_FENTRY },
-		{ skel->progs.rxlat_fentry_udp_queue_rcv, RXLAT_STAGE_UDP_QUEUE_RCV, P_FENTRY },
-		{ skel->progs.rxlat_fentry_udpv6_queue_rcv, RXLAT_STAGE_UDP_QUEUE_RCV, P_FENTRY },
-		{ skel->progs.rxlat_cg_udp_queue_rcv, RXLAT_STAGE_UDP_QUEUE_RCV, P_FALLBACK },
-		{ skel->progs.rxlat_fentry_udp_read, RXLAT_STAGE_SOCK_READ, P_FENTRY },
-		{ skel->progs.rxlat_tp_udp_read, RXLAT_STAGE_SOCK_READ, P_FALLBACK },
-	};
 
-	bpf_object__for_each_program (p, skel->obj)
-		bpf_program__set_autoload(p, false);
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++)
-		if (plan[progs[i].stage] == progs[i].point)
-			bpf_program__set_autoload(progs[i].prog, true);
-	bpf_program__set_autoload(skel->progs.rxlat_tp_sock_read,
-				  plan[RXLAT_STAGE_SOCK_READ] != P_NONE);
-	if (!udp_read_fallback)
+	bpf_object__for_each_program (p, skel->obj) {
+		const char *name = bpf_program__name(p);
+		const struct hook_prog *hp = NULL;
+		enum point at;
+
+		for (size_t i = 0; i < sizeof(hook_progs) / sizeof(hook_progs[0]) && !hp; i++)
+			if (!strcmp(hook_progs[i].name, name))
+				hp = &hook_progs[i];
+		if (!hp) {
+			rxlat_err("latency hook program %s belongs to no stage", name);
+			return -EINVAL;
+		}
+		at = plan->point[hp->stage];
+		bpf_program__set_autoload(p, at != P_NONE && (hp->set == P_BOTH || hp->set == at));
+	}
+	if (!plan->udp_read_fallback)
 		bpf_program__set_autoload(skel->progs.rxlat_tp_udp_read, false);
-	bpf_program__set_autoload(skel->progs.rxlat_napi_reset, reset);
+	return 0;
 }
 
 static __u32 netns_ino(void)
@@ -333,7 +358,7 @@ static int attach_all(struct rxlat_hooks *h)
 	int err;
 
 	/* The skeleton attaches the tracing programs; cgroup_skb needs a target. */
-	err = rxlat__attach(h->skel);
+	err = hooks_bpf__attach(h->skel);
 	if (err) {
 		rxlat_err("cannot attach the latency hooks: %s", strerror(-err));
 		return err;
@@ -381,7 +406,7 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 	    sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a, len) != sizeof(buf) ||
 	    recv(fd, buf, sizeof(buf), 0) != sizeof(buf))
 		why = "UDP reads unverified: the loopback check failed (is lo up?)";
-	else if (!__atomic_load_n(&h->skel->bss->rxlat_udp_read_seen, __ATOMIC_SEQ_CST))
+	else if (!__atomic_load_n(&h->skel->bss->rxlat_state.udp_read_seen, __ATOMIC_SEQ_CST))
 		why = "TCP only: this kernel frees read UDP datagrams without passing "
 		      "consume_skb, only fentry sees them";
 	if (fd >= 0)
@@ -390,11 +415,11 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 		/* it would run for every freed skb and never record: detach */
 		bpf_link__destroy(h->skel->links.rxlat_tp_udp_read);
 		h->skel->links.rxlat_tp_udp_read = NULL;
-		snprintf(attach_buf[RXLAT_STAGE_SOCK_READ], sizeof(attach_buf[0]), "%s",
+		snprintf(info->attach_buf[RXLAT_STAGE_SOCK_READ], sizeof(info->attach_buf[0]), "%s",
 			 stage_defs[RXLAT_STAGE_SOCK_READ].common);
-		info->attach[RXLAT_STAGE_SOCK_READ] = attach_buf[RXLAT_STAGE_SOCK_READ];
+		info->attach[RXLAT_STAGE_SOCK_READ] = info->attach_buf[RXLAT_STAGE_SOCK_READ];
 		info->fallback_why[RXLAT_STAGE_SOCK_READ] =
-		    add_reason(RXLAT_STAGE_SOCK_READ,
+		    add_reason(info, RXLAT_STAGE_SOCK_READ,
 			       info->fallback_why[RXLAT_STAGE_SOCK_READ]
 				   ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
 				   : "no fentry",
@@ -402,48 +427,42 @@ static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
 	}
 }
 
-int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg, int batch_fd,
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		 struct rxlat_hooks_info *info)
 {
-	enum point plan[RXLAT_NR_STAGES];
+	struct rxlat_bpf_config *bc;
 	struct rxlat_hooks *h;
 	int err;
 
-	err = plan_all(cfg, info, plan);
-	if (err)
-		return err;
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->cgroup_fd = -1;
+	err = plan_all(cfg, &h->plan, info);
+	if (err)
+		goto fail;
 	h->nr_series = rxlat_nr_series(cfg->max_ifaces, cfg->max_queues);
 
-	h->skel = rxlat__open();
+	h->skel = hooks_bpf__open();
 	if (!h->skel) {
 		err = -errno;
 		rxlat_err("cannot open the latency hooks object: %s", strerror(-err));
 		goto fail;
 	}
-	h->skel->rodata->rxlat_max_ifaces = cfg->max_ifaces;
-	h->skel->rodata->rxlat_max_queues = cfg->max_queues;
-	h->skel->rodata->rxlat_ifaces_fixed = cfg->nifaces > 0;
-	h->skel->rodata->rxlat_netns_ino = netns_ino();
-	h->skel->rodata->rxlat_udp_consume_lo = udp_consume_lo;
-	h->skel->rodata->rxlat_udp_consume_hi = udp_consume_hi;
+	bc = &h->skel->rodata->rxlat_cfg;
+	bc->max_ifaces = cfg->max_ifaces;
+	bc->max_queues = cfg->max_queues;
+	bc->ifaces_fixed = cfg->nifaces > 0;
+	bc->netns_ino = netns_ino();
+	bc->udp_consume_lo = h->plan.udp_consume_lo;
+	bc->udp_consume_hi = h->plan.udp_consume_hi;
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
-	/* share the stamper's per-CPU batch state, so the poll-end reset
-	 * clears the stamp the stamper hands out */
-	if (batch_fd >= 0) {
-		err = bpf_map__reuse_fd(h->skel->maps.rxlat_batch, batch_fd);
-		if (err) {
-			rxlat_err("cannot share the stamper's batch map: %s", strerror(-err));
-			goto fail;
-		}
-	}
-	set_autoload(h->skel, plan, batch_fd >= 0);
+	err = set_autoload(h->skel, &h->plan);
+	if (err)
+		goto fail;
 
-	err = rxlat__load(h->skel);
+	err = hooks_bpf__load(h->skel);
 	if (err) {
 		if (err == -EPERM)
 			rxlat_err("loading the latency hooks was refused (EPERM): run as root "
@@ -517,11 +536,15 @@ void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch)
 
 	clock_gettime(CLOCK_REALTIME, &real);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	h->skel->bss->rxlat_mono_to_real =
+	h->skel->bss->rxlat_state.mono_to_real =
 	    (real.tv_sec - mono.tv_sec) * 1000000000LL + (real.tv_nsec - mono.tv_nsec);
-	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_epoch, 1, __ATOMIC_SEQ_CST);
+	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_state.epoch, 1, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * The per-CPU batch state (the stamper's rxlat_batch, which the poll-end
+ * reset shares) counts too: it is a cost of batch stamping under rxlat.
+ */
 size_t hooks_map_bytes(const struct rxlat_hooks *h)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -538,7 +561,7 @@ void hooks_destroy(struct rxlat_hooks *h)
 		return;
 	if (h->hists)
 		munmap(h->hists, h->hists_len);
-	rxlat__destroy(h->skel);
+	hooks_bpf__destroy(h->skel);
 	if (h->cgroup_fd >= 0)
 		close(h->cgroup_fd);
 	free(h);

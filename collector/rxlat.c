@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,38 +21,8 @@
 #include <argtable2.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
+#include "log.h"
 #include "report.h"
-
-bool rxlat_verbose;
-
-void rxlat_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("rxlat: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void rxlat_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("rxlat: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static int rxlat_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	if (level == LIBBPF_DEBUG || !rxlat_verbose)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
 
 /* ---- options: one table drives parsing and --help ------------------- */
 
@@ -596,8 +565,7 @@ int main(int argc, char **argv)
 	err = parse_args(argc, argv, &cfg);
 	if (err)
 		return err > 0 ? 0 : 1;
-	rxlat_verbose = cfg.verbose;
-	libbpf_set_print(rxlat_libbpf_print);
+	rxlat_log_init(cfg.verbose);
 	c.cfg = &cfg;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -625,7 +593,7 @@ int main(int argc, char **argv)
 	if (err)
 		goto out;
 
-	err = hooks_attach(&c.hooks, &cfg, stamper_batch_fd(c.stamper), &c.info);
+	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");

@@ -3,6 +3,8 @@
  * The XDP stamper as rxlat sees it: attached by rxlat itself through a BPF
  * link (the kernel detaches it when rxlat exits, however it exits), or, with
  * --no-xdp, found among the loaded programs after xdp-loader attached it.
+ * Either way, once rxlat has the stamper's batch map, the poll-end reset
+ * (xdp/rxlat_reset.bpf.c) is attached beside it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +14,9 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include "collector.h"
+#include "log.h"
+#include "xdp_counters.h"
+#include "rxlat_reset.skel.h"
 #include "rxlat_xdp.skel.h"
 
 #define MAX_STATS_MAPS 16
@@ -24,6 +29,7 @@ struct rxlat_stamper {
 	int stats_fds[MAX_STATS_MAPS], overflow_fds[MAX_STATS_MAPS];
 	int nstats, noverflow;
 	int batch_fd;
+	struct rxlat_reset *reset; /* the poll-end reset, sharing batch_fd */
 };
 
 static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, bool frags)
@@ -71,6 +77,37 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 		  "xdp-loader and run rxlat with --no-xdp",
 		  ifname, q.prog_id, info.name, ifname);
 	return -EBUSY;
+}
+
+/*
+ * Share the stamper's per-CPU batch state with the poll-end reset, so that
+ * the reset clears the stamp the stamper hands out.
+ */
+static int attach_reset(struct rxlat_stamper *st)
+{
+	int err;
+
+	st->reset = rxlat_reset__open();
+	if (!st->reset) {
+		err = -errno;
+		rxlat_err("cannot open the poll-end reset object: %s", strerror(-err));
+		return err;
+	}
+	err = bpf_map__reuse_fd(st->reset->maps.rxlat_batch, st->batch_fd);
+	if (err) {
+		rxlat_err("cannot share the stamper's batch map: %s", strerror(-err));
+		return err;
+	}
+	err = rxlat_reset__load(st->reset);
+	if (err) {
+		rxlat_err("cannot load the poll-end reset: %s (run with -v for the verifier log)",
+			  strerror(-err));
+		return err;
+	}
+	err = rxlat_reset__attach(st->reset);
+	if (err)
+		rxlat_err("cannot attach the poll-end reset: %s", strerror(-err));
+	return err;
 }
 
 static struct rxlat_stamper *stamper_new(void)
@@ -147,6 +184,9 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg)
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode, cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
 	}
+	err = attach_reset(st);
+	if (err)
+		goto fail;
 	*out = st;
 	return 0;
 fail:
@@ -242,35 +282,15 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 			   "shared pin path): per-poll stamps of only one are reset at poll end, "
 			   "the others are bounded by one jiffy",
 			   st->nstats);
+	if (st->batch_fd >= 0) {
+		int err = attach_reset(st);
+
+		if (err) {
+			stamper_destroy(st);
+			return err;
+		}
+	}
 	*out = st;
-	return 0;
-}
-
-int stamper_batch_fd(const struct rxlat_stamper *st)
-{
-	return st ? st->batch_fd : -1;
-}
-
-static int sum_percpu(int fd, const void *key, struct rxlat_xdp_counters *sum)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	struct rxlat_xdp_counters *v;
-
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(fd, key, v)) {
-		free(v);
-		return -errno;
-	}
-	for (int c = 0; c < ncpu; c++) {
-		sum->seen += v[c].seen;
-		sum->stamped += v[c].stamped;
-		sum->meta_refused += v[c].meta_refused;
-	}
-	free(v);
 	return 0;
 }
 
@@ -297,9 +317,7 @@ static int add_row(struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals
 		memset(&(*vals)[i], 0, sizeof(**vals));
 		(*n)++;
 	}
-	(*vals)[i].seen += c->seen;
-	(*vals)[i].stamped += c->stamped;
-	(*vals)[i].meta_refused += c->meta_refused;
+	xdp_counters_add(&(*vals)[i], c);
 	return 0;
 }
 
@@ -317,7 +335,7 @@ int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys
 		while (!err && !bpf_map_get_next_key(st->stats_fds[m], prev, &k)) {
 			struct rxlat_xdp_counters c = {};
 
-			if (!sum_percpu(st->stats_fds[m], &k, &c))
+			if (!xdp_counters_sum_percpu(st->stats_fds[m], &k, &c))
 				err = add_row(keys, vals, n, &k, &c);
 			prev = &k;
 		}
@@ -328,7 +346,7 @@ int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys
 		struct rxlat_xdp_counters c = {};
 		__u32 zero = 0;
 
-		if (!sum_percpu(st->overflow_fds[m], &zero, &c) && c.seen)
+		if (!xdp_counters_sum_percpu(st->overflow_fds[m], &zero, &c) && c.seen)
 			err = add_row(keys, vals, n, &k, &c);
 	}
 	if (err) {
@@ -345,6 +363,7 @@ void stamper_destroy(struct rxlat_stamper *st)
 {
 	if (!st)
 		return;
+	rxlat_reset__destroy(st->reset);
 	for (int i = 0; i < st->nlinks; i++)
 		close(st->link_fds[i]);
 	if (st->skel) {

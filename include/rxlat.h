@@ -163,6 +163,46 @@ static inline __u32 rxlat_nr_series(__u32 max_ifaces, __u32 max_queues)
 	return RXLAT_NR_STAGES * (max_ifaces + 1) * (max_queues + 1);
 }
 
+/*
+ * Configuration of the latency hooks (collector/hooks.bpf.c), written by user
+ * space between open and load into the one read-only instance rxlat_cfg: the
+ * verifier sees the frozen values, and the hot path reads each field with one
+ * load, as it read the separate variables this struct replaces.
+ */
+struct rxlat_bpf_config {
+	__u32 max_ifaces;
+	__u32 max_queues;
+	/*
+	 * Interface indexes are per network namespace: only packets of rxlat's
+	 * own namespace (its inode number) are counted, so that an ifindex of
+	 * another namespace is never taken for one of ours.
+	 */
+	__u32 netns_ino;
+	/* With -i: only the interfaces user space put in rxlat_ifslots count. */
+	__u8 ifaces_fixed;
+	__u8 pad[3];
+	/* Address range of skb_consume_udp(), for the consume_skb fallback. */
+	__u64 udp_consume_lo;
+	__u64 udp_consume_hi;
+};
+
+/* What the latency hooks and user space both write: one instance in .bss. */
+struct rxlat_bpf_state {
+	/* Report epoch, advanced by user space at every report (see max_ns[]). */
+	__u64 epoch;
+	/*
+	 * Offset CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed by user space at
+	 * every report, to compare a realtime skb->tstamp with
+	 * bpf_ktime_get_ns().
+	 */
+	__s64 mono_to_real;
+	/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
+	__u64 udp_read_seen;
+	/* Next free interface slot. */
+	__u32 next_slot;
+	__u32 pad;
+};
+
 /* Interface slot table value (key: ifindex). */
 struct rxlat_ifslot {
 	__u32 slot;

@@ -80,7 +80,7 @@ static __always_inline struct rxlat_xdp_counters *counters(__u32 ifindex, __u32 
  * per-packet stamps a TCP receiver loses GRO (8.1 -> 4.5 Gbit/s measured on
  * veth). Batch mode hands out one stamp per NAPI poll and CPU instead: the
  * first packet of a poll reads the clock, the others reuse it, and
- * rxlat_napi_reset (collector/rxlat.bpf.c, tp_btf/napi_poll) clears it when
+ * rxlat_napi_reset (xdp/rxlat_reset.bpf.c, tp_btf/napi_poll) clears it when
  * the poll ends. When that reset is not attached (the stamper loaded by
  * xdp-loader alone) a stamp is still reused only within the jiffy it was
  * taken in, so it can never be more than one tick (1/HZ) old.

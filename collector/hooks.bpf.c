@@ -7,7 +7,7 @@
  * by the time tcp_data_queue() or udp_queue_rcv_one_skb() return, it may
  * have been freed.
  *
- * Two program sets, chosen per stage by user space (collector/attach.c):
+ * Two program sets, chosen per stage by user space (collector/hooks.c):
  * fentry where the kernel allows BPF trampolines, and a fallback of
  * tracepoints and cgroup_skb where it does not.
  */
@@ -26,31 +26,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define IPPROTO_TCP_ 6
 #define IPPROTO_UDP_ 17
 
-/* Configuration, set by user space between open and load. */
-const volatile __u32 rxlat_max_ifaces = RXLAT_MAX_IFACES_DEFAULT;
-const volatile __u32 rxlat_max_queues = RXLAT_MAX_QUEUES_DEFAULT;
-/* With -i: only the interfaces user space put in rxlat_ifslots count. */
-const volatile bool rxlat_ifaces_fixed;
-/*
- * Interface indexes are per network namespace: only packets of rxlat's own
- * namespace (its inode number) are counted, so that an ifindex of another
- * namespace is never taken for one of ours.
- */
-const volatile __u32 rxlat_netns_ino;
+/* Set by user space between open and load. */
+const volatile struct rxlat_bpf_config rxlat_cfg = {
+	.max_ifaces = RXLAT_MAX_IFACES_DEFAULT,
+	.max_queues = RXLAT_MAX_QUEUES_DEFAULT,
+};
 
-/* Address range of skb_consume_udp(), for the consume_skb fallback. */
-const volatile __u64 rxlat_udp_consume_lo;
-const volatile __u64 rxlat_udp_consume_hi;
-
-/* Report epoch, advanced by user space at every report (see max_ns[]). */
-__u64 rxlat_epoch;
-/* Offset CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed by user space at every
- * report, to compare a realtime skb->tstamp with bpf_ktime_get_ns(). */
-__s64 rxlat_mono_to_real;
-/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
-__u64 rxlat_udp_read_seen;
-/* Next free interface slot. */
-__u32 rxlat_next_slot;
+struct rxlat_bpf_state rxlat_state;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -66,14 +48,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rxlat_hist);
 } rxlat_hists SEC(".maps");
-
-/* The stamper's per-CPU batch state; user space hands in the stamper's map. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_batch);
-} rxlat_batch SEC(".maps");
 
 /* Kernel layouts that changed: CO-RE picks the one this kernel has. */
 struct sk_buff___tstamp_type { /* 6.11+ */
@@ -141,17 +115,17 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 static __always_inline __s32 iface_slot(__u32 ifindex)
 {
 	struct rxlat_ifslot *s, new = {};
-	__u32 max = rxlat_max_ifaces;
+	__u32 max = rxlat_cfg.max_ifaces;
 
 	if (!ifindex) /* not known: the overflow series, never a slot of its own */
 		return max;
 	s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
 	if (s)
 		return s->slot;
-	if (rxlat_ifaces_fixed)
+	if (rxlat_cfg.ifaces_fixed)
 		return -1;
 	/* A slot lost to a race with another CPU is merely unused. */
-	new.slot = __sync_fetch_and_add(&rxlat_next_slot, 1);
+	new.slot = __sync_fetch_and_add(&rxlat_state.next_slot, 1);
 	if (new.slot >= max)
 		return max;
 	if (bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST))
@@ -175,12 +149,12 @@ static __always_inline void update_max(__u64 *slot, __u64 lat)
 
 static __always_inline bool netns_dev(const struct sk_buff *skb)
 {
-	return skb->dev->nd_net.net->ns.inum == rxlat_netns_ino;
+	return skb->dev->nd_net.net->ns.inum == rxlat_cfg.netns_ino;
 }
 
 static __always_inline bool netns_sk(const struct sock *sk)
 {
-	return sk->__sk_common.skc_net.net->ns.inum == rxlat_netns_ino;
+	return sk->__sk_common.skc_net.net->ns.inum == rxlat_cfg.netns_ino;
 }
 
 static __always_inline void record(const struct sk_buff *skb, __u32 stage)
@@ -205,7 +179,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 		src = RXLAT_SRC_NONE;
 		if (ts > 0 && tstamp_is_realtime(skb)) {
-			start = ts - rxlat_mono_to_real;
+			start = ts - rxlat_state.mono_to_real;
 			src = RXLAT_SRC_KERNEL;
 		}
 	}
@@ -213,8 +187,8 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	slot = iface_slot(ifindex);
 	if (slot < 0)
 		return;
-	qslot = queue < rxlat_max_queues ? queue : rxlat_max_queues;
-	idx = rxlat_series_index(stage, slot, qslot, rxlat_max_ifaces, rxlat_max_queues);
+	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
+	idx = rxlat_series_index(stage, slot, qslot, rxlat_cfg.max_ifaces, rxlat_cfg.max_queues);
 	h = bpf_map_lookup_elem(&rxlat_hists, &idx);
 	if (!h)
 		return;
@@ -227,7 +201,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);
-	update_max(&h->max_ns[rxlat_epoch & 1], lat);
+	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
 }
 
 /* ---- fentry set ---------------------------------------------------- */
@@ -381,27 +355,11 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 	__u64 loc = (__u64)location;
 	struct task_struct *t;
 
-	if (loc < rxlat_udp_consume_lo || loc >= rxlat_udp_consume_hi)
+	if (loc < rxlat_cfg.udp_consume_lo || loc >= rxlat_cfg.udp_consume_hi)
 		return 0;
-	__sync_fetch_and_add(&rxlat_udp_read_seen, 1);
+	__sync_fetch_and_add(&rxlat_state.udp_read_seen, 1);
 	t = bpf_get_current_task_btf();
-	if (t->nsproxy->net_ns->ns.inum == rxlat_netns_ino)
+	if (t->nsproxy->net_ns->ns.inum == rxlat_cfg.netns_ino)
 		record(skb, RXLAT_STAGE_SOCK_READ);
-	return 0;
-}
-
-/*
- * The end of a NAPI poll: the next packet the stamper sees on this CPU
- * belongs to another poll and takes a fresh stamp.
- */
-SEC("tp_btf/napi_poll")
-int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
-{
-	struct rxlat_batch *b;
-	__u32 idx = 0;
-
-	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
-	if (b)
-		b->stamp = 0;
 	return 0;
 }
