@@ -15,8 +15,14 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by rxlat before load; xdp-loader keeps the default. */
-const volatile __u32 rxlat_stamp_mode = RXLAT_STAMP_BATCH;
+/*
+ * Set by rxlat before load; xdp-loader keeps the default, so the build makes
+ * a packet-mode object with -DRXLAT_XDP_STAMP_MODE=RXLAT_STAMP_PACKET.
+ */
+#ifndef RXLAT_XDP_STAMP_MODE
+#define RXLAT_XDP_STAMP_MODE RXLAT_STAMP_BATCH
+#endif
+const volatile __u32 rxlat_stamp_mode = RXLAT_XDP_STAMP_MODE;
 
 /*
  * Both maps are pinned by name, so that every interface xdp-loader attaches
