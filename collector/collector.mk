@@ -20,9 +20,10 @@ $(BUILD)/collector/%.o: collector/%.c $(SKELS) include/*.h collector/*.h | $(BUI
 $(BUILD)/rxlat: $(patsubst collector/%.c,$(BUILD)/collector/%.o,$(USER_SOURCES))
 	$(CC) $(CFLAGS) $^ -o $@ $(USER_LIBS)
 
-# Unit tests of the histogram scheme and the renderers (run by run.sh).
+# Unit tests of the histogram scheme, the renderers, the map deltas and the
+# stage table against the docs (run.sh runs every build/rxlat-*-test).
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
-              $(BUILD)/rxlat-stages-test
+              $(BUILD)/rxlat-collect-test $(BUILD)/rxlat-stages-test
 
 $(BUILD)/rxlat-report-test: collector/report_test.c collector/report.c collector/report.h \
 		include/rxlat.h include/rxlat_hist.h | $(BUILD)
@@ -35,6 +36,10 @@ $(BUILD)/rxlat-hist-bpf-test: collector/hist_bpf_run_test.c include/rxlat.h \
 		include/rxlat_hist.h | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
 
-# The stage table of include/rxlat.h against the man page and the README.
+$(BUILD)/rxlat-collect-test: collector/collect_test.c collector/collect.c collector/collect.h \
+		collector/report.c collector/report.h include/rxlat.h netns-tests/check.h | $(BUILD)
+	$(CC) $(CFLAGS) -Inetns-tests collector/collect_test.c collector/collect.c collector/report.c \
+		-o $@ -ljson-c -lm
+
 $(BUILD)/rxlat-stages-test: collector/stages_test.c include/rxlat.h netns-tests/check.h | $(BUILD)
 	$(CC) $(CFLAGS) -Inetns-tests $< -o $@

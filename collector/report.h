@@ -52,7 +52,7 @@ struct rxlat_report {
 	struct timespec time; /* CLOCK_REALTIME at the end of the interval */
 	double interval_s;
 	bool final; /* the report printed at exit */
-	/* e.g. "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"; NULL: stage not attached */
+	/* e.g. "fentry:tcp_v4_do_rcv,tcp_v6_do_rcv"; NULL: stage not attached */
 	const char *attach[RXLAT_NR_STAGES];
 	/* why a stage could not be attached, else NULL */
 	const char *unavailable[RXLAT_NR_STAGES];

@@ -18,348 +18,24 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
-#include <argtable2.h>
-#include <bpf/libbpf.h>
+#include "collect.h"
 #include "collector.h"
 #include "log.h"
+#include "options.h"
 #include "report.h"
-
-/* ---- options: one table drives parsing and --help ------------------- */
-
-struct opts {
-	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output;
-	struct arg_lit *no_xdp, *per_queue, *list_stages, *verbose, *help, *version;
-	struct arg_dbl *interval, *duration;
-	struct arg_int *max_ifaces, *max_queues;
-	struct arg_end *end;
-};
-
-static int parse_choice(const char *opt, const char *val, const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (!strcmp(val, names[i]))
-			return i;
-	rxlat_err("invalid value '%s' for %s: choose one of %s%s%s%s%s", val, opt, names[0],
-		  n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? ", " : "",
-		  n > 2 ? names[2] : "");
-	return -1;
-}
-
-static int parse_stages(const char *list, bool *stages)
-{
-	char buf[256], *tok, *save = NULL;
-
-	if (strlen(list) >= sizeof(buf)) {
-		rxlat_err("--stages: list too long");
-		return -1;
-	}
-	strcpy(buf, list);
-	memset(stages, 0, RXLAT_NR_STAGES * sizeof(*stages));
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int s = 0;
-
-		while (s < RXLAT_NR_STAGES && strcmp(tok, rxlat_stage_names[s]))
-			s++;
-		if (s == RXLAT_NR_STAGES) {
-			rxlat_err("unknown stage '%s' in --stages: see rxlat --list-stages", tok);
-			return -1;
-		}
-		stages[s] = true;
-	}
-	return 0;
-}
-
-static void usage(FILE *f, void **table)
-{
-	fputs("Usage: rxlat", f);
-	arg_print_syntaxv(f, table, "\n");
-	fputs("Measure how long received packets spend in the network stack, per stage, "
-	      "interface and receive queue.\n\n",
-	      f);
-	arg_print_glossary_gnu(f, table);
-	fputs("\nStages:", f);
-	for (int s = 0; s < RXLAT_NR_STAGES; s++)
-		fprintf(f, "%s %s", s ? "," : "", rxlat_stage_names[s]);
-	fputs(".\nBPF objects for xdp-loader and tc: " RXLAT_LIBDIR "\n"
-	      "See rxlat(8).\n",
-	      f);
-}
-
-/* 0: run; 1: exit 0 (help, version); -1: exit 1 */
-static int parse_args(int argc, char **argv, struct rxlat_config *cfg)
-{
-	static const char *const xdp_modes[] = { "native", "skb" };
-	static const char *const stamps[] = { "batch", "packet" };
-	static const char *const attaches[] = { "auto", "fentry", "fallback" };
-	static const char *const outputs[] = { "text", "json" };
-	struct opts o = {
-		.iface =
-		    arg_strn("i", "interface", "IFACE", 0, RXLAT_MAX_CLI_IFACES,
-			     "attach the XDP stamper to IFACE and report only it (repeatable)"),
-		.xdp_mode =
-		    arg_str0(NULL, "xdp-mode", "native|skb", "XDP attach mode (default: native)"),
-		.no_xdp =
-		    arg_lit0(NULL, "no-xdp", "use a stamper that xdp-loader attached, attach none"),
-		.stamp = arg_str0(NULL, "stamp", "batch|packet",
-				  "one stamp per NAPI poll (default, keeps GRO) or per packet"),
-		.per_queue = arg_lit0(NULL, "per-queue", "one series per receive queue"),
-		.stages = arg_str0(NULL, "stages", "LIST",
-				   "comma-separated stages to attach (default: all)"),
-		.attach = arg_str0(NULL, "attach", "auto|fentry|fallback",
-				   "auto (default): fentry where the kernel allows it, else "
-				   "the fallback; fentry: fentry only; fallback: no trampolines"),
-		.interval = arg_dbl0("r", "interval", "SECONDS",
-				     "report interval, fractions allowed (default: 1)"),
-		.duration = arg_dbl0("d", "duration", "SECONDS",
-				     "run time; 0 runs until SIGINT/SIGTERM (default: 0)"),
-		.output = arg_str0("o", "output", "text|json",
-				   "terminal histograms or JSON lines (default: text)"),
-		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
-				       "interfaces with a series of their own (default: 16)"),
-		.max_queues = arg_int0(NULL, "max-queues", "N",
-				       "queues with a series of their own (default: 16)"),
-		.list_stages = arg_lit0(NULL, "list-stages",
-					"print each stage's attach point on this kernel and exit"),
-		.verbose = arg_lit0("v", "verbose", "print libbpf and verifier messages"),
-		.help = arg_lit0("h", "help", "print this help and exit"),
-		.version = arg_lit0("V", "version", "print the version and exit"),
-		.end = arg_end(10),
-	};
-	void *table[] = { o.iface,	o.xdp_mode,   o.no_xdp,	     o.stamp,	 o.per_queue,
-			  o.stages,	o.attach,     o.interval,    o.duration, o.output,
-			  o.max_ifaces, o.max_queues, o.list_stages, o.verbose,	 o.help,
-			  o.version,	o.end };
-	const int ntable = sizeof(table) / sizeof(table[0]);
-	int ret = -1, v;
-
-	if (arg_nullcheck(table)) {
-		rxlat_err("out of memory");
-		goto out;
-	}
-	if (arg_parse(argc, argv, table) > 0) {
-		fputs("rxlat: error: ", stderr);
-		arg_print_errors(stderr, o.end, "");
-		fputs("rxlat: see rxlat --help\n", stderr);
-		goto out;
-	}
-	if (o.help->count) {
-		usage(stdout, table);
-		ret = 1;
-		goto out;
-	}
-	if (o.version->count) {
-		printf("rxlat %s (libbpf %s)\n", RXLAT_VERSION, libbpf_version_string());
-		ret = 1;
-		goto out;
-	}
-
-	cfg->verbose = o.verbose->count > 0;
-	cfg->no_xdp = o.no_xdp->count > 0;
-	cfg->per_queue = o.per_queue->count > 0;
-	cfg->list_stages = o.list_stages->count > 0;
-	cfg->interval_s = o.interval->count ? o.interval->dval[0] : 1.0;
-	cfg->duration_s = o.duration->count ? o.duration->dval[0] : 0.0;
-	cfg->max_ifaces =
-	    o.max_ifaces->count ? (__u32)o.max_ifaces->ival[0] : RXLAT_MAX_IFACES_DEFAULT;
-	cfg->max_queues =
-	    o.max_queues->count ? (__u32)o.max_queues->ival[0] : RXLAT_MAX_QUEUES_DEFAULT;
-	for (int s = 0; s < RXLAT_NR_STAGES; s++)
-		cfg->stages[s] = true;
-
-	if (!(cfg->interval_s >= 0.01 && cfg->interval_s <= 86400)) {
-		rxlat_err("-r %g: the report interval must be between 0.01 and 86400 seconds",
-			  cfg->interval_s);
-		goto out;
-	}
-	if (!(cfg->duration_s >= 0 && cfg->duration_s <= 1e9)) {
-		rxlat_err("-d %g: the run time must be 0 (until a signal) or a positive number "
-			  "of seconds",
-			  cfg->duration_s);
-		goto out;
-	}
-	if (o.max_ifaces->count &&
-	    (o.max_ifaces->ival[0] < 1 || o.max_ifaces->ival[0] > RXLAT_MAX_IFACES_LIMIT)) {
-		rxlat_err("--max-ifaces must be between 1 and %d", RXLAT_MAX_IFACES_LIMIT);
-		goto out;
-	}
-	if (o.max_queues->count &&
-	    (o.max_queues->ival[0] < 1 || o.max_queues->ival[0] > RXLAT_MAX_QUEUES_LIMIT)) {
-		rxlat_err("--max-queues must be between 1 and %d", RXLAT_MAX_QUEUES_LIMIT);
-		goto out;
-	}
-	if (o.xdp_mode->count) {
-		if ((v = parse_choice("--xdp-mode", o.xdp_mode->sval[0], xdp_modes, 2)) < 0)
-			goto out;
-		cfg->xdp_mode = v;
-	}
-	if (o.stamp->count) {
-		if ((v = parse_choice("--stamp", o.stamp->sval[0], stamps, 2)) < 0)
-			goto out;
-		cfg->stamp = v == 1 ? RXLAT_STAMP_PACKET : RXLAT_STAMP_BATCH;
-	}
-	if (o.attach->count) {
-		if ((v = parse_choice("--attach", o.attach->sval[0], attaches, 3)) < 0)
-			goto out;
-		cfg->attach = v;
-	}
-	if (o.output->count) {
-		if ((v = parse_choice("-o", o.output->sval[0], outputs, 2)) < 0)
-			goto out;
-		cfg->output = v;
-	}
-	if (o.stages->count && parse_stages(o.stages->sval[0], cfg->stages))
-		goto out;
-	if (cfg->no_xdp && (o.xdp_mode->count || o.stamp->count)) {
-		rxlat_err("--no-xdp uses a stamper loaded elsewhere: --xdp-mode and --stamp "
-			  "do not apply");
-		goto out;
-	}
-	for (int i = 0; i < o.iface->count; i++) {
-		const char *name = o.iface->sval[i];
-
-		if (strlen(name) >= IF_NAMESIZE || !(cfg->ifindexes[i] = if_nametoindex(name))) {
-			rxlat_err("unknown interface '%s': see 'ip link' for the interfaces of "
-				  "this network namespace",
-				  name);
-			goto out;
-		}
-		for (int j = 0; j < i; j++)
-			if (cfg->ifindexes[j] == cfg->ifindexes[i]) {
-				rxlat_err("interface '%s' named twice", name);
-				goto out;
-			}
-		strcpy(cfg->ifnames[i], name);
-		cfg->nifaces++;
-	}
-	if ((__u32)cfg->nifaces > cfg->max_ifaces) {
-		rxlat_err("%d interfaces named but --max-ifaces is %u", cfg->nifaces,
-			  cfg->max_ifaces);
-		goto out;
-	}
-	ret = 0;
-out:
-	arg_freetable(table, ntable);
-	return ret;
-}
-
-/* ---- reading the maps into reports ---------------------------------- */
 
 struct collector {
 	const struct rxlat_config *cfg;
 	struct rxlat_hooks *hooks;
 	struct rxlat_stamper *stamper;
 	struct rxlat_hooks_info info;
-	__u32 nr_series;
-	struct rxlat_hist *prev; /* the maps as of the last report */
-	__u32 *slot_ifindex;	 /* max_ifaces + 1 */
-	struct rxlat_xdp_key *xdp_prev_keys;
-	struct rxlat_xdp_counters *xdp_prev_vals;
-	size_t xdp_nprev;
+	struct rxlat_collect col;
+	__u32 *slot_ifindex;  /* max_ifaces */
 	struct timespec last; /* CLOCK_MONOTONIC of the last report */
 };
 
-static void series_name(const struct collector *c, __u32 slot, char *name, __u32 *ifindex)
-{
-	*ifindex = slot < c->cfg->max_ifaces ? c->slot_ifindex[slot] : 0;
-	if (!*ifindex || !if_indextoname(*ifindex, name))
-		snprintf(name, RXLAT_IFNAME_LEN, *ifindex ? "if%u" : "other", *ifindex);
-}
-
-/* The interval's part of series idx; the map's max for the ending epoch. */
-static bool take_delta(struct collector *c, __u32 idx, int parity, struct rxlat_stats *d)
-{
-	struct rxlat_hist *live = &hooks_hists(c->hooks)[idx], cur, *prev = &c->prev[idx];
-	bool any = false;
-
-	memcpy(&cur, live, sizeof(cur));
-	memset(d, 0, sizeof(*d));
-	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
-		d->buckets[b] = cur.buckets[b] - prev->buckets[b];
-		d->count += d->buckets[b];
-	}
-	for (int s = 0; s < RXLAT_NR_SOURCES; s++) {
-		d->sources[s] = cur.sources[s] - prev->sources[s];
-		any |= d->sources[s] != 0;
-	}
-	d->sum_ns = cur.sum_ns - prev->sum_ns;
-	/* BPF now writes the other parity: this one is the interval's */
-	d->max_ns = __atomic_exchange_n(&live->max_ns[parity], 0, __ATOMIC_SEQ_CST);
-	*prev = cur;
-	return any || d->count;
-}
-
-static int add_series(struct rxlat_series **v, size_t *n, size_t *cap)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		void *p = realloc(*v, ncap * sizeof(**v));
-
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = ncap;
-	}
-	memset(&(*v)[*n], 0, sizeof(**v));
-	(*n)++;
-	return 0;
-}
-
-static int collect_series(struct collector *c, int parity, struct rxlat_series **out, size_t *n)
-{
-	const struct rxlat_config *cfg = c->cfg;
-	size_t cap = 0;
-	int err = 0;
-
-	*out = NULL;
-	*n = 0;
-	hooks_ifslots(c->hooks, c->slot_ifindex, cfg->max_ifaces);
-	for (__u32 s = 0; s < RXLAT_NR_STAGES && !err; s++) {
-		for (__u32 slot = 0; slot <= cfg->max_ifaces && !err; slot++) {
-			struct rxlat_series *agg = NULL;
-
-			if (slot < cfg->max_ifaces && !c->slot_ifindex[slot])
-				continue;
-			for (__u32 q = 0; q <= cfg->max_queues && !err; q++) {
-				__u32 idx = rxlat_series_index(s, slot, q, cfg->max_ifaces,
-							       cfg->max_queues);
-				struct rxlat_stats d;
-				struct rxlat_series *ser;
-
-				if (!take_delta(c, idx, parity, &d))
-					continue;
-				if (!cfg->per_queue && agg) {
-					rxlat_stats_add(&agg->st, &d);
-					continue;
-				}
-				err = add_series(out, n, &cap);
-				if (err)
-					break;
-				ser = &(*out)[*n - 1];
-				ser->stage = s;
-				series_name(c, slot, ser->ifname, &ser->ifindex);
-				ser->queue = !cfg->per_queue	    ? RXLAT_QUEUE_ALL
-					     : q == cfg->max_queues ? RXLAT_QUEUE_OTHER
-								    : (int)q;
-				ser->st = d;
-				if (!cfg->per_queue)
-					agg = ser;
-			}
-		}
-	}
-	return err;
-}
-
-static bool iface_wanted(const struct rxlat_config *cfg, __u32 ifindex)
-{
-	if (!cfg->nifaces)
-		return true;
-	for (int i = 0; i < cfg->nifaces; i++)
-		if (cfg->ifindexes[i] == ifindex)
-			return true;
-	return false;
-}
-
-static int collect_xdp(struct collector *c, struct rxlat_xdp_row **out, size_t *nout)
+/* The stamper's counters over the interval; none without a stamper. */
+static int collect_stamper(struct collector *c, struct rxlat_xdp_row **out, size_t *nout)
 {
 	struct rxlat_xdp_key *keys;
 	struct rxlat_xdp_counters *vals;
@@ -373,42 +49,9 @@ static int collect_xdp(struct collector *c, struct rxlat_xdp_row **out, size_t *
 	err = stamper_counters(c->stamper, &keys, &vals, &n);
 	if (err)
 		return err;
-	*out = calloc(n ? n : 1, sizeof(**out));
-	if (!*out) {
-		err = -ENOMEM;
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct rxlat_xdp_counters d = vals[i];
-		struct rxlat_xdp_row *r;
-
-		if (keys[i].ifindex && !iface_wanted(c->cfg, keys[i].ifindex))
-			continue;
-		for (size_t j = 0; j < c->xdp_nprev; j++)
-			if (c->xdp_prev_keys[j].ifindex == keys[i].ifindex &&
-			    c->xdp_prev_keys[j].rx_queue == keys[i].rx_queue) {
-				d.seen -= c->xdp_prev_vals[j].seen;
-				d.stamped -= c->xdp_prev_vals[j].stamped;
-				d.meta_refused -= c->xdp_prev_vals[j].meta_refused;
-			}
-		if (!d.seen && !d.stamped && !d.meta_refused)
-			continue;
-		r = &(*out)[(*nout)++];
-		r->ifindex = keys[i].ifindex;
-		r->queue = (int)keys[i].rx_queue;
-		if (!r->ifindex || !if_indextoname(r->ifindex, r->ifname))
-			snprintf(r->ifname, sizeof(r->ifname), r->ifindex ? "if%u" : "other",
-				 r->ifindex);
-		r->seen = d.seen;
-		r->stamped = d.stamped;
-		r->meta_refused = d.meta_refused;
-	}
-done:
-	free(c->xdp_prev_keys);
-	free(c->xdp_prev_vals);
-	c->xdp_prev_keys = keys;
-	c->xdp_prev_vals = vals;
-	c->xdp_nprev = n;
+	err = collect_xdp(&c->col, keys, vals, n, out, nout);
+	free(keys);
+	free(vals);
 	return err;
 }
 
@@ -427,9 +70,11 @@ static int report(struct collector *c, bool final)
 	r.interval_s = (now.tv_sec - c->last.tv_sec) + (now.tv_nsec - c->last.tv_nsec) / 1e9;
 	c->last = now;
 
-	err = collect_series(c, old_epoch & 1, &series, &r.nseries);
+	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->max_ifaces);
+	err = collect_series(&c->col, hooks_hists(c->hooks), c->slot_ifindex, old_epoch & 1,
+			     &series, &r.nseries);
 	if (!err)
-		err = collect_xdp(c, &xdp, &r.nxdp);
+		err = collect_stamper(c, &xdp, &r.nxdp);
 	if (err) {
 		rxlat_err("reading the maps failed: %s", strerror(-err));
 		goto out;
@@ -479,71 +124,134 @@ static int arm_timer(int fd, double seconds, bool repeat)
 	return timerfd_settime(fd, 0, &its, NULL) ? -errno : 0;
 }
 
+/* Adds fd to the epoll set; 0, or -errno with the error printed. */
+static int watch(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev)) {
+		int err = -errno;
+
+		rxlat_err("epoll_ctl: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* A new timerfd armed for seconds, or -errno with the error printed. */
+static int new_timer(double seconds, bool repeat)
+{
+	int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = -errno;
+		rxlat_err("timerfd_create: %s", strerror(-err));
+		return err;
+	}
+	err = arm_timer(fd, seconds, repeat);
+	if (err) {
+		rxlat_err("timerfd_settime: %s", strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* Consumes a readable fd's event (timer expirations, signal info): 0 or -errno. */
+static int drain(int fd, void *buf, size_t len, const char *what)
+{
+	ssize_t n = read(fd, buf, len);
+
+	if (n == (ssize_t)len)
+		return 0;
+	if (n < 0 && errno == EINTR)
+		return 0;
+	rxlat_err("reading the %s: %s", what, n < 0 ? strerror(errno) : "short read");
+	return n < 0 ? -errno : -EIO;
+}
+
 static int run_loop(struct collector *c)
 {
 	int ep = -1, sfd = -1, tick = -1, stop = -1, err;
-	struct epoll_event ev = { .events = EPOLLIN };
 	sigset_t mask;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	/* blocked, the signals wait in the signalfd for the loop to read them */
+	if (sigprocmask(SIG_BLOCK, &mask, NULL)) {
+		err = -errno;
+		rxlat_err("sigprocmask: %s", strerror(-err));
+		return err;
+	}
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	tick = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-	if (ep < 0 || sfd < 0 || tick < 0) {
+	if (ep < 0) {
 		err = -errno;
+		rxlat_err("epoll_create1: %s", strerror(-err));
 		goto out;
 	}
-	err = arm_timer(tick, c->cfg->interval_s, true);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		err = -errno;
+		rxlat_err("signalfd: %s", strerror(-err));
+		goto out;
+	}
+	tick = new_timer(c->cfg->interval_s, true);
+	if (tick < 0) {
+		err = tick;
+		goto out;
+	}
+	err = watch(ep, sfd);
+	if (!err)
+		err = watch(ep, tick);
 	if (err)
 		goto out;
-	ev.data.fd = sfd;
-	epoll_ctl(ep, EPOLL_CTL_ADD, sfd, &ev);
-	ev.data.fd = tick;
-	epoll_ctl(ep, EPOLL_CTL_ADD, tick, &ev);
 	if (c->cfg->duration_s > 0) {
-		stop = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-		if (stop < 0 || (err = arm_timer(stop, c->cfg->duration_s, false))) {
-			err = err ? err : -errno;
+		stop = new_timer(c->cfg->duration_s, false);
+		if (stop < 0) {
+			err = stop;
 			goto out;
 		}
-		ev.data.fd = stop;
-		epoll_ctl(ep, EPOLL_CTL_ADD, stop, &ev);
+		err = watch(ep, stop);
+		if (err)
+			goto out;
 	}
 
-	for (;;) {
+	for (bool done = false; !done;) {
 		struct epoll_event evs[4];
 		int n = epoll_wait(ep, evs, 4, -1);
-		bool done = false;
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			err = -errno;
-			break;
+			rxlat_err("epoll_wait: %s", strerror(-err));
+			goto out;
 		}
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n && !err; i++) {
+			struct signalfd_siginfo si;
 			__u64 ticks;
 
 			if (evs[i].data.fd == tick) {
-				if (read(tick, &ticks, sizeof(ticks)) < 0)
-					continue;
-				err = report(c, false);
-				if (err)
-					done = true;
+				err = drain(tick, &ticks, sizeof(ticks), "report timer");
+				if (!err)
+					err = report(c, false);
+			} else if (evs[i].data.fd == sfd) {
+				/* SIGINT, SIGTERM, SIGHUP: all end the run with a report */
+				err = drain(sfd, &si, sizeof(si), "signalfd");
+				done = true;
 			} else {
-				done = true; /* signal or run time over */
+				/* the run time is over */
+				err = drain(stop, &ticks, sizeof(ticks), "run timer");
+				done = true;
 			}
 		}
-		if (done)
-			break;
+		if (err)
+			goto out;
 	}
-	if (!err)
-		err = report(c, true);
+	err = report(c, true);
 out:
 	if (stop >= 0)
 		close(stop);
@@ -562,7 +270,7 @@ int main(int argc, char **argv)
 	struct collector c = {};
 	int err;
 
-	err = parse_args(argc, argv, &cfg);
+	err = options_parse(argc, argv, &cfg);
 	if (err)
 		return err > 0 ? 0 : 1;
 	rxlat_log_init(cfg.verbose);
@@ -603,10 +311,10 @@ int main(int argc, char **argv)
 		   rxlat_nr_series(cfg.max_ifaces, cfg.max_queues), RXLAT_NR_STAGES,
 		   cfg.max_ifaces + 1, cfg.max_queues + 1, sizeof(struct rxlat_hist));
 
-	c.nr_series = rxlat_nr_series(cfg.max_ifaces, cfg.max_queues);
-	c.prev = calloc(c.nr_series, sizeof(*c.prev));
-	c.slot_ifindex = calloc(cfg.max_ifaces + 1, sizeof(*c.slot_ifindex));
-	if (!c.prev || !c.slot_ifindex) {
+	err = collect_init(&c.col, cfg.max_ifaces, cfg.max_queues, cfg.per_queue, cfg.ifindexes,
+			   cfg.nifaces);
+	c.slot_ifindex = calloc(cfg.max_ifaces, sizeof(*c.slot_ifindex));
+	if (err || !c.slot_ifindex) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -614,22 +322,14 @@ int main(int argc, char **argv)
 	 * The first report starts here: what the hooks saw while starting (the
 	 * loopback datagram of the UDP read check, say) is not the user's.
 	 */
-	for (__u32 i = 0; i < c.nr_series; i++) {
-		struct rxlat_hist *h = &hooks_hists(c.hooks)[i];
-
-		memcpy(&c.prev[i], h, sizeof(*h));
-		__atomic_store_n(&h->max_ns[0], 0, __ATOMIC_SEQ_CST);
-		__atomic_store_n(&h->max_ns[1], 0, __ATOMIC_SEQ_CST);
-	}
+	collect_start(&c.col, hooks_hists(c.hooks));
 	clock_gettime(CLOCK_MONOTONIC, &c.last);
 	err = run_loop(&c);
 out:
 	/* links are closed here; the kernel detaches them even if we die */
 	hooks_destroy(c.hooks);
 	stamper_destroy(c.stamper);
-	free(c.prev);
+	collect_free(&c.col);
 	free(c.slot_ifindex);
-	free(c.xdp_prev_keys);
-	free(c.xdp_prev_vals);
 	return err ? 1 : 0;
 }

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Snapshots of the maps, and their deltas per report interval. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include "collect.h"
+
+int collect_init(struct rxlat_collect *c, __u32 max_ifaces, __u32 max_queues, bool per_queue,
+		 const __u32 *ifindexes, int nifaces)
+{
+	memset(c, 0, sizeof(*c));
+	c->max_ifaces = max_ifaces;
+	c->max_queues = max_queues;
+	c->per_queue = per_queue;
+	c->ifindexes = ifindexes;
+	c->nifaces = nifaces;
+	c->nr_series = rxlat_nr_series(max_ifaces, max_queues);
+	c->prev = calloc(c->nr_series, sizeof(*c->prev));
+	return c->prev ? 0 : -ENOMEM;
+}
+
+void collect_free(struct rxlat_collect *c)
+{
+	free(c->prev);
+	free(c->xdp_prev_keys);
+	free(c->xdp_prev_vals);
+	memset(c, 0, sizeof(*c));
+}
+
+void collect_start(struct rxlat_collect *c, struct rxlat_hist *live)
+{
+	for (__u32 i = 0; i < c->nr_series; i++) {
+		struct rxlat_hist *h = &live[i];
+
+		memcpy(&c->prev[i], h, sizeof(*h));
+		__atomic_store_n(&h->max_ns[0], 0, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&h->max_ns[1], 0, __ATOMIC_SEQ_CST);
+	}
+}
+
+/* An interface's name now, "if<N>" when it is gone, "other" for ifindex 0. */
+static void if_name(__u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	if (!ifindex || !if_indextoname(ifindex, name))
+		snprintf(name, RXLAT_IFNAME_LEN, ifindex ? "if%u" : "other", ifindex);
+}
+
+/* The interval's part of series idx; the live max for the ending epoch. */
+static bool take_delta(struct rxlat_collect *c, struct rxlat_hist *live, __u32 idx, int parity,
+		       struct rxlat_stats *d)
+{
+	struct rxlat_hist cur, *prev = &c->prev[idx];
+	bool any = false;
+
+	memcpy(&cur, &live[idx], sizeof(cur));
+	memset(d, 0, sizeof(*d));
+	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
+		d->buckets[b] = cur.buckets[b] - prev->buckets[b];
+		d->count += d->buckets[b];
+	}
+	for (int s = 0; s < RXLAT_NR_SOURCES; s++) {
+		d->sources[s] = cur.sources[s] - prev->sources[s];
+		any |= d->sources[s] != 0;
+	}
+	d->sum_ns = cur.sum_ns - prev->sum_ns;
+	/* BPF now writes the other parity: this one is the interval's */
+	d->max_ns = __atomic_exchange_n(&live[idx].max_ns[parity], 0, __ATOMIC_SEQ_CST);
+	*prev = cur;
+	return any || d->count;
+}
+
+static int add_series(struct rxlat_series **v, size_t *n, size_t *cap)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		void *p = realloc(*v, ncap * sizeof(**v));
+
+		if (!p)
+			return -ENOMEM;
+		*v = p;
+		*cap = ncap;
+	}
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*n)++;
+	return 0;
+}
+
+int collect_series(struct rxlat_collect *c, struct rxlat_hist *live, const __u32 *slot_ifindex,
+		   int parity, struct rxlat_series **out, size_t *n)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (__u32 s = 0; s < RXLAT_NR_STAGES && !err; s++) {
+		for (__u32 slot = 0; slot <= c->max_ifaces && !err; slot++) {
+			__u32 ifindex = slot < c->max_ifaces ? slot_ifindex[slot] : 0;
+			struct rxlat_series *agg = NULL;
+
+			if (slot < c->max_ifaces && !ifindex)
+				continue;
+			for (__u32 q = 0; q <= c->max_queues && !err; q++) {
+				__u32 idx =
+				    rxlat_series_index(s, slot, q, c->max_ifaces, c->max_queues);
+				struct rxlat_stats d;
+				struct rxlat_series *ser;
+
+				if (!take_delta(c, live, idx, parity, &d))
+					continue;
+				if (!c->per_queue && agg) {
+					rxlat_stats_add(&agg->st, &d);
+					continue;
+				}
+				err = add_series(out, n, &cap);
+				if (err)
+					break;
+				ser = &(*out)[*n - 1];
+				ser->stage = s;
+				ser->ifindex = ifindex;
+				if_name(ifindex, ser->ifname);
+				ser->queue = !c->per_queue	  ? RXLAT_QUEUE_ALL
+					     : q == c->max_queues ? RXLAT_QUEUE_OTHER
+								  : (int)q;
+				ser->st = d;
+				if (!c->per_queue)
+					agg = ser;
+			}
+		}
+	}
+	return err;
+}
+
+static bool iface_wanted(const struct rxlat_collect *c, __u32 ifindex)
+{
+	if (!c->nifaces)
+		return true;
+	for (int i = 0; i < c->nifaces; i++)
+		if (c->ifindexes[i] == ifindex)
+			return true;
+	return false;
+}
+
+/* Subtracts from d the previous totals of key k, if there were any. */
+static void xdp_delta(const struct rxlat_collect *c, const struct rxlat_xdp_key *k,
+		      struct rxlat_xdp_counters *d)
+{
+	for (size_t j = 0; j < c->xdp_nprev; j++)
+		if (c->xdp_prev_keys[j].ifindex == k->ifindex &&
+		    c->xdp_prev_keys[j].rx_queue == k->rx_queue) {
+			d->seen -= c->xdp_prev_vals[j].seen;
+			d->stamped -= c->xdp_prev_vals[j].stamped;
+			d->meta_refused -= c->xdp_prev_vals[j].meta_refused;
+		}
+}
+
+int collect_xdp(struct rxlat_collect *c, const struct rxlat_xdp_key *keys,
+		const struct rxlat_xdp_counters *vals, size_t n, struct rxlat_xdp_row **out,
+		size_t *nout)
+{
+	struct rxlat_xdp_key *nk = malloc((n ? n : 1) * sizeof(*nk));
+	struct rxlat_xdp_counters *nv = malloc((n ? n : 1) * sizeof(*nv));
+
+	*nout = 0;
+	*out = calloc(n ? n : 1, sizeof(**out));
+	if (!*out || !nk || !nv) {
+		free(*out);
+		*out = NULL;
+		free(nk);
+		free(nv);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct rxlat_xdp_counters d = vals[i];
+		struct rxlat_xdp_row *r;
+
+		if (keys[i].ifindex && !iface_wanted(c, keys[i].ifindex))
+			continue;
+		xdp_delta(c, &keys[i], &d);
+		if (!d.seen && !d.stamped && !d.meta_refused)
+			continue;
+		r = &(*out)[(*nout)++];
+		r->ifindex = keys[i].ifindex;
+		r->queue = (int)keys[i].rx_queue;
+		if_name(r->ifindex, r->ifname);
+		r->seen = d.seen;
+		r->stamped = d.stamped;
+		r->meta_refused = d.meta_refused;
+	}
+	/* the totals, also of interfaces not reported, are the next baseline */
+	if (n) {
+		memcpy(nk, keys, n * sizeof(*nk));
+		memcpy(nv, vals, n * sizeof(*nv));
+	}
+	free(c->xdp_prev_keys);
+	free(c->xdp_prev_vals);
+	c->xdp_prev_keys = nk;
+	c->xdp_prev_vals = nv;
+	c->xdp_nprev = n;
+	return 0;
+}

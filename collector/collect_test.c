@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of collect.c without BPF: a plain array of struct rxlat_hist
+ * stands in for the mapped series array, plain slot tables and counter
+ * totals for what the hooks and the stamper read from their maps. Checks
+ * the deltas between reports, the per-epoch maxima, the aggregation of
+ * queues, the overflow series and the stamper's counter deltas. One line per
+ * check; exit status 1 when any failed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "collect.h"
+
+#define MAX_IFACES 2
+#define MAX_QUEUES 3
+/* interface indexes that no namespace has this early: named "if<N>" */
+#define IF_A 100001
+#define IF_B 100002
+
+static struct rxlat_hist *series(struct rxlat_hist *live, int stage, int slot, int q)
+{
+	return &live[rxlat_series_index(stage, slot, q, MAX_IFACES, MAX_QUEUES)];
+}
+
+static void sample(struct rxlat_hist *h, __u32 bucket, __u64 n, __u64 sum, __u64 max, int parity)
+{
+	h->buckets[bucket] += n;
+	h->sum_ns += sum;
+	h->sources[RXLAT_SRC_XDP] += n;
+	if (max > h->max_ns[parity])
+		h->max_ns[parity] = max;
+}
+
+static void check_str(const char *what, const char *got, const char *want)
+{
+	if (strcmp(got, want))
+		check_fail("%s: got \"%s\", want \"%s\"", what, got, want);
+}
+
+static void test_deltas(void)
+{
+	__u32 slots[MAX_IFACES] = { IF_A, 0 };
+	struct rxlat_collect c;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_series *s = NULL;
+	size_t n = 0;
+
+	if (!live || collect_init(&c, MAX_IFACES, MAX_QUEUES, true, NULL, 0)) {
+		check_failed("deltas.setup", "out of memory");
+		free(live);
+		return;
+	}
+	/* seen while starting up: not part of the first report */
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 7, 700, 900, 0);
+	collect_start(&c, live);
+	CHECK_U64("start clears max_ns[0]", series(live, RXLAT_STAGE_IP_RCV, 0, 1)->max_ns[0], 0);
+	check_done("deltas.start_baseline");
+
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 5, 500, 200, 0);
+	if (collect_series(&c, live, slots, 0, &s, &n) || n != 1) {
+		check_failed("deltas.first", "want 1 series, got %zu", n);
+	} else {
+		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_IP_RCV);
+		CHECK_U64("ifindex", s[0].ifindex, IF_A);
+		check_str("ifname", s[0].ifname, "if100001");
+		CHECK_U64("queue", (__u64)s[0].queue, 1);
+		CHECK_U64("count", s[0].st.count, 5);
+		CHECK_U64("bucket 3", s[0].st.buckets[3], 5);
+		CHECK_U64("sum_ns", s[0].st.sum_ns, 500);
+		CHECK_U64("max_ns", s[0].st.max_ns, 200);
+		CHECK_U64("sources.xdp", s[0].st.sources[RXLAT_SRC_XDP], 5);
+		CHECK_U64("live max of the ended epoch", series(live, 0, 0, 1)->max_ns[0], 0);
+		check_done("deltas.first");
+	}
+	free(s);
+
+	/* the next epoch writes the other parity; nothing new elsewhere */
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 4, 2, 300, 150, 1);
+	if (collect_series(&c, live, slots, 1, &s, &n) || n != 1) {
+		check_failed("deltas.second", "want 1 series, got %zu", n);
+	} else {
+		CHECK_U64("count", s[0].st.count, 2);
+		CHECK_U64("bucket 3", s[0].st.buckets[3], 0);
+		CHECK_U64("bucket 4", s[0].st.buckets[4], 2);
+		CHECK_U64("sum_ns", s[0].st.sum_ns, 300);
+		CHECK_U64("max_ns", s[0].st.max_ns, 150);
+		CHECK_U64("sources.xdp", s[0].st.sources[RXLAT_SRC_XDP], 2);
+		check_done("deltas.second");
+	}
+	free(s);
+
+	if (collect_series(&c, live, slots, 0, &s, &n))
+		check_failed("deltas.quiet", "collect_series failed");
+	else if (n)
+		check_failed("deltas.quiet", "%zu series in an interval without samples", n);
+	else
+		check_pass("deltas.quiet");
+	free(s);
+
+	/* samples without a start time are counted, not measured */
+	series(live, RXLAT_STAGE_SOCK_READ, 0, 0)->sources[RXLAT_SRC_NONE] += 4;
+	if (collect_series(&c, live, slots, 1, &s, &n) || n != 1) {
+		check_failed("deltas.unstamped", "want 1 series, got %zu", n);
+	} else {
+		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_SOCK_READ);
+		CHECK_U64("count", s[0].st.count, 0);
+		CHECK_U64("sources.none", s[0].st.sources[RXLAT_SRC_NONE], 4);
+		check_done("deltas.unstamped");
+	}
+	free(s);
+	collect_free(&c);
+	free(live);
+}
+
+static void test_queues_and_overflow(bool per_queue)
+{
+	__u32 slots[MAX_IFACES] = { 1, 0 }; /* lo is ifindex 1 in every namespace */
+	struct rxlat_collect c;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_series *s = NULL;
+	size_t n = 0, want = per_queue ? 4 : 2;
+	const char *name = per_queue ? "queues.per_queue" : "queues.aggregated";
+
+	if (!live || collect_init(&c, MAX_IFACES, MAX_QUEUES, per_queue, NULL, 0)) {
+		check_failed(name, "out of memory");
+		free(live);
+		return;
+	}
+	collect_start(&c, live);
+	/* lo: queue 0, and a queue past --max-queues */
+	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 0, 0), 10, 3, 3000, 1100, 0);
+	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 0, MAX_QUEUES), 20, 1, 5000, 5000, 0);
+	/* an interface past --max-ifaces, queues 1 and 2 */
+	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, MAX_IFACES, 1), 5, 2, 200, 110, 0);
+	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, MAX_IFACES, 2), 6, 1, 120, 120, 0);
+	/* slot 1 is free: whatever its series hold is not reported */
+	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 1, 0), 6, 9, 900, 100, 0);
+
+	if (collect_series(&c, live, slots, 0, &s, &n) || n != want) {
+		check_failed(name, "want %zu series, got %zu", want, n);
+		goto out;
+	}
+	check_str("first ifname", s[0].ifname, "lo");
+	CHECK_U64("first ifindex", s[0].ifindex, 1);
+	check_str("last ifname", s[n - 1].ifname, "other");
+	CHECK_U64("last ifindex", s[n - 1].ifindex, 0);
+	if (per_queue) {
+		CHECK_U64("lo queue", (__u64)s[0].queue, 0);
+		CHECK_U64("lo queue 0 count", s[0].st.count, 3);
+		if (s[1].queue != RXLAT_QUEUE_OTHER)
+			check_fail("queue past --max-queues: got %d, want RXLAT_QUEUE_OTHER",
+				   s[1].queue);
+		CHECK_U64("lo other queues count", s[1].st.count, 1);
+		CHECK_U64("other queue 1", (__u64)s[2].queue, 1);
+		CHECK_U64("other queue 2", (__u64)s[3].queue, 2);
+		CHECK_U64("other queue 2 max", s[3].st.max_ns, 120);
+	} else {
+		if (s[0].queue != RXLAT_QUEUE_ALL || s[1].queue != RXLAT_QUEUE_ALL)
+			check_fail("queues %d, %d: want RXLAT_QUEUE_ALL", s[0].queue, s[1].queue);
+		CHECK_U64("lo count", s[0].st.count, 4);
+		CHECK_U64("lo sum_ns", s[0].st.sum_ns, 8000);
+		CHECK_U64("lo max_ns", s[0].st.max_ns, 5000);
+		CHECK_U64("lo bucket 10", s[0].st.buckets[10], 3);
+		CHECK_U64("lo bucket 20", s[0].st.buckets[20], 1);
+		CHECK_U64("lo sources.xdp", s[0].st.sources[RXLAT_SRC_XDP], 4);
+		CHECK_U64("other count", s[1].st.count, 3);
+		CHECK_U64("other max_ns", s[1].st.max_ns, 120);
+	}
+	check_done(name);
+out:
+	free(s);
+	collect_free(&c);
+	free(live);
+}
+
+static void test_xdp(void)
+{
+	const __u32 only_b[] = { IF_B };
+	struct rxlat_xdp_key keys[] = { { IF_A, 0 }, { IF_B, 0 }, { IF_B, 3 }, { 0, 0 } };
+	struct rxlat_xdp_counters vals[] = {
+		{ 10, 9, 1 }, { 20, 20, 0 }, { 5, 5, 0 }, { 2, 2, 0 } /* overflow */
+	};
+	struct rxlat_collect c;
+	struct rxlat_xdp_row *r = NULL;
+	size_t n = 0;
+
+	if (collect_init(&c, MAX_IFACES, MAX_QUEUES, false, only_b, 1)) {
+		check_failed("xdp.setup", "out of memory");
+		return;
+	}
+	/* the first report has the totals so far, of the named interface only */
+	if (collect_xdp(&c, keys, vals, 4, &r, &n) || n != 3) {
+		check_failed("xdp.first", "want 3 rows, got %zu", n);
+	} else {
+		CHECK_U64("row 0 ifindex", r[0].ifindex, IF_B);
+		check_str("row 0 ifname", r[0].ifname, "if100002");
+		CHECK_U64("row 0 seen", r[0].seen, 20);
+		CHECK_U64("row 1 queue", (__u64)r[1].queue, 3);
+		CHECK_U64("row 1 stamped", r[1].stamped, 5);
+		CHECK_U64("overflow ifindex", r[2].ifindex, 0);
+		check_str("overflow ifname", r[2].ifname, "other");
+		CHECK_U64("overflow seen", r[2].seen, 2);
+		check_done("xdp.first");
+	}
+	free(r);
+
+	/* then only what changed since */
+	vals[0].seen += 100; /* not a named interface */
+	vals[2].seen += 4;
+	vals[2].stamped += 3;
+	vals[2].meta_refused += 1;
+	if (collect_xdp(&c, keys, vals, 4, &r, &n) || n != 1) {
+		check_failed("xdp.delta", "want 1 row, got %zu", n);
+	} else {
+		CHECK_U64("ifindex", r[0].ifindex, IF_B);
+		CHECK_U64("queue", (__u64)r[0].queue, 3);
+		CHECK_U64("seen", r[0].seen, 4);
+		CHECK_U64("stamped", r[0].stamped, 3);
+		CHECK_U64("meta_refused", r[0].meta_refused, 1);
+		check_done("xdp.delta");
+	}
+	free(r);
+
+	/* a key new since the last report counts from zero */
+	keys[3] = (struct rxlat_xdp_key){ IF_B, 1 };
+	vals[3] = (struct rxlat_xdp_counters){ 6, 6, 0 };
+	if (collect_xdp(&c, keys, vals, 4, &r, &n) || n != 1) {
+		check_failed("xdp.new_key", "want 1 row, got %zu", n);
+	} else {
+		CHECK_U64("queue", (__u64)r[0].queue, 1);
+		CHECK_U64("seen", r[0].seen, 6);
+		check_done("xdp.new_key");
+	}
+	free(r);
+
+	if (collect_xdp(&c, keys, vals, 0, &r, &n) || n)
+		check_failed("xdp.none", "want no row, got %zu", n);
+	else
+		check_pass("xdp.none");
+	free(r);
+	collect_free(&c);
+}
+
+int main(void)
+{
+	test_deltas();
+	test_queues_and_overflow(true);
+	test_queues_and_overflow(false);
+	test_xdp();
+	return check_exit_status();
+}
