@@ -16,7 +16,10 @@
 char LICENSE[] SEC("license") = "GPL";
 
 /* Set by rxlat before load; xdp-loader keeps the default. */
-const volatile __u32 rxlat_stamp_mode = RXLAT_STAMP_BATCH;
+#ifndef RXLAT_XDP_STAMP_MODE
+#define RXLAT_XDP_STAMP_MODE RXLAT_STAMP_BATCH
+#endif
+const volatile __u32 rxlat_stamp_mode = RXLAT_XDP_STAMP_MODE;
 
 /*
  * Both maps are pinned by name, so that every interface xdp-loader attaches
