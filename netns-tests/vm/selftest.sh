@@ -20,6 +20,12 @@ B=$BUILD
 XDP_OBJ=${XDP_OBJ:-$B/rxlat_xdp.bpf.o}
 out=
 
+# indent TEXT: TEXT's lines, indented under a verdict line
+indent() {
+	local l
+	while IFS= read -r l; do printf '    %s\n' "$l"; done <<<"$1"
+}
+
 # check NAME COMMAND...: PASS when COMMAND succeeds, else FAIL followed by
 # its output (shown on PASS too when SHOW=1)
 check() {
@@ -27,10 +33,10 @@ check() {
 	shift
 	if out=$("$@" 2>&1); then
 		pass "$name"
-		[ -n "${SHOW:-}" ] && [ -n "$out" ] && sed 's/^/    /' <<<"$out"
+		[ -n "${SHOW:-}" ] && [ -n "$out" ] && indent "$out"
 	else
 		fail "$name" "'$*' failed"
-		[ -n "$out" ] && sed 's/^/    /' <<<"$out"
+		[ -n "$out" ] && indent "$out"
 	fi
 	out=
 }
@@ -116,7 +122,7 @@ if [ -r "$XDP_OBJ" ]; then
 		skip xdp_rxlat_in_dispatcher "this kernel refuses a packet-changing program in the dispatcher of xdp-tools $(xdp_version) (\"Extension program changes packet data, while original does not\", fixed in xdp-tools 1.5); rxlat attaches directly instead"
 	else
 		fail xdp_rxlat_in_dispatcher "xdp-loader failed"
-		[ -n "$out" ] && sed 's/^/    /' <<<"$out"
+		[ -n "$out" ] && indent "$out"
 	fi
 	out=
 	xdp-loader unload --all vmt0 >/dev/null 2>&1
