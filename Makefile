@@ -80,10 +80,14 @@ demo:
 	$(MAKE) all test-binaries
 	./netns-tests/demo.sh
 
+SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh) netns-tests/vm/init .ci/run
+
 # cppcheck leaves out build/: the skeletons embed whole BPF objects and
-# take it minutes to read
+# take it minutes to read. shellcheck runs from the top of the tree, where
+# the "shellcheck source=" paths of the scripts start.
 lint:
 	clang-format --dry-run --Werror $(LINT_SOURCES)
+	shellcheck -x $(SHELL_SCRIPTS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -Iinclude \
 		--include=/usr/include/bpf/libbpf_common.h \

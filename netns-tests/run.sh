@@ -242,7 +242,9 @@ for f in netns-tests/test_*.sh; do
 	[[ -e $f ]] || continue
 	name=${f##*/test_}
 	name=${name%.sh}
-	[[ -z $STOP ]] && selected "$name" || continue
+	if [[ -n $STOP ]] || ! selected "$name"; then
+		continue
+	fi
 	# Inside make vmtest the kernel allows BPF trampolines: the collector's
 	# tests run with fentry forced, and the exact-count ones again with the
 	# fallback set forced, so that one kernel proves both sets.
@@ -261,7 +263,9 @@ for f in netns-tests/vm_*.sh; do
 	[[ -e $f ]] || continue
 	name=${f##*/}
 	name=${name%.sh}
-	[[ -z $STOP ]] && selected "$name" || continue
+	if [[ -n $STOP ]] || ! selected "$name"; then
+		continue
+	fi
 	if [[ -z ${RXLAT_VM:-} ]]; then
 		echo "# $name: not run here (needs BPF trampolines); make vmtest runs it"
 		continue

@@ -6,6 +6,7 @@
 # point gets it, and libxdp's multi-program dispatcher runs the stamper
 # together with another XDP program.
 
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RXLAT=$BUILD/rxlat
