@@ -503,8 +503,8 @@ TP_BASE=0
 START=$(date +%s)
 
 echo "rxlat benchmark: kernel $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R, receiver GRO $GRO"
 setup
+echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R, receiver GRO $GRO"
 part_throughput
 part_cost
 part_memory
