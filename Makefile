@@ -13,7 +13,7 @@ CC       ?= cc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
-VERSION  := 0.1.0
+VERSION  := $(shell cat VERSION)
 
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
@@ -24,7 +24,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu
 
-all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o
+all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
 
 $(BUILD):
 	@mkdir -p $@
@@ -36,20 +36,24 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 
 BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
-$(BUILD)/%.bpf.o: xdp/%.bpf.c $(BPF_DEPS)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+# One rule for every BPF object, wherever its source lives; the collector's
+# programs also include collector/*.bpf.h.
+vpath %.bpf.c xdp tc collector netns-tests
 
-$(BUILD)/%.bpf.o: tc/%.bpf.c $(BPF_DEPS)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(BUILD)/%.bpf.o: collector/%.bpf.c $(BPF_DEPS) $(wildcard collector/*.bpf.h)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
-
-$(BUILD)/%.bpf.o: netns-tests/%.bpf.c $(BPF_DEPS)
+$(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst .bpf.o,,$(notdir $<)) > $@.tmp && mv $@.tmp $@
+
+# Installed files that name the version or an install path: generated
+# here, so that VERSION and PREFIX/BINDIR are the only places they are set.
+# The unit depends on the Makefile, where PREFIX and BINDIR are defined.
+$(BUILD)/rxlat.8: collector/rxlat.8 VERSION | $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/rxlat.service: configs/rxlat.service.in Makefile | $(BUILD)
+	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@.tmp && mv $@.tmp $@
 
 include collector/collector.mk
 include netns-tests/tests.mk
@@ -60,24 +64,30 @@ include netns-tests/vm/vm.mk
 deps:
 	./netns-tests/deps.sh
 
+# The test, bench and demo targets install nothing: the README's commands
+# run netns-tests/deps.sh (make deps) first.
 # the host suite, then the same suite under Debian's 6.1 and 6.12 kernels
-test: deps
+test:
 	$(MAKE) all test-binaries vmcheck
 	BUILD=$(BUILD) ./netns-tests/all.sh
 
 # throughput, per-program cost and map memory figures; on demand, not a test
-bench: deps
+bench:
 	$(MAKE) all test-binaries $(BUILD)/xdp_pass.bpf.o
 	BUILD=$(BUILD) ./netns-tests/bench.sh
 
-demo: deps
+demo:
 	$(MAKE) all test-binaries
 	./netns-tests/demo.sh
 
+SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh) netns-tests/vm/init .ci/run
+
 # cppcheck leaves out build/: the skeletons embed whole BPF objects and
-# take it minutes to read
+# take it minutes to read. shellcheck runs from the top of the tree, where
+# the "shellcheck source=" paths of the scripts start.
 lint:
 	clang-format --dry-run --Werror $(LINT_SOURCES)
+	shellcheck -x $(SHELL_SCRIPTS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--inline-suppr --std=c11 -Iinclude \
 		--include=/usr/include/bpf/libbpf_common.h \
@@ -90,8 +100,8 @@ format:
 install: all
 	install -D -m 0755 $(BUILD)/rxlat $(DESTDIR)$(BINDIR)/rxlat
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
-	install -D -m 0644 collector/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
-	install -D -m 0644 configs/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
+	install -D -m 0644 $(BUILD)/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
+	install -D -m 0644 $(BUILD)/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
 	test -e $(DESTDIR)/etc/default/rxlat || \
 		install -D -m 0644 configs/rxlat.default $(DESTDIR)/etc/default/rxlat
 

@@ -3,7 +3,8 @@
 #
 # make test: the suite on the host kernel, then inside Debian's 6.1 and 6.12
 # kernels under QEMU (make vmtest). Ends with a summary of which kernel ran
-# which attach set, and one line "N passed, M failed" over all of them.
+# which attach set, and one line "N passed, M failed, K skipped" over all
+# of them.
 #
 # RXLAT_VMTEST=0 leaves the QEMU part out (the summary then says so, and it
 # counts as a failure: make test is not complete without it).
@@ -22,18 +23,19 @@ log=$(mktemp /tmp/rxlat-all.XXXXXX)
 trap 'rm -f "$log"' EXIT
 trap 'exit 130' INT TERM
 
-passed=0 failed=0 rows=()
+passed=0 failed=0 skipped=0 rows=()
 
-# P and F of the last "N passed, M failed" line that follows PREFIX (taken
-# literally) in $log
+# P, F and S of the last "N passed, M failed, K skipped" line that follows
+# PREFIX (taken literally) in $log; a line without the skipped count (an
+# older run.sh) counts 0 skipped.
 take_counts()	# PREFIX
 {
 	local line
 	line=$(awk -v p="$1" 'p == "" || substr($0, 1, length(p)) == p' "$log" |
-		grep -E "[0-9]+ passed, [0-9]+ failed$" | tail -n 1)
+		grep -E "[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$" | tail -n 1)
 	line=${line#"$1"}
-	[[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]] || return 1
-	P=${BASH_REMATCH[1]} F=${BASH_REMATCH[2]}
+	[[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]] || return 1
+	P=${BASH_REMATCH[1]} F=${BASH_REMATCH[2]} S=${BASH_REMATCH[4]:-0}
 }
 
 host_set()
@@ -45,8 +47,8 @@ host_set()
 echo "# === host kernel $(uname -r)"
 ./netns-tests/run.sh | tee "$log"
 if take_counts ""; then
-	((passed += P, failed += F))
-	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed")
+	((passed += P, failed += F, skipped += S))
+	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed, $S skipped")
 else
 	((failed++))
 	rows+=("host $(uname -r): FAIL no result line")
@@ -61,8 +63,8 @@ else
 	for line in 6.1 6.12; do
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
 		if take_counts "[$line] "; then
-			((passed += P, failed += F))
-			rows+=("vm $line ${kver:-?} (fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper): $P passed, $F failed")
+			((passed += P, failed += F, skipped += S))
+			rows+=("vm $line ${kver:-?} (fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper): $P passed, $F failed, $S skipped")
 		else
 			((failed++))
 			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/vm/$line/console.log)")
@@ -74,5 +76,5 @@ echo "# summary"
 for r in "${rows[@]}"; do
 	echo "#   $r"
 done
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0 && passed > 0))

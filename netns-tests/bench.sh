@@ -34,9 +34,9 @@
 
 set -u -o pipefail
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build}
-case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+# The namespaces, background processes and cleanup of the tests
+# shellcheck source=netns-tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 RXLAT=$BUILD/rxlat
 PASS_OBJ=$BUILD/xdp_pass.bpf.o
 
@@ -48,20 +48,18 @@ UDP_LEN=${BENCH_UDP_LEN:-200}
 MEM_SIZES=${BENCH_MEM_SIZES:-4x4 16x16 64x16 16x64}
 
 # Unique per run: namespaces are global, interface names live inside them.
-TAG=rxlat-b$$
-NS_S=$TAG-snd
-NS_R=$TAG-rcv
+# lib.sh's cleanup removes everything named with T_PREFIX.
+T_PREFIX="${RXLAT_T_PREFIX}$$"
+T_NETNS=() T_PINS=() T_PIDS=() T_XDP=() T_QDISC=() T_NS_SEQ=0 T_DIR=''
+NS_S='' NS_R=''
 IF_S=rxlat-b${$}s # at most 15 characters: pid_max is 7 digits
 IF_R=rxlat-b${$}r
 ADDR_S=192.0.2.1
 ADDR_R=192.0.2.2
 PORT=5201
 
-TMP=""
 RX_PID=""
-SRV_PID=""
 STATS_OLD=""
-CLEANED=0
 
 die()
 {
@@ -74,47 +72,21 @@ note()
 	echo "bench: $*" >&2
 }
 
-# Kill one process we started and reap it, escalating after a timeout.
-stop_pid()
-{
-	local pid=$1 sig=${2:-TERM} i
-
-	[ -n "$pid" ] || return 0
-	kill -"$sig" "$pid" 2>/dev/null
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
+# lib.sh's cleanup (processes, XDP, namespaces, T_DIR), after putting
+# bpf_stats back the way it was.
 cleanup()
 {
-	local ns pid
-
-	[ "$CLEANED" = 1 ] && return
-	CLEANED=1
+	local rc=$?
 	trap '' INT TERM
-	stop_pid "$RX_PID"
-	RX_PID=""
-	stop_pid "$SRV_PID"
-	SRV_PID=""
-	for ns in "$NS_S" "$NS_R"; do
-		[ -e "/run/netns/$ns" ] || continue
-		# anything still running in our own namespaces was started here
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill -KILL "$pid" 2>/dev/null
-		done
-		ip netns del "$ns" 2>/dev/null
-	done
 	if [ -n "$STATS_OLD" ]; then
 		sysctl -q -w kernel.bpf_stats_enabled="$STATS_OLD" >/dev/null 2>&1 ||
 			note "could not restore kernel.bpf_stats_enabled=$STATS_OLD"
 	fi
-	[ -n "$TMP" ] && rm -rf "$TMP"
+	_bench_status "$rc"
+	_t_cleanup
 }
+
+_bench_status() { return "$1"; }
 
 trap cleanup EXIT
 trap 'note "interrupted"; exit 130' INT
@@ -159,19 +131,18 @@ done
 [ -r "$PASS_OBJ" ] || die "$PASS_OBJ missing: build it first (make build/xdp_pass.bpf.o)"
 [ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel has no kernel.bpf_stats_enabled sysctl"
 
-TMP=$(mktemp -d /tmp/rxlat-bench.XXXXXX) || die "mktemp failed"
+T_DIR=$(mktemp -d "/tmp/${T_PREFIX}.XXXXXX") || die "mktemp failed"
 
 # ----------------------------------------------------------------- setup
 
 setup()
 {
-	ip netns add "$NS_S" || die "cannot create namespace $NS_S"
-	ip netns add "$NS_R" || die "cannot create namespace $NS_R"
+	ns_create NS_S || die "cannot create the sender's namespace"
+	ns_create NS_R || die "cannot create the receiver's namespace"
 	ip link add "$IF_S" netns "$NS_S" type veth peer name "$IF_R" netns "$NS_R" ||
 		die "cannot create veth pair"
 	if ! { ip -n "$NS_S" addr add "$ADDR_S/24" dev "$IF_S" &&
 		ip -n "$NS_R" addr add "$ADDR_R/24" dev "$IF_R" &&
-		ip -n "$NS_S" link set lo up && ip -n "$NS_R" link set lo up &&
 		ip -n "$NS_S" link set "$IF_S" up && ip -n "$NS_R" link set "$IF_R" up; }; then
 		die "cannot configure the veth pair"
 	fi
@@ -180,21 +151,21 @@ setup()
 	ip netns exec "$NS_R" ethtool -K "$IF_R" gro "$GRO" >/dev/null ||
 		die "ethtool -K $IF_R gro $GRO failed"
 
-	ip netns exec "$NS_R" iperf3 -s -B "$ADDR_R" -p "$PORT" >"$TMP/iperf3-server.log" 2>&1 &
-	SRV_PID=$!
-	local i
+	t_bg iperf3-server in_ns "$NS_R" iperf3 -s -B "$ADDR_R" -p "$PORT"
+	local i srv=$BG_PID
 	for ((i = 0; i < 100; i++)); do
-		[ -n "$(ip netns exec "$NS_R" ss -Hltn "sport = :$PORT" 2>/dev/null)" ] && return 0
-		kill -0 "$SRV_PID" 2>/dev/null || break
+		[ -n "$(in_ns "$NS_R" ss -Hltn "sport = :$PORT" 2>/dev/null)" ] && return 0
+		kill -0 "$srv" 2>/dev/null || break
 		sleep 0.1
 	done
-	die "iperf3 server did not start listening: $(tail -3 "$TMP/iperf3-server.log")"
+	die "iperf3 server did not start listening: $(tail -3 "$T_DIR/iperf3-server.out" "$T_DIR/iperf3-server.err")"
 }
 
 # ----------------------------------------------------------- XDP_PASS
 
 pass_attach()
 {
+	t_track_xdp "$NS_R" "$IF_R"
 	ip -n "$NS_R" link set dev "$IF_R" xdpdrv obj "$PASS_OBJ" sec xdp ||
 		die "cannot attach $PASS_OBJ to $IF_R in native mode"
 }
@@ -217,26 +188,27 @@ rxlat_start()
 {
 	local out=$1 i
 	shift
-	: >"$TMP/rxlat.err"
-	nsenter --net="/run/netns/$NS_R" "$RXLAT" "$@" >"$out" 2>"$TMP/rxlat.err" &
+	: >"$T_DIR/rxlat.err"
+	nsenter --net="/run/netns/$NS_R" "$RXLAT" "$@" >"$out" 2>"$T_DIR/rxlat.err" &
 	RX_PID=$!
+	t_track_pid "$RX_PID"
 	for ((i = 0; i < 300; i++)); do
-		grep -q 'map memory:' "$TMP/rxlat.err" && return 0
+		grep -q 'map memory:' "$T_DIR/rxlat.err" && return 0
 		kill -0 "$RX_PID" 2>/dev/null || break
 		sleep 0.1
 	done
-	stop_pid "$RX_PID"
+	_t_kill_pid "$RX_PID"
 	RX_PID=""
 	die "rxlat $* did not start within 30 s; its stderr:
-$(tail -n 20 "$TMP/rxlat.err")"
+$(tail -n 20 "$T_DIR/rxlat.err")"
 }
 
 rxlat_stop()
 {
 	kill -0 "$RX_PID" 2>/dev/null ||
 		die "rxlat exited before the run ended; its stderr:
-$(tail -n 20 "$TMP/rxlat.err")"
-	stop_pid "$RX_PID" TERM
+$(tail -n 20 "$T_DIR/rxlat.err")"
+	_t_kill_pid "$RX_PID"
 	RX_PID=""
 }
 
@@ -261,10 +233,10 @@ iperf_run()
 	local out=$1 secs=$2 err
 	shift 2
 	ip netns exec "$NS_S" timeout --foreground $((secs + 20)) \
-		iperf3 -c "$ADDR_R" -p "$PORT" -t "$secs" -J "$@" >"$out" 2>"$TMP/iperf3-client.err"
+		iperf3 -c "$ADDR_R" -p "$PORT" -t "$secs" -J "$@" >"$out" 2>"$T_DIR/iperf3-client.err"
 	err=$(jq -r '.error // empty' "$out" 2>/dev/null)
 	if [ -n "$err" ] || ! jq -e '.end' "$out" >/dev/null 2>&1; then
-		die "iperf3 $* failed: ${err:-$(tail -n 3 "$TMP/iperf3-client.err")}"
+		die "iperf3 $* failed: ${err:-$(tail -n 3 "$T_DIR/iperf3-client.err")}"
 	fi
 }
 
@@ -305,7 +277,7 @@ CONF_DESC[e]="rxlat --stamp batch --stages ip_rcv"
 
 throughput_one()
 {
-	local conf=$1 out="$TMP/tcp-$1-$2.json" rxout="$TMP/rx-$1-$2.json" g
+	local conf=$1 out="$T_DIR/tcp-$1-$2.json" rxout="$T_DIR/rx-$1-$2.json" g
 	local skb0 seg0 skb1 seg1 n stamps
 	local dur=$((SECS + 60))
 
@@ -368,8 +340,8 @@ part_throughput()
 
 # ------------------------------------------------------- part 2: cost
 
-COST_ROWS="$TMP/cost.tsv"
-COST_LOAD="$TMP/cost-load.tsv"
+COST_ROWS="$T_DIR/cost.tsv"
+COST_LOAD="$T_DIR/cost-load.tsv"
 
 # Append "load mode program type run_cnt run_time_ns" rows for program ids.
 record_stats()
@@ -385,7 +357,7 @@ record_stats()
 
 cost_one()
 {
-	local load=$1 mode=$2 out="$TMP/cost-$1-$2.json" rxout="$TMP/rx-cost-$1-$2.json"
+	local load=$1 mode=$2 out="$T_DIR/cost-$1-$2.json" rxout="$T_DIR/rx-cost-$1-$2.json"
 	local ids=() args=() id fig skb0 seg0 skb1 seg1
 
 	[ "$load" = udp ] && args=(-u -b 0 -l "$UDP_LEN")
@@ -473,7 +445,7 @@ part_cost()
 
 # ------------------------------------------------------ part 3: memory
 
-MEM_ROWS="$TMP/mem.tsv"
+MEM_ROWS="$T_DIR/mem.tsv"
 
 part_memory()
 {
@@ -484,8 +456,8 @@ part_memory()
 		a=${sz%x*}
 		b=${sz#*x}
 		note "memory: --max-ifaces $a --max-queues $b"
-		rxlat_start "$TMP/rx-mem-$sz.json" -i "$IF_R" --max-ifaces "$a" --max-queues "$b" -d 60 -o json
-		line=$(grep -m1 'map memory:' "$TMP/rxlat.err")
+		rxlat_start "$T_DIR/rx-mem-$sz.json" -i "$IF_R" --max-ifaces "$a" --max-queues "$b" -d 60 -o json
+		line=$(grep -m1 'map memory:' "$T_DIR/rxlat.err")
 		kib=$(sed -n 's/.*map memory: \([0-9.]*\) KiB.*/\1/p' <<<"$line")
 		series=$(sed -n 's/.*KiB (\([0-9]*\) series.*/\1/p' <<<"$line")
 		each=$(sed -n 's/.*, \([0-9]*\) bytes each.*/\1/p' <<<"$line")
@@ -531,8 +503,8 @@ TP_BASE=0
 START=$(date +%s)
 
 echo "rxlat benchmark: kernel $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R, receiver GRO $GRO"
 setup
+echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R, receiver GRO $GRO"
 part_throughput
 part_cost
 part_memory

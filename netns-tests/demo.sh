@@ -6,6 +6,7 @@
 # over several queues for DEMO_SECONDS (default 10), live reports, and a
 # teardown that leaves nothing behind on any exit path.
 
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 SECONDS_RUN=${DEMO_SECONDS:-10}
@@ -20,6 +21,7 @@ for c in ip nsenter iperf3 jq "$RXLAT"; do
 done
 
 # the test library's namespace helpers and its sweep, under a prefix of ours
+# shellcheck disable=SC2034 # T_NETNS and T_NS_SEQ are lib.sh's, for ns_create
 T_PREFIX="${RXLAT_T_PREFIX}$$" T_NETNS=() T_NS_SEQ=0
 PIDS=()
 cleanup()

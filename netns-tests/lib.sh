@@ -16,9 +16,11 @@
 # the test subshell's, so parallel runs never clash and leftovers of a dead
 # test can be recognised and swept.
 #
-# Reporting: every check prints exactly one line, "PASS <name>" or
-# "FAIL <name>: <reason>". Lines starting with "#" are comments. A missing
-# prerequisite is a FAIL, never a silent skip.
+# Reporting: every check prints exactly one line, "PASS <name>",
+# "FAIL <name>: <reason>" or "SKIP <name>: <reason>". Lines starting with
+# "#" are comments. A SKIP is counted apart and is never a pass: it is for
+# a check this kernel or these tools cannot run for a known, named reason.
+# A missing prerequisite of the project itself is a FAIL, never a skip.
 #
 # Tools used: bash, iproute2 (ip, tc), nsenter, xdp-loader, bpftool, jq and
 # the basic utilities busybox provides (awk, grep, mktemp, mount, sleep...).
@@ -63,6 +65,18 @@ fail()
 	echo "FAIL $(_t_fullname "$name"): ${why:-failed}"
 	[[ -n ${T_RESULTS:-} ]] && echo F >>"$T_RESULTS"
 	return 1
+}
+
+# skip NAME REASON...: the check did not run; REASON says why.
+skip()
+{
+	local name=$1
+	shift
+	local why="$*"
+	why=${why//$'\n'/ | }
+	echo "SKIP $(_t_fullname "$name"): ${why:-no reason given}"
+	[[ -n ${T_RESULTS:-} ]] && echo S >>"$T_RESULTS"
+	return 0
 }
 
 log()
@@ -506,7 +520,7 @@ _t_main()	# NAME RESULTS FUNCTION [ARGS...]
 	trap '[[ -n ${T_RESULTS:-} ]] && echo "E line $LINENO: $BASH_COMMAND" >>"$T_RESULTS"' ERR
 	T_DIR=$(mktemp -d "/tmp/${T_PREFIX}.XXXXXX") || exit 1
 	[[ -n ${RXLAT_RUN_PIDS:-} ]] && echo "$BASHPID" >>"$RXLAT_RUN_PIDS"
-	# The verdict is in the PASS/FAIL lines; what the function returns is
+	# The verdict is in the PASS/FAIL/SKIP lines; what the function returns is
 	# not. Leaving through exit, a signal or the watchdog is a failure.
 	"$@"
 	exit 0
@@ -571,7 +585,7 @@ run_test()
 		local last
 		last=$(grep '^E ' "$results" | tail -n 1)
 		T_NAME=$name fail status "test exited with status $rc without a failed check${last:+ (last failing command: ${last#E })}"
-	elif ! grep -qxE '[PF]' "$results"; then
+	elif ! grep -qxE '[PFS]' "$results"; then
 		T_NAME=$name fail result "test reported no check"
 	fi
 	rm -f "$results"

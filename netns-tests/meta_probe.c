@@ -228,7 +228,8 @@ static void usage(FILE *out)
 	fprintf(out, "usage: %s --dev IF --seconds S\n", prog);
 }
 
-int main(int argc, char **argv)
+/* Parses the options: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const char **dev, unsigned long *seconds)
 {
 	static const struct option opts[] = {
 		{ "dev", required_argument, NULL, 'i' },
@@ -236,28 +237,18 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bpf_tc_hook hook = { .sz = sizeof(hook), .attach_point = BPF_TC_INGRESS };
-	struct bpf_tc_opts tc_opts = { .sz = sizeof(tc_opts) };
-	struct sigaction sa = { .sa_handler = on_signal };
-	bool hook_created = false, tc_attached = false;
-	struct ring_buffer *rb = NULL;
-	struct meta_probe *skel = NULL;
-	struct state st = {};
-	unsigned long seconds = 0;
-	const char *dev = NULL;
-	struct timespec t0, t;
-	int c, err = 0, ret = 1;
 	char *end;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
-			dev = optarg;
+			*dev = optarg;
 			break;
 		case 's':
 			errno = 0;
-			seconds = strtoul(optarg, &end, 10);
-			if (errno || *end || !seconds || seconds > 3600) {
+			*seconds = strtoul(optarg, &end, 10);
+			if (errno || *end || !*seconds || *seconds > 3600) {
 				fprintf(stderr, "%s: --seconds wants 1..3600, got '%s'\n", prog,
 					optarg);
 				return 2;
@@ -271,22 +262,157 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!dev || !seconds) {
+	if (!*dev || !*seconds) {
 		usage(stderr);
 		return 2;
 	}
-	hook.ifindex = if_nametoindex(dev);
-	if (!hook.ifindex) {
-		fprintf(stderr, "%s: no interface %s in this network namespace; %s\n", prog, dev,
-			"run it under nsenter --net");
-		return 1;
-	}
+	return -1;
+}
+
+static void setup_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
 
 	/* no SA_RESTART: a signal must cut the ring buffer wait short */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* What the probe holds while it runs, released by probe_close(). */
+struct probe {
+	const char *dev;
+	struct bpf_tc_hook hook;
+	struct bpf_tc_opts tc_opts;
+	bool hook_created, tc_attached;
+	struct meta_probe *skel;
+	struct ring_buffer *rb;
+};
+
+/* Loads and attaches the BPF side and opens the ring buffer: 0 or -errno. */
+static int probe_load(struct probe *p, struct state *st)
+{
+	int err;
+
+	p->skel = meta_probe__open_and_load();
+	if (!p->skel) {
+		err = -errno;
+		fprintf(stderr, "%s: loading meta_probe.bpf.o failed: %s; %s\n", prog,
+			strerror(-err), "run as root on a kernel with BTF");
+		return err;
+	}
+	err = meta_probe__attach(p->skel);
+	if (err) {
+		fprintf(stderr, "%s: attaching tp_btf/napi_poll failed: %s\n", prog,
+			strerror(-err));
+		return err;
+	}
+	p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.events), on_event, st, NULL);
+	if (!p->rb) {
+		err = -errno;
+		fprintf(stderr, "%s: ring buffer: %s\n", prog, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/* Attaches to tc ingress of p->dev, making the clsact qdisc if needed. */
+static int probe_attach_tc(struct probe *p)
+{
+	int err;
+
+	err = bpf_tc_hook_create(&p->hook);
+	if (!err) {
+		p->hook_created = true;
+	} else if (err != -EEXIST) {
+		fprintf(stderr, "%s: creating the clsact qdisc on %s failed: %s\n", prog, p->dev,
+			strerror(-err));
+		return err;
+	}
+	p->tc_opts.prog_fd = bpf_program__fd(p->skel->progs.meta_probe_tc);
+	err = bpf_tc_attach(&p->hook, &p->tc_opts);
+	if (err) {
+		fprintf(stderr, "%s: attaching to tc ingress of %s failed: %s\n", prog, p->dev,
+			strerror(-err));
+		return err;
+	}
+	p->tc_attached = true;
+	return 0;
+}
+
+/* Reads events for SECONDS or until a signal: 0 or -errno. */
+static int record(struct probe *p, const struct state *st, unsigned long seconds)
+{
+	struct timespec t0, t;
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stop && !st->err) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((unsigned long)(t.tv_sec - t0.tv_sec) >= seconds && t.tv_nsec >= t0.tv_nsec)
+			break;
+		err = ring_buffer__poll(p->rb, 100);
+		if (err < 0 && err != -EINTR) {
+			fprintf(stderr, "%s: reading events: %s\n", prog, strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* Detaches from tc and from the tracepoint; the events stay readable. */
+static void probe_detach(struct probe *p)
+{
+	if (p->tc_attached) {
+		/* the kernel wants only the handle and priority to find it */
+		p->tc_opts.prog_fd = 0;
+		p->tc_opts.prog_id = 0;
+		p->tc_opts.flags = 0;
+		if (bpf_tc_detach(&p->hook, &p->tc_opts))
+			fprintf(stderr, "%s: detaching from %s failed\n", prog, p->dev);
+	}
+	if (p->hook_created) {
+		/* both attach points: deletes the clsact qdisc itself */
+		p->hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+		if (bpf_tc_hook_destroy(&p->hook))
+			fprintf(stderr,
+				"%s: removing the clsact qdisc from %s failed; run: tc qdisc del "
+				"dev %s clsact\n",
+				prog, p->dev, p->dev);
+	}
+	if (p->skel)
+		meta_probe__detach(p->skel);
+}
+
+static void state_free(struct state *st)
+{
+	for (int i = 0; i < st->ncpu; i++)
+		free(st->polls[i].jiffies);
+	free(st->polls);
+	free(st->pkts);
+}
+
+int main(int argc, char **argv)
+{
+	struct probe p = {
+		.hook = { .sz = sizeof(p.hook), .attach_point = BPF_TC_INGRESS },
+		.tc_opts = { .sz = sizeof(p.tc_opts) },
+	};
+	struct state st = {};
+	unsigned long seconds = 0;
+	int err, ret = 1;
+
+	err = parse_args(argc, argv, &p.dev, &seconds);
+	if (err >= 0)
+		return err;
+	p.hook.ifindex = if_nametoindex(p.dev);
+	if (!p.hook.ifindex) {
+		fprintf(stderr, "%s: no interface %s in this network namespace; %s\n", prog, p.dev,
+			"run it under nsenter --net");
+		return 1;
+	}
+	setup_signals();
 	libbpf_set_print(libbpf_quiet);
 
 	st.ncpu = libbpf_num_possible_cpus();
@@ -300,95 +426,28 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	skel = meta_probe__open_and_load();
-	if (!skel) {
-		err = -errno;
-		fprintf(stderr, "%s: loading meta_probe.bpf.o failed: %s; %s\n", prog,
-			strerror(-err), "run as root on a kernel with BTF");
-		goto out;
-	}
-	err = meta_probe__attach(skel);
-	if (err) {
-		fprintf(stderr, "%s: attaching tp_btf/napi_poll failed: %s\n", prog,
-			strerror(-err));
-		goto out;
-	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &st, NULL);
-	if (!rb) {
-		err = -errno;
-		fprintf(stderr, "%s: ring buffer: %s\n", prog, strerror(-err));
-		goto out;
-	}
-
-	if (stop)
-		goto out;
-	err = bpf_tc_hook_create(&hook);
-	if (!err) {
-		hook_created = true;
-	} else if (err != -EEXIST) {
-		fprintf(stderr, "%s: creating the clsact qdisc on %s failed: %s\n", prog, dev,
-			strerror(-err));
-		goto out;
-	}
-	tc_opts.prog_fd = bpf_program__fd(skel->progs.meta_probe_tc);
-	err = bpf_tc_attach(&hook, &tc_opts);
-	if (err) {
-		fprintf(stderr, "%s: attaching to tc ingress of %s failed: %s\n", prog, dev,
-			strerror(-err));
-		goto out;
-	}
-	tc_attached = true;
-	printf("attached\n");
-	fflush(stdout);
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	while (!stop && !st.err) {
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((unsigned long)(t.tv_sec - t0.tv_sec) >= seconds && t.tv_nsec >= t0.tv_nsec)
-			break;
-		err = ring_buffer__poll(rb, 100);
-		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "%s: reading events: %s\n", prog, strerror(-err));
-			goto out;
+	err = probe_load(&p, &st);
+	if (!err && !stop) {
+		err = probe_attach_tc(&p);
+		if (!err) {
+			printf("attached\n");
+			fflush(stdout);
+			err = record(&p, &st, seconds);
 		}
 	}
-	err = 0;
-
-out:
-	if (tc_attached) {
-		/* the kernel wants only the handle and priority to find it */
-		tc_opts.prog_fd = 0;
-		tc_opts.prog_id = 0;
-		tc_opts.flags = 0;
-		if (bpf_tc_detach(&hook, &tc_opts))
-			fprintf(stderr, "%s: detaching from %s failed\n", prog, dev);
-	}
-	if (hook_created) {
-		/* both attach points: deletes the clsact qdisc itself */
-		hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-		if (bpf_tc_hook_destroy(&hook))
-			fprintf(stderr,
-				"%s: removing the clsact qdisc from %s failed; run: tc qdisc del "
-				"dev %s clsact\n",
-				prog, dev, dev);
-	}
-	if (skel)
-		meta_probe__detach(skel);
-	if (!err && tc_attached && rb) {
-		ring_buffer__consume(rb);
+	probe_detach(&p);
+	if (!err && p.tc_attached && p.rb) {
+		ring_buffer__consume(p.rb);
 		if (st.err) {
 			fprintf(stderr, "%s: recording events: %s\n", prog, strerror(-st.err));
 		} else {
-			summarize(&st, skel->bss->no_meta, skel->bss->bad_magic,
-				  skel->bss->lost_events);
+			summarize(&st, p.skel->bss->no_meta, p.skel->bss->bad_magic,
+				  p.skel->bss->lost_events);
 			ret = 0;
 		}
 	}
-	ring_buffer__free(rb);
-	meta_probe__destroy(skel);
-	for (int i = 0; i < st.ncpu; i++)
-		free(st.polls[i].jiffies);
-	free(st.polls);
-	free(st.pkts);
+	ring_buffer__free(p.rb);
+	meta_probe__destroy(p.skel);
+	state_free(&st);
 	return ret;
 }

@@ -27,28 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ETH_HLEN_ 14
-#define IP4_HLEN  20
-#define IP6_HLEN  40
-#define UDP_HLEN  8
-#define SEQ_LEN	  8
-#define MAX_FRAME 1514 /* standard MTU: the veth pairs keep 1500 */
+#include "frame.h"
+
+#define SEQ_LEN	 8
+#define RECV_BUF 65536
 
 static const char *prog = "rxlat-pktgen";
-
-struct addr {
-	int family;
-	union {
-		struct in_addr v4;
-		struct in6_addr v6;
-	};
-};
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = v >> 8;
-	p[1] = v & 0xff;
-}
 
 static void put64(uint8_t *p, uint64_t v)
 {
@@ -89,25 +73,7 @@ static void fill_payload(uint8_t *p, size_t len, uint64_t seq)
 		p[off] = pattern_byte(seq, off);
 }
 
-static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (i < len)
-		sum += (uint32_t)p[i] << 8;
-	return sum;
-}
-
-static uint16_t csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
-
-static int parse_addr(const char *s, struct addr *a)
+static int parse_addr(const char *s, struct frame_addr *a)
 {
 	if (inet_pton(AF_INET, s, &a->v4) == 1) {
 		a->family = AF_INET;
@@ -171,66 +137,6 @@ static int dev_mac(const char *dev, uint8_t mac[6])
 	return err;
 }
 
-struct frame_spec {
-	uint8_t src_mac[6], dst_mac[6];
-	struct addr src, dst;
-	uint16_t sport, dport;
-	size_t payload;
-};
-
-/* Builds one frame into buf and returns its length. */
-static size_t build_frame(uint8_t *buf, const struct frame_spec *f, uint16_t sport, uint64_t seq)
-{
-	size_t udp_len = UDP_HLEN + f->payload;
-	uint8_t *ip = buf + ETH_HLEN_, *udp;
-	uint32_t sum;
-	uint16_t csum;
-
-	memcpy(buf, f->dst_mac, 6);
-	memcpy(buf + 6, f->src_mac, 6);
-
-	if (f->src.family == AF_INET) {
-		put16(buf + 12, 0x0800);
-		ip[0] = 0x45;
-		ip[1] = 0;
-		put16(ip + 2, IP4_HLEN + udp_len);
-		put16(ip + 4, seq & 0xffff);
-		put16(ip + 6, 0x4000); /* DF */
-		ip[8] = 64;
-		ip[9] = IPPROTO_UDP;
-		put16(ip + 10, 0);
-		memcpy(ip + 12, &f->src.v4, 4);
-		memcpy(ip + 16, &f->dst.v4, 4);
-		put16(ip + 10, csum_fold(csum_add(0, ip, IP4_HLEN)));
-		udp = ip + IP4_HLEN;
-		sum = csum_add(0, ip + 12, 8);
-	} else {
-		put16(buf + 12, 0x86dd);
-		ip[0] = 0x60;
-		ip[1] = ip[2] = ip[3] = 0;
-		put16(ip + 4, udp_len);
-		ip[6] = IPPROTO_UDP;
-		ip[7] = 64;
-		memcpy(ip + 8, &f->src.v6, 16);
-		memcpy(ip + 24, &f->dst.v6, 16);
-		udp = ip + IP6_HLEN;
-		sum = csum_add(0, ip + 8, 32);
-	}
-
-	put16(udp, sport);
-	put16(udp + 2, f->dport);
-	put16(udp + 4, udp_len);
-	put16(udp + 6, 0);
-	fill_payload(udp + UDP_HLEN, f->payload, seq);
-
-	/* pseudo header: addresses (added above), protocol, UDP length */
-	sum += IPPROTO_UDP + udp_len;
-	csum = csum_fold(csum_add(sum, udp, udp_len));
-	put16(udp + 6, csum ? csum : 0xffff);
-
-	return udp + udp_len - buf;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -287,7 +193,14 @@ static int inject_retry(pcap_t *p, const uint8_t *buf, size_t len)
 	}
 }
 
-static int cmd_send(int argc, char **argv)
+struct send_opts {
+	const char *dev;
+	struct frame_spec f; /* sport and ip_id change per frame */
+	unsigned long count, flows, size, sport_base, pps;
+};
+
+/* Parses send's options into *o: -1 to go on, else the exit status. */
+static int parse_send_args(int argc, char **argv, struct send_opts *o)
 {
 	static const struct option opts[] = {
 		{ "dev", required_argument, NULL, 'i' },
@@ -303,36 +216,29 @@ static int cmd_send(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
-	unsigned long count = 0, flows = 8, size = 64, sport_base = 10000, pps = 0;
-	unsigned long dport = 0, v;
-	const char *dev = NULL, *what = NULL;
 	bool have_mac = false, have_src = false, have_dst = false;
-	struct frame_spec f = {};
-	uint8_t buf[MAX_FRAME];
-	size_t hdr, len;
-	pcap_t *p = NULL;
-	uint64_t t0;
-	int c, li = 0, err = 0;
-	uint64_t seq;
+	unsigned long dport = 0, v;
+	int c, li = 0;
+	size_t hdr;
 
+	*o = (struct send_opts){ .flows = 8, .size = 64, .sport_base = 10000 };
 	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
 		switch (c) {
 		case 'i':
-			dev = optarg;
+			o->dev = optarg;
 			break;
 		case 'm':
-			if (parse_mac(optarg, f.dst_mac))
+			if (parse_mac(optarg, o->f.dst_mac))
 				goto bad_arg;
 			have_mac = true;
 			break;
 		case 's':
-			if (parse_addr(optarg, &f.src))
+			if (parse_addr(optarg, &o->f.src))
 				goto bad_arg;
 			have_src = true;
 			break;
 		case 'd':
-			if (parse_addr(optarg, &f.dst))
+			if (parse_addr(optarg, &o->f.dst))
 				goto bad_arg;
 			have_dst = true;
 			break;
@@ -341,24 +247,24 @@ static int cmd_send(int argc, char **argv)
 				goto bad_arg;
 			break;
 		case 'n':
-			if (parse_ulong(optarg, 1, ULONG_MAX, &count))
+			if (parse_ulong(optarg, 1, ULONG_MAX, &o->count))
 				goto bad_arg;
 			break;
 		case 'f':
-			if (parse_ulong(optarg, 1, 65535, &flows))
+			if (parse_ulong(optarg, 1, 65535, &o->flows))
 				goto bad_arg;
 			break;
 		case 'b':
-			if (parse_ulong(optarg, SEQ_LEN, MAX_FRAME, &size))
+			if (parse_ulong(optarg, SEQ_LEN, FRAME_MAX, &o->size))
 				goto bad_arg;
 			break;
 		case 'S':
 			if (parse_ulong(optarg, 1, 65535, &v))
 				goto bad_arg;
-			sport_base = v;
+			o->sport_base = v;
 			break;
 		case 'r':
-			if (parse_ulong(optarg, 1, 100000000, &pps))
+			if (parse_ulong(optarg, 1, 100000000, &o->pps))
 				goto bad_arg;
 			break;
 		case 'h':
@@ -369,55 +275,56 @@ static int cmd_send(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!dev || !have_mac || !have_src || !have_dst || !dport || !count) {
+	if (!o->dev || !have_mac || !have_src || !have_dst || !dport || !o->count) {
 		fprintf(stderr,
 			"%s send: --dev, --dst-mac, --src-ip, --dst-ip, --dport and --count are "
 			"required\n",
 			prog);
 		return 2;
 	}
-	if (f.src.family != f.dst.family) {
+	if (o->f.src.family != o->f.dst.family) {
 		fprintf(stderr, "%s send: --src-ip and --dst-ip must both be IPv4 or both IPv6\n",
 			prog);
 		return 2;
 	}
-	if (sport_base + flows - 1 > 65535) {
+	if (o->sport_base + o->flows - 1 > 65535) {
 		fprintf(stderr, "%s send: --sport-base + --flows - 1 exceeds 65535; lower one\n",
 			prog);
 		return 2;
 	}
-	hdr = ETH_HLEN_ + (f.src.family == AF_INET ? IP4_HLEN : IP6_HLEN) + UDP_HLEN;
-	if (hdr + size > MAX_FRAME) {
+	hdr = frame_udp_hdr_len(&o->f);
+	if (hdr + o->size > FRAME_MAX) {
 		fprintf(stderr,
 			"%s send: --size %lu does not fit a 1500-byte MTU; use at most %zu\n", prog,
-			size, MAX_FRAME - hdr);
+			o->size, FRAME_MAX - hdr);
 		return 2;
 	}
-	f.payload = size;
-	f.dport = dport;
+	o->f.dport = dport;
+	return -1;
 
-	err = dev_mac(dev, f.src_mac);
-	if (err) {
-		fprintf(stderr,
-			"%s send: cannot read the MAC address of %s: %s; check the interface "
-			"exists in this network namespace\n",
-			prog, dev, strerror(-err));
-		return 1;
-	}
+bad_arg:
+	fprintf(stderr, "%s send: bad value '%s' for --%s\n", prog, optarg, opts[li].name);
+	usage(stderr);
+	return 2;
+}
+
+/* A pcap handle that injects on DEV, or NULL after saying why. */
+static pcap_t *open_injector(const char *dev)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	const char *what = "pcap_create";
+	pcap_t *p;
 
 	p = pcap_create(dev, errbuf);
-	if (!p) {
-		what = "pcap_create";
-		goto pcap_fail;
-	}
+	if (!p)
+		goto fail;
 	/* nothing is captured: keep the receive side of the handle small */
 	pcap_set_snaplen(p, 64);
 	pcap_set_buffer_size(p, 64 * 1024);
-	err = pcap_activate(p);
-	if (err < 0) {
+	if (pcap_activate(p) < 0) {
 		snprintf(errbuf, sizeof(errbuf), "%s", pcap_geterr(p));
 		what = "pcap_activate";
-		goto pcap_fail;
+		goto fail;
 	}
 	/*
 	 * Incoming-only stops the kernel from cloning every injected frame
@@ -425,40 +332,70 @@ static int cmd_send(int argc, char **argv)
 	 * time.
 	 */
 	pcap_setdirection(p, PCAP_D_IN);
+	return p;
 
-	t0 = now_ns();
-	for (seq = 0; seq < count; seq++) {
-		uint16_t sport = sport_base + seq % flows;
+fail:
+	fprintf(stderr, "%s send: %s on %s failed: %s; run as root and check the interface name\n",
+		prog, what, dev, errbuf);
+	if (p)
+		pcap_close(p);
+	return NULL;
+}
 
-		if (pps)
-			pace(t0 + seq * 1000000000ull / pps);
+/* Sends o->count frames, paced when o->pps is set: 0 or a negative errno. */
+static int send_frames(pcap_t *p, struct send_opts *o)
+{
+	uint8_t buf[FRAME_MAX], payload[FRAME_MAX];
+	uint64_t t0 = now_ns(), seq;
+	size_t len;
+	int err;
 
-		len = build_frame(buf, &f, sport, seq);
+	for (seq = 0; seq < o->count; seq++) {
+		if (o->pps)
+			pace(t0 + seq * 1000000000ull / o->pps);
+
+		o->f.sport = o->sport_base + seq % o->flows;
+		o->f.ip_id = seq & 0xffff;
+		fill_payload(payload, o->size, seq);
+		len = frame_udp(buf, &o->f, payload, o->size);
 		err = inject_retry(p, buf, len);
 		if (err) {
 			fprintf(stderr,
 				"%s send: injecting frame %llu of %lu on %s failed: %s; check that "
 				"%s is up\n",
-				prog, (unsigned long long)seq, count, dev, strerror(-err), dev);
-			goto out;
+				prog, (unsigned long long)seq, o->count, o->dev, strerror(-err),
+				o->dev);
+			return err;
 		}
 	}
-	printf("sent %lu\n", count);
-out:
+	return 0;
+}
+
+static int cmd_send(int argc, char **argv)
+{
+	struct send_opts o;
+	pcap_t *p;
+	int err;
+
+	err = parse_send_args(argc, argv, &o);
+	if (err >= 0)
+		return err;
+	err = dev_mac(o.dev, o.f.src_mac);
+	if (err) {
+		fprintf(stderr,
+			"%s send: cannot read the MAC address of %s: %s; check the interface "
+			"exists in this network namespace\n",
+			prog, o.dev, strerror(-err));
+		return 1;
+	}
+	p = open_injector(o.dev);
+	if (!p)
+		return 1;
+	err = send_frames(p, &o);
+	if (!err)
+		printf("sent %lu\n", o.count);
 	pcap_close(p);
 	return err ? 1 : 0;
-
-pcap_fail:
-	fprintf(stderr, "%s send: %s on %s failed: %s; run as root and check the interface name\n",
-		prog, what, dev, errbuf);
-	if (p)
-		pcap_close(p);
-	return 1;
-
-bad_arg:
-	fprintf(stderr, "%s send: bad value '%s' for --%s\n", prog, optarg, opts[li].name);
-	usage(stderr);
-	return 2;
 }
 
 static double now_s(void)
@@ -469,7 +406,18 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int cmd_recv(int argc, char **argv)
+struct recv_opts {
+	unsigned long port, count, size, timeout;
+	bool v6, timestamp;
+};
+
+struct recv_counts {
+	unsigned long received, valid, invalid, dup;
+	uint8_t *seen; /* one bit per sequence number */
+};
+
+/* Parses recv's options into *o: -1 to go on, else the exit status. */
+static int parse_recv_args(int argc, char **argv, struct recv_opts *o)
 {
 	static const struct option opts[] = {
 		{ "port", required_argument, NULL, 'p' },
@@ -481,40 +429,31 @@ static int cmd_recv(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long port = 0, count = 0, size = 0, timeout = 10;
-	bool timestamp = false;
-	unsigned long received = 0, valid = 0, invalid = 0, dup = 0;
-	int c, fd = -1, one = 1, rcvbuf = 16 << 20, ret = 1;
-	struct sockaddr_storage ss = {};
-	static uint8_t buf[65536];
-	uint8_t *seen = NULL;
-	bool v6 = false;
-	double deadline;
-	socklen_t sl;
-	int li = 0;
+	int c, li = 0;
 
+	*o = (struct recv_opts){ .timeout = 10 };
 	while ((c = getopt_long(argc, argv, "h", opts, &li)) != -1) {
 		switch (c) {
 		case 'p':
-			if (parse_ulong(optarg, 1, 65535, &port))
+			if (parse_ulong(optarg, 1, 65535, &o->port))
 				goto bad_arg;
 			break;
 		case 'n':
-			if (parse_ulong(optarg, 1, ULONG_MAX / 2, &count))
+			if (parse_ulong(optarg, 1, ULONG_MAX / 2, &o->count))
 				goto bad_arg;
 			break;
 		case '6':
-			v6 = true;
+			o->v6 = true;
 			break;
 		case 'T':
-			timestamp = true;
+			o->timestamp = true;
 			break;
 		case 'b':
-			if (parse_ulong(optarg, SEQ_LEN, sizeof(buf), &size))
+			if (parse_ulong(optarg, SEQ_LEN, RECV_BUF, &o->size))
 				goto bad_arg;
 			break;
 		case 't':
-			if (parse_ulong(optarg, 1, 86400, &timeout))
+			if (parse_ulong(optarg, 1, 86400, &o->timeout))
 				goto bad_arg;
 			break;
 		case 'h':
@@ -525,22 +464,29 @@ static int cmd_recv(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!port || !count) {
+	if (!o->port || !o->count) {
 		fprintf(stderr, "%s recv: --port and --count are required\n", prog);
 		return 2;
 	}
+	return -1;
 
-	seen = calloc((count + 7) / 8, 1);
-	if (!seen) {
-		fprintf(stderr, "%s recv: out of memory for %lu sequence numbers; lower --count\n",
-			prog, count);
-		return 1;
-	}
+bad_arg:
+	fprintf(stderr, "%s recv: bad value '%s' for --%s\n", prog, optarg, opts[li].name);
+	usage(stderr);
+	return 2;
+}
 
-	fd = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+/* A UDP socket bound to o->port, or -1 after saying why. */
+static int open_receiver(const struct recv_opts *o)
+{
+	int fd, one = 1, rcvbuf = 16 << 20;
+	struct sockaddr_storage ss = {};
+	socklen_t sl;
+
+	fd = socket(o->v6 ? AF_INET6 : AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		fprintf(stderr, "%s recv: socket: %s\n", prog, strerror(errno));
-		goto out;
+		return -1;
 	}
 	/*
 	 * A burst must not overflow the socket before this loop drains it:
@@ -551,41 +497,73 @@ static int cmd_recv(int argc, char **argv)
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	/* receive timestamps: the kernel then stamps every packet it receives,
 	 * on every socket, with CLOCK_REALTIME in skb->tstamp */
-	if (timestamp && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one))) {
+	if (o->timestamp && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one))) {
 		fprintf(stderr, "%s recv: SO_TIMESTAMPNS: %s\n", prog, strerror(errno));
-		goto out;
+		goto fail;
 	}
-	if (v6) {
+	if (o->v6) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 		s6->sin6_family = AF_INET6;
 		s6->sin6_addr = in6addr_any;
-		s6->sin6_port = htons(port);
+		s6->sin6_port = htons(o->port);
 		sl = sizeof(*s6);
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 
 		s4->sin_family = AF_INET;
 		s4->sin_addr.s_addr = htonl(INADDR_ANY);
-		s4->sin_port = htons(port);
+		s4->sin_port = htons(o->port);
 		sl = sizeof(*s4);
 	}
 	if (bind(fd, (struct sockaddr *)&ss, sl)) {
 		fprintf(stderr, "%s recv: cannot bind UDP port %lu: %s; pick a free port\n", prog,
-			port, strerror(errno));
-		goto out;
+			o->port, strerror(errno));
+		goto fail;
 	}
-	printf("ready\n");
-	fflush(stdout);
+	return fd;
 
-	deadline = now_s() + timeout;
-	while (received < count) {
+fail:
+	close(fd);
+	return -1;
+}
+
+/* Counts one datagram of N bytes as valid, invalid or a duplicate. */
+static void count_datagram(const uint8_t *buf, ssize_t n, const struct recv_opts *o,
+			   struct recv_counts *c)
+{
+	bool ok = true;
+	uint64_t seq;
+
+	c->received++;
+	if (n < SEQ_LEN || (o->size && (size_t)n != o->size)) {
+		c->invalid++;
+		return;
+	}
+	seq = get64(buf);
+	for (ssize_t off = SEQ_LEN; off < n && ok; off++)
+		ok = buf[off] == pattern_byte(seq, off);
+	if (!ok || seq >= o->count) {
+		c->invalid++;
+	} else if (c->seen[seq / 8] & (1u << (seq % 8))) {
+		c->dup++;
+	} else {
+		c->seen[seq / 8] |= 1u << (seq % 8);
+		c->valid++;
+	}
+}
+
+/* Reads until o->count datagrams or the timeout: 0, or -1 on an error. */
+static int receive(int fd, const struct recv_opts *o, struct recv_counts *c)
+{
+	static uint8_t buf[RECV_BUF];
+	double deadline = now_s() + o->timeout;
+
+	while (c->received < o->count) {
 		double left = deadline - now_s();
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		bool ok = true;
 		ssize_t n;
-		uint64_t seq;
 		int r;
 
 		if (left <= 0)
@@ -595,7 +573,7 @@ static int cmd_recv(int argc, char **argv)
 			continue;
 		if (r < 0) {
 			fprintf(stderr, "%s recv: poll: %s\n", prog, strerror(errno));
-			goto out;
+			return -1;
 		}
 		if (!r)
 			continue;
@@ -604,39 +582,46 @@ static int cmd_recv(int argc, char **argv)
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
 			fprintf(stderr, "%s recv: recv: %s\n", prog, strerror(errno));
-			goto out;
+			return -1;
 		}
-		received++;
-		if (n < SEQ_LEN || (size && (size_t)n != size)) {
-			invalid++;
-			continue;
-		}
-		seq = get64(buf);
-		for (ssize_t off = SEQ_LEN; off < n && ok; off++)
-			ok = buf[off] == pattern_byte(seq, off);
-		if (!ok || seq >= count) {
-			invalid++;
-		} else if (seen[seq / 8] & (1u << (seq % 8))) {
-			dup++;
-		} else {
-			seen[seq / 8] |= 1u << (seq % 8);
-			valid++;
-		}
+		count_datagram(buf, n, o, c);
 	}
-	printf("received %lu valid %lu invalid %lu duplicate %lu\n", received, valid, invalid, dup);
-	fflush(stdout);
-	ret = received == count && valid == count ? 0 : 1;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(seen);
-	return ret;
+	return 0;
+}
 
-bad_arg:
-	fprintf(stderr, "%s recv: bad value '%s' for --%s\n", prog, optarg, opts[li].name);
-	usage(stderr);
-	free(seen);
-	return 2;
+static int cmd_recv(int argc, char **argv)
+{
+	struct recv_counts c = {};
+	struct recv_opts o;
+	int fd, ret;
+
+	ret = parse_recv_args(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	c.seen = calloc((o.count + 7) / 8, 1);
+	if (!c.seen) {
+		fprintf(stderr, "%s recv: out of memory for %lu sequence numbers; lower --count\n",
+			prog, o.count);
+		return 1;
+	}
+	fd = open_receiver(&o);
+	if (fd < 0) {
+		free(c.seen);
+		return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+
+	ret = 1;
+	if (!receive(fd, &o, &c)) {
+		printf("received %lu valid %lu invalid %lu duplicate %lu\n", c.received, c.valid,
+		       c.invalid, c.dup);
+		fflush(stdout);
+		ret = c.received == o.count && c.valid == o.count ? 0 : 1;
+	}
+	close(fd);
+	free(c.seen);
+	return ret;
 }
 
 int main(int argc, char **argv)

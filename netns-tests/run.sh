@@ -6,7 +6,8 @@
 #     build/rxlat-*-unit, build/rxlat-*-test where they exist,
 #   - every netns-tests/test_*.sh,
 # then checks that nothing was left behind. Every check prints one line,
-# "PASS name" or "FAIL name: reason"; the last line is "N passed, M failed".
+# "PASS name", "FAIL name: reason" or "SKIP name: reason"; the last line is
+# "N passed, M failed, K skipped". A skip is never counted as a pass.
 # Exit status 0 iff nothing failed and something passed.
 #
 # usage: netns-tests/run.sh [NAME...]
@@ -28,6 +29,7 @@ export RXLAT_RUNNER=1
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 STOP=
 CURRENT=
 
@@ -36,6 +38,7 @@ count_line()	# LINE
 	case $1 in
 	"PASS "*) ((PASSED++)) ;;
 	"FAIL "*) ((FAILED++)) ;;
+	"SKIP "*) ((SKIPPED++)) ;;
 	esac
 }
 
@@ -58,7 +61,7 @@ trap on_signal INT TERM
 # a signal to this script is forwarded at once rather than after CMD ends.
 run_item()
 {
-	local name=$1 fifo fd line r rc passes=0 fails=0
+	local name=$1 fifo fd line r rc passes=0 fails=0 skips=0
 	shift
 	echo "# === $name"
 	fifo=$(mktemp -u /tmp/rxlat-run.XXXXXX)
@@ -79,6 +82,7 @@ run_item()
 		case $line in
 		"PASS "*) ((passes++)) ;;
 		"FAIL "*) ((fails++)) ;;
+		"SKIP "*) ((skips++)) ;;
 		esac
 		count_line "$line"
 	done
@@ -91,7 +95,7 @@ run_item()
 	CURRENT=
 	if ((rc != 0 && fails == 0)); then
 		report FAIL "$name" "exited with status $rc without reporting a failed check"
-	elif ((passes + fails == 0)); then
+	elif ((passes + fails + skips == 0)); then
 		report FAIL "$name" "reported no check at all"
 	fi
 }
@@ -238,7 +242,9 @@ for f in netns-tests/test_*.sh; do
 	[[ -e $f ]] || continue
 	name=${f##*/test_}
 	name=${name%.sh}
-	[[ -z $STOP ]] && selected "$name" || continue
+	if [[ -n $STOP ]] || ! selected "$name"; then
+		continue
+	fi
 	# Inside make vmtest the kernel allows BPF trampolines: the collector's
 	# tests run with fentry forced, and the exact-count ones again with the
 	# fallback set forced, so that one kernel proves both sets.
@@ -257,7 +263,9 @@ for f in netns-tests/vm_*.sh; do
 	[[ -e $f ]] || continue
 	name=${f##*/}
 	name=${name%.sh}
-	[[ -z $STOP ]] && selected "$name" || continue
+	if [[ -n $STOP ]] || ! selected "$name"; then
+		continue
+	fi
 	if [[ -z ${RXLAT_VM:-} ]]; then
 		echo "# $name: not run here (needs BPF trampolines); make vmtest runs it"
 		continue
@@ -268,6 +276,6 @@ done
 check_leftovers
 rm -f "$RXLAT_RUN_PIDS"
 bpffs_teardown
-echo "$PASSED passed, $FAILED failed"
+echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 [[ -n $STOP ]] && exit 130
 ((FAILED == 0 && PASSED > 0))

@@ -10,6 +10,8 @@
 # set; under QEMU (make vmtest) the same file proves the fentry set.
 # RXLAT_TEST_ATTACH=auto|fentry|fallback selects the set (default auto).
 
+# shellcheck disable=SC2016 # $s and $i in single quotes are jq variables
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RXLAT=$BUILD/rxlat
@@ -209,10 +211,11 @@ paced_udp_p50()
 
 injected_delay()
 {
-	local before after i
+	local before after i p50
 	need iperf3 nft || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	before=($(paced_udp_p50)) || return 1
+	p50=$(paced_udp_p50) || return 1
+	read -r -a before <<<"$p50"
 	# rules that never match, on the input hook: after ip_rcv, before the
 	# UDP socket
 	{
@@ -225,7 +228,8 @@ injected_delay()
 		echo " }"
 		echo "}"
 	} | in_ns "$NS_B" nft -f - || t_abort nft "cannot load the nftables rules"
-	after=($(paced_udp_p50)) || return 1
+	p50=$(paced_udp_p50) || return 1
+	read -r -a after <<<"$p50"
 	log "$DELAY_RULES nftables rules; p50 ns before: ip_rcv=${before[0]} udp_queue_rcv=${before[1]} sock_read=${before[2]}"
 	log "p50 ns after:  ip_rcv=${after[0]} udp_queue_rcv=${after[1]} sock_read=${after[2]}"
 	assert_ge udp_queue_rcv_p50_10x $((before[1] * 10)) "${after[1]}" "udp_queue_rcv p50 with the delay"
@@ -250,12 +254,13 @@ iface_filter()
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	# a second link between the same namespaces, not named by -i
-	ip -n "$NS_A" link add veth2 numrxqueues 4 numtxqueues 4 type veth \
+	if ! { ip -n "$NS_A" link add veth2 numrxqueues 4 numtxqueues 4 type veth \
 		peer name veth3 netns "$NS_B" numrxqueues 4 numtxqueues 4 &&
 		ip -n "$NS_A" addr add 10.12.0.1/24 dev veth2 &&
 		ip -n "$NS_B" addr add 10.12.0.2/24 dev veth3 &&
-		ip -n "$NS_A" link set veth2 up && ip -n "$NS_B" link set veth3 up ||
+		ip -n "$NS_A" link set veth2 up && ip -n "$NS_B" link set veth3 up; }; then
 		t_abort setup "cannot add the second link"
+	fi
 	start_rxlat -i "$IF_B" --per-queue || return 1
 	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count $((2 * N)) --timeout 30
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$BG_PID" || t_abort receiver "not ready"

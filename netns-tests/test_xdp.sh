@@ -11,6 +11,7 @@
 # the packet count (default 1000), RXLAT_TEST_PPS a send rate for kernels
 # whose veth drops instead of pushing back (before 6.16).
 
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 PKTGEN=$BUILD/rxlat-pktgen

@@ -9,11 +9,12 @@ TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o
 
-$(BUILD)/rxlat-pktgen: netns-tests/pktgen.c | $(BUILD)
+$(BUILD)/rxlat-pktgen: netns-tests/pktgen.c netns-tests/frame.h | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@ -lpcap
 
-$(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c $(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+$(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c netns-tests/check.h netns-tests/frame.h \
+		collector/xdp_counters.h $(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
+	$(CC) $(CFLAGS) -Icollector $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-meta-probe: netns-tests/meta_probe.c netns-tests/meta_probe.h \
 		$(BUILD)/meta_probe.skel.h include/rxlat.h | $(BUILD)
@@ -21,19 +22,10 @@ $(BUILD)/rxlat-meta-probe: netns-tests/meta_probe.c netns-tests/meta_probe.h \
 
 $(BUILD)/meta_probe.bpf.o: netns-tests/meta_probe.h
 
-LLVM_OBJCOPY ?= llvm-objcopy
-LLVM_OBJDUMP ?= llvm-objdump
-
-# The stamper with rxlat_stamp_mode = RXLAT_STAMP_PACKET (1) written into its
-# .rodata, for loaders that cannot set read-only data (xdp-loader). The value
-# is written little-endian, as the BPF objects of x86 and arm64 hosts are.
-$(BUILD)/rxlat_xdp_packet.bpf.o: $(BUILD)/rxlat_xdp.bpf.o
-	@hex=$$($(LLVM_OBJDUMP) -t $< | awk '$$NF == "rxlat_stamp_mode" { print $$1 }'); \
-	test -n "$$hex" || { echo "error: $< has no rxlat_stamp_mode symbol" >&2; exit 1; }; \
-	$(LLVM_OBJCOPY) --dump-section .rodata=$@.rodata $< && \
-	printf '\001\000\000\000' | dd of=$@.rodata bs=1 seek=$$((0x$$hex)) conv=notrunc status=none && \
-	$(LLVM_OBJCOPY) --update-section .rodata=$@.rodata $< $@.tmp && \
-	rm -f $@.rodata && mv $@.tmp $@
+# The stamper with rxlat_stamp_mode = RXLAT_STAMP_PACKET built in, for
+# loaders that cannot set read-only data (xdp-loader).
+$(BUILD)/rxlat_xdp_packet.bpf.o: xdp/rxlat_xdp.bpf.c $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -DRXLAT_XDP_STAMP_MODE=RXLAT_STAMP_PACKET -c $< -o $@
 
 # `make test` builds test-binaries; let it build the other unit tests too.
 test-binaries: $(UNIT_TESTS)

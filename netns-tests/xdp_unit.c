@@ -2,8 +2,8 @@
 /*
  * rxlat-xdp-unit: runs the XDP stamper on crafted frames with
  * BPF_PROG_TEST_RUN and checks the metadata it leaves, the packet bytes, the
- * verdict and the counters. Prints one "PASS name" or "FAIL name: reason"
- * line per check; exits 0 iff nothing failed.
+ * verdict and the counters. Prints one verdict line per check (check.h);
+ * exits 0 iff nothing failed.
  *
  * How the kernel reports metadata in a test run (net/bpf/test_run.c): the
  * output buffer is copied from data_meta, so data_out holds the metadata
@@ -27,40 +27,23 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "check.h"
+#include "frame.h"
 #include "rxlat.h"
 #include "rxlat_xdp.skel.h"
+#include "xdp_counters.h"
 
 #define META_LEN     ((unsigned int)sizeof(struct rxlat_meta))
 #define LO_IFINDEX   1
 #define FOREIGN_META 12 /* what the layout leaves for another program */
 #define BATCH_RUNS   64
 
-static int failures, passes;
-
-static void pass(const char *name)
-{
-	printf("PASS %s\n", name);
-	passes++;
-}
-
-static void fail(const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("FAIL %s: ", name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	failures++;
-}
-
-#define check(cond, name, ...)                   \
-	do {                                     \
-		if (cond)                        \
-			pass(name);              \
-		else                             \
-			fail(name, __VA_ARGS__); \
+#define check(cond, name, ...)                           \
+	do {                                             \
+		if (cond)                                \
+			check_pass(name);                \
+		else                                     \
+			check_failed(name, __VA_ARGS__); \
 	} while (0)
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -79,65 +62,43 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-static size_t put_eth(uint8_t *p, uint16_t proto)
-{
-	static const uint8_t dst[6] = { 0x02, 0, 0, 0, 0, 0x02 };
-	static const uint8_t src[6] = { 0x02, 0, 0, 0, 0, 0x01 };
-
-	memcpy(p, dst, 6);
-	memcpy(p + 6, src, 6);
-	p[12] = proto >> 8;
-	p[13] = proto & 0xff;
-	return 14;
-}
-
-/*
- * Checksums are left zero: the stamper must not look at them, and the
- * checks compare bytes, so any value would do.
- */
+/* The two frames every mode is tried on: UDP over IPv4 and over IPv6. */
 static size_t frame_v4(uint8_t *p)
 {
-	size_t off = put_eth(p, 0x0800), payload = 64;
-	uint8_t *ip = p + off, *udp = ip + 20;
+	struct frame_spec f = {
+		.dst_mac = { 0x02, 0, 0, 0, 0, 0x02 },
+		.src_mac = { 0x02, 0, 0, 0, 0, 0x01 },
+		.src.family = AF_INET,
+		.dst.family = AF_INET,
+		.sport = 10000,
+		.dport = 7000,
+	};
+	uint8_t payload[64];
 
-	memset(ip, 0, 28);
-	ip[0] = 0x45;
-	ip[2] = (20 + 8 + payload) >> 8;
-	ip[3] = (20 + 8 + payload) & 0xff;
-	ip[8] = 64;
-	ip[9] = 17;
-	inet_pton(AF_INET, "10.11.0.1", ip + 12);
-	inet_pton(AF_INET, "10.11.0.2", ip + 16);
-	udp[0] = 10000 >> 8;
-	udp[1] = 10000 & 0xff;
-	udp[2] = 7000 >> 8;
-	udp[3] = 7000 & 0xff;
-	udp[5] = 8 + payload;
-	for (size_t i = 0; i < payload; i++)
-		udp[8 + i] = i * 7 + 3;
-	return off + 28 + payload;
+	inet_pton(AF_INET, "10.11.0.1", &f.src.v4);
+	inet_pton(AF_INET, "10.11.0.2", &f.dst.v4);
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = i * 7 + 3;
+	return frame_udp(p, &f, payload, sizeof(payload));
 }
 
 static size_t frame_v6(uint8_t *p)
 {
-	size_t off = put_eth(p, 0x86dd), payload = 100;
-	uint8_t *ip = p + off, *udp = ip + 40;
+	struct frame_spec f = {
+		.dst_mac = { 0x02, 0, 0, 0, 0, 0x02 },
+		.src_mac = { 0x02, 0, 0, 0, 0, 0x01 },
+		.src.family = AF_INET6,
+		.dst.family = AF_INET6,
+		.sport = 10001,
+		.dport = 7000,
+	};
+	uint8_t payload[100];
 
-	memset(ip, 0, 48);
-	ip[0] = 0x60;
-	ip[5] = 8 + payload;
-	ip[6] = 17;
-	ip[7] = 64;
-	inet_pton(AF_INET6, "fd11::1", ip + 8);
-	inet_pton(AF_INET6, "fd11::2", ip + 24);
-	udp[0] = 10001 >> 8;
-	udp[1] = 10001 & 0xff;
-	udp[2] = 7000 >> 8;
-	udp[3] = 7000 & 0xff;
-	udp[5] = 8 + payload;
-	for (size_t i = 0; i < payload; i++)
-		udp[8 + i] = i * 13 + 1;
-	return off + 48 + payload;
+	inet_pton(AF_INET6, "fd11::1", &f.src.v6);
+	inet_pton(AF_INET6, "fd11::2", &f.dst.v6);
+	for (size_t i = 0; i < sizeof(payload); i++)
+		payload[i] = i * 13 + 1;
+	return frame_udp(p, &f, payload, sizeof(payload));
 }
 
 struct run {
@@ -196,28 +157,9 @@ static uint64_t stamp_at_front(const struct run *r)
 static int read_counters(struct rxlat_xdp *skel, struct rxlat_xdp_counters *sum)
 {
 	struct rxlat_xdp_key key = { .ifindex = LO_IFINDEX, .rx_queue = 0 };
-	int ncpu = libbpf_num_possible_cpus();
-	struct rxlat_xdp_counters *v;
-	int err;
 
 	memset(sum, 0, sizeof(*sum));
-	if (ncpu < 0)
-		return ncpu;
-	v = calloc(ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	err = bpf_map__lookup_elem(skel->maps.rxlat_xdp_stats, &key, sizeof(key), v,
-				   sizeof(*v) * ncpu, 0);
-	if (err)
-		goto out;
-	for (int i = 0; i < ncpu; i++) {
-		sum->seen += v[i].seen;
-		sum->stamped += v[i].stamped;
-		sum->meta_refused += v[i].meta_refused;
-	}
-out:
-	free(v);
-	return err;
+	return xdp_counters_sum_percpu(bpf_map__fd(skel->maps.rxlat_xdp_stats), &key, sum);
 }
 
 static struct rxlat_xdp *open_stamper(enum rxlat_stamp_mode mode, const char *tag)
@@ -230,7 +172,7 @@ static struct rxlat_xdp *open_stamper(enum rxlat_stamp_mode mode, const char *ta
 	snprintf(name, sizeof(name), "xdp_unit.%s.load", tag);
 	skel = rxlat_xdp__open();
 	if (!skel) {
-		fail(name, "opening the skeleton failed: %s", strerror(errno));
+		check_failed(name, "opening the skeleton failed: %s", strerror(errno));
 		return NULL;
 	}
 	skel->rodata->rxlat_stamp_mode = mode;
@@ -240,12 +182,13 @@ static struct rxlat_xdp *open_stamper(enum rxlat_stamp_mode mode, const char *ta
 		bpf_map__set_pin_path(map, NULL);
 	err = rxlat_xdp__load(skel);
 	if (err) {
-		fail(name, "loading the stamper failed: %s (run as root on a kernel with BTF)",
-		     strerror(-err));
+		check_failed(name,
+			     "loading the stamper failed: %s (run as root on a kernel with BTF)",
+			     strerror(-err));
 		rxlat_xdp__destroy(skel);
 		return NULL;
 	}
-	pass(name);
+	check_pass(name);
 	return skel;
 }
 
@@ -304,7 +247,8 @@ static void check_counters(struct rxlat_xdp *skel, const char *tag, uint64_t see
 	snprintf(name, sizeof(name), "xdp_unit.%s.counters", tag);
 	err = read_counters(skel, &c);
 	if (err) {
-		fail(name, "no counters for ifindex %d queue 0: %s", LO_IFINDEX, strerror(-err));
+		check_failed(name, "no counters for ifindex %d queue 0: %s", LO_IFINDEX,
+			     strerror(-err));
 		return;
 	}
 	check(c.seen == seen && c.stamped == stamped && c.meta_refused == refused, name,
@@ -359,8 +303,8 @@ static void test_foreign_meta(struct rxlat_xdp *skel, const uint8_t *frame, uint
 		max_meta = meta;
 	}
 	if (!max_meta) {
-		fail("xdp_unit.foreign_meta_max.refused",
-		     "test_run accepted no metadata length between 32 and 256 bytes");
+		check_failed("xdp_unit.foreign_meta_max.refused",
+			     "test_run accepted no metadata length between 32 and 256 bytes");
 		return;
 	}
 	(*seen)++;
@@ -516,16 +460,17 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	libbpf_set_print(libbpf_quiet);
 	if (geteuid() != 0) {
-		fail("xdp_unit.setup",
-		     "must run as root (BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN)");
+		check_failed(
+		    "xdp_unit.setup",
+		    "must run as root (BPF_PROG_TEST_RUN needs CAP_BPF and CAP_NET_ADMIN)");
 		return 1;
 	}
 	err = pin_cpu();
 	if (err) {
-		fail("xdp_unit.setup", "cannot pin to one CPU: %s", strerror(-err));
+		check_failed("xdp_unit.setup", "cannot pin to one CPU: %s", strerror(-err));
 		return 1;
 	}
 	test_packet_mode();
 	test_batch_mode();
-	return failures || !passes ? 1 : 0;
+	return check_exit_status() || !check_npassed ? 1 : 0;
 }

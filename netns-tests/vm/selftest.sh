@@ -5,7 +5,8 @@
 # dispatcher (freplace) in skb and native mode, tc clsact with cls_bpf,
 # nftables, network namespaces over veth, BTF, tracefs, bpffs, cgroup v2.
 #   netns-tests/vm/vmtest.sh -- ./netns-tests/vm/selftest.sh
-# Prints "PASS name" / "FAIL name: reason" and "N passed, M failed".
+# Prints lib.sh's verdict lines ("PASS name", "FAIL name: reason",
+# "SKIP name: reason") and "N passed, M failed, K skipped".
 # It changes lo and global nftables state, so it refuses to run outside the
 # VM unless SELFTEST_ON_HOST=1 (where the trampoline checks then fail).
 
@@ -14,31 +15,28 @@ if [ -z "${RXLAT_VM:-}" ] && [ -z "${SELFTEST_ON_HOST:-}" ]; then
 	exit 2
 fi
 cd "$(dirname "$0")/../.." || exit 1
-B=${BUILD:-build}
+. netns-tests/lib.sh
+B=$BUILD
 XDP_OBJ=${XDP_OBJ:-$B/rxlat_xdp.bpf.o}
-passed=0
-failed=0
 out=
 
-pass() {
-	echo "PASS $1"
-	passed=$((passed + 1))
+# indent TEXT: TEXT's lines, indented under a verdict line
+indent() {
+	local l
+	while IFS= read -r l; do printf '    %s\n' "$l"; done <<<"$1"
 }
-fail() {
-	echo "FAIL $1: $2"
-	[ -n "$out" ] && sed 's/^/    /' <<<"$out"
-	failed=$((failed + 1))
-}
-# check NAME COMMAND...: PASS when COMMAND succeeds, else FAIL with its
-# output (shown on PASS too when SHOW=1)
+
+# check NAME COMMAND...: PASS when COMMAND succeeds, else FAIL followed by
+# its output (shown on PASS too when SHOW=1)
 check() {
 	local name=$1
 	shift
 	if out=$("$@" 2>&1); then
 		pass "$name"
-		[ -n "${SHOW:-}" ] && [ -n "$out" ] && sed 's/^/    /' <<<"$out"
+		[ -n "${SHOW:-}" ] && [ -n "$out" ] && indent "$out"
 	else
 		fail "$name" "'$*' failed"
+		[ -n "$out" ] && indent "$out"
 	fi
 	out=
 }
@@ -48,9 +46,12 @@ cleanup() {
 	ip link del vmt0 >/dev/null 2>&1
 	ip netns del vmt >/dev/null 2>&1
 	nft delete table inet rxlat_vmtest >/dev/null 2>&1
+	[ -n "${T_RESULTS:-}" ] && rm -f "$T_RESULTS"
 }
 trap cleanup EXIT
 cleanup
+# lib.sh's pass/fail/skip append P, F or S here: the counts of the last line
+T_RESULTS=$(mktemp /tmp/rxlat-selftest.XXXXXX) || exit 1
 
 xdp_version() { xdp-loader status --version 2>/dev/null | awk '{ print $3; exit }'; }
 
@@ -118,9 +119,10 @@ if [ -r "$XDP_OBJ" ]; then
 		pass xdp_rxlat_in_dispatcher
 	elif xdp-loader unload --all vmt0 >/dev/null 2>&1; xdp-loader load -m native vmt0 "$XDP_PASSALL" >/dev/null 2>&1 &&
 		xdp-loader load -vv -m native vmt0 "$XDP_OBJ" 2>&1 | grep -q 'changes packet data'; then
-		echo "KNOWN xdp_rxlat_in_dispatcher: this kernel refuses a packet-changing program in the dispatcher of xdp-tools $(xdp_version) (\"Extension program changes packet data, while original does not\"); attach directly instead"
+		skip xdp_rxlat_in_dispatcher "this kernel refuses a packet-changing program in the dispatcher of xdp-tools $(xdp_version) (\"Extension program changes packet data, while original does not\", fixed in xdp-tools 1.5); rxlat attaches directly instead"
 	else
 		fail xdp_rxlat_in_dispatcher "xdp-loader failed"
+		[ -n "$out" ] && indent "$out"
 	fi
 	out=
 	xdp-loader unload --all vmt0 >/dev/null 2>&1
@@ -169,5 +171,8 @@ netns_veth() {
 }
 check netns_veth_ping netns_veth
 
-echo "$passed passed, $failed failed"
+passed=$(grep -cx P "$T_RESULTS")
+failed=$(grep -cx F "$T_RESULTS")
+skipped=$(grep -cx S "$T_RESULTS")
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

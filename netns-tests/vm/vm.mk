@@ -10,14 +10,14 @@
 VMTEST_ARGS ?=
 VMCHECK := $(BUILD)/vmcheck/fentry_check $(BUILD)/vmcheck/fentry_check.bpf.o
 
+# The shared BPF flags; the check itself needs no vmlinux.h.
 $(BUILD)/vmcheck/fentry_check.bpf.o: netns-tests/vm/fentry_check.bpf.c
 	@mkdir -p $(dir $@)
-	$(CLANG) -g -O2 -Wall -Werror -target bpf \
-		-I/usr/include/$(shell uname -m)-linux-gnu -c $< -o $@
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/vmcheck/fentry_check: netns-tests/vm/fentry_check.c
 	@mkdir -p $(dir $@)
-	$(CC) -O2 -g -std=gnu11 -Wall -Wextra -Werror $< -o $@ -lbpf
+	$(CC) $(CFLAGS) $< -o $@ -lbpf
 
 .PHONY: vmtest vmtest-selftest vmcheck
 vmcheck: $(VMCHECK)

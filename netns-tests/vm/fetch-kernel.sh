@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Part of netns-tests/vm/vmtest.sh, sourced by it: finds Debian's kernel
+# packages, downloads them into build/vm/cache/ and unpacks them into
+# build/vm/<line>/root. Uses vmtest.sh's CACHE, VMDIR, die and note.
+
+# Kernel lines: metapackage and a glob for cached packages (offline re-use).
+# shellcheck disable=SC2034 # LINES is used by vmtest.sh
+LINES=(6.1 6.12)
+declare -A META=([6.1]=linux-image-cloud-amd64 [6.12]=linux-image-6.12-cloud-amd64)
+declare -A CACHED_GLOB=([6.1]='linux-image-6.1.0-*-cloud-amd64_*_amd64.deb'
+	[6.12]='linux-image-6.12.*-cloud-amd64_*_amd64.deb')
+
+apt_updated=
+# resolve_kernel LINE: sets PKG, VER and DEB (path of the cached .deb)
+resolve_kernel() {
+	local line=$1 meta=${META[$1]} try deb
+	PKG='' VER='' DEB=''
+	for try in 1 2; do
+		PKG=$(apt-cache depends "$meta" 2>/dev/null |
+			awk '$1 == "Depends:" && $2 ~ /^linux-image-/ { print $2; exit }') || true
+		if [ -n "$PKG" ]; then
+			VER=$(apt-cache show --no-all-versions "$PKG" 2>/dev/null |
+				awk '$1 == "Version:" { print $2; exit }') || true
+		fi
+		[ -n "$PKG" ] && [ -n "$VER" ] && break
+		PKG='' VER=''
+		if [ "$try" != 1 ] || [ -n "$apt_updated" ] || [ "$(id -u)" != 0 ]; then
+			break
+		fi
+		note "$meta not found in the package lists: running apt-get update"
+		apt_updated=1
+		apt-get update -qq >&2 || note "apt-get update failed"
+	done
+	if [ -z "$PKG" ]; then
+		# Offline: fall back to the newest package already in the cache.
+		# shellcheck disable=SC2086,SC2012 # the glob is meant to expand
+		deb=$(cd "$CACHE" && ls -1 ${CACHED_GLOB[$line]} 2>/dev/null | sort -V | tail -n 1) || true
+		[ -n "$deb" ] ||
+			die "cannot resolve the package behind $meta (kernel $line): check the apt sources and run 'apt-get update' as root"
+		note "cannot resolve $meta; re-using cached $deb"
+		DEB=$CACHE/$deb
+		PKG=${deb%%_*}
+		VER=${deb#*_}
+		VER=${VER%_*}
+		return
+	fi
+	DEB=$CACHE/${PKG}_${VER//:/%3a}_amd64.deb
+	[ -s "$DEB" ] && return
+	note "downloading $PKG $VER"
+	rm -rf "$CACHE/.dl.$$" && mkdir -p "$CACHE/.dl.$$"
+	if ! (cd "$CACHE/.dl.$$" && apt-get download -q "$PKG=$VER" 2>&1 |
+		grep -v -e 'Download is performed unsandboxed' -e '^Get:' >&2); then
+		:
+	fi
+	# shellcheck disable=SC2012 # a Debian package file name: no odd characters
+	deb=$(ls -1 "$CACHE/.dl.$$"/*.deb 2>/dev/null | head -n 1) || true
+	if [ -z "$deb" ] || [ ! -s "$deb" ]; then
+		die "apt-get download $PKG=$VER failed (kernel $line): check network access and the apt sources"
+	fi
+	mv "$deb" "$DEB"
+	rm -rf "$CACHE/.dl.$$"
+}
+
+# unpack_kernel LINE: unpacks $DEB into build/vm/LINE/root; sets KVER, VMLINUZ
+unpack_kernel() {
+	local line=$1 dir=$VMDIR/$1 stamp
+	stamp=$(basename "$DEB")
+	if [ "$(cat "$dir/root.stamp" 2>/dev/null)" != "$stamp" ] || [ ! -d "$dir/root/lib/modules" ]; then
+		rm -rf "$dir/root" "$dir/root.stamp"
+		mkdir -p "$dir/root"
+		dpkg-deb -x "$DEB" "$dir/root" ||
+			die "dpkg-deb -x $DEB failed: delete the file and run again to download it anew"
+		# shellcheck disable=SC2012 # a kernel version: no odd characters
+		KVER=$(ls -1 "$dir/root/lib/modules" | head -n 1)
+		[ -n "$KVER" ] || die "$DEB holds no lib/modules/<version>: not a kernel image package?"
+		# The package generates modules.dep only at installation.
+		depmod -b "$dir/root" "$KVER" || die "depmod -b $dir/root $KVER failed"
+		echo "$stamp" >"$dir/root.stamp"
+	fi
+	# shellcheck disable=SC2012 # a kernel version: no odd characters
+	KVER=$(ls -1 "$dir/root/lib/modules" | head -n 1)
+	VMLINUZ=$dir/root/boot/vmlinuz-$KVER
+	[ -r "$VMLINUZ" ] || die "$VMLINUZ missing from $DEB"
+}

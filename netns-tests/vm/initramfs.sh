@@ -1,0 +1,251 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Part of netns-tests/vm/vmtest.sh, sourced by it: the pieces of the VM's
+# initramfs (the userland shared by all kernels, each kernel's modules, the
+# project files with the command). Uses vmtest.sh's here, top, BUILD,
+# VMDIR, tmp, CMD, NONCE, KVER, die and note.
+# shellcheck disable=SC2154 # globals of vmtest.sh, which sources this file
+
+declare -A COPIED=()
+# copy_in STAGE SRC [DST]: copy a file (dereferenced) to the same path
+copy_in() {
+	local stage=$1 src=$2 dst=${3:-$2}
+	[ -n "${COPIED[$stage:$dst]:-}" ] && return 0
+	mkdir -p "$stage$(dirname "$dst")"
+	cp -L --preserve=mode "$src" "$stage$dst"
+	COPIED[$stage:$dst]=1
+}
+
+# copy_libs STAGE FILE: the shared libraries and the loader FILE needs
+copy_libs() {
+	local stage=$1 f=$2 lib out
+	out=$(ldd "$f" 2>/dev/null) || return 0
+	if grep -q 'not found' <<<"$out"; then
+		die "$f needs libraries that are not installed: $(grep 'not found' <<<"$out" | tr -s ' \t' ' ')"
+	fi
+	while read -r lib; do
+		copy_in "$stage" "$lib"
+	done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$out")
+}
+
+# copy_prog STAGE PATH: a program and its libraries
+copy_prog() {
+	copy_in "$1" "$2"
+	copy_libs "$1" "$2"
+}
+
+find_cmd() {
+	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v "$1" 2>/dev/null
+}
+
+# build_userland DIR: the part of the initramfs shared by all kernels
+build_userland() {
+	local s=$1 entry opt name p f n applet d found
+	mkdir -p "$s"/usr/{bin,sbin,lib,lib64} "$s"/{dev,proc,sys,run,tmp,root,etc,var,rxlat}
+	ln -s usr/bin "$s/bin"
+	ln -s usr/sbin "$s/sbin"
+	ln -s usr/lib "$s/lib"
+	ln -s usr/lib64 "$s/lib64"
+	if [ "$(id -u)" = 0 ]; then
+		mknod -m 600 "$s/dev/console" c 5 1
+		mknod -m 666 "$s/dev/null" c 1 3
+	fi
+	install -m 0755 "$here/init" "$s/init"
+	copy_prog "$s" /bin/busybox
+
+	while IFS= read -r entry; do
+		entry=${entry%%#*}
+		read -r entry <<<"$entry" || true # trim blanks
+		[ -n "$entry" ] || continue
+		opt=
+		case $entry in "?"*) opt=1; entry=${entry#?} ;; esac
+		case $entry in
+		pkg:*)
+			name=${entry#pkg:}
+			if ! dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'ok installed'; then
+				[ -n "$opt" ] || die "package $name (programs.list) is not installed: apt-get install $name"
+				note "package $name not installed, not copied into the VM"
+				continue
+			fi
+			while IFS= read -r f; do
+				[ -f "$f" ] && [ -x "$f" ] && copy_prog "$s" "$f"
+			done < <(dpkg -L "$name" | grep -E '/s?bin/[^/]+$')
+			;;
+		*)
+			p=$(find_cmd "$entry") || p=
+			if [ -z "$p" ] || [ ! -e "$p" ]; then
+				[ -n "$opt" ] || die "$entry not found on this host (needed inside the VM): run make deps"
+				continue
+			fi
+			copy_prog "$s" "$p"
+			;;
+		esac
+	done <"$here/programs.list"
+
+	# libxdp's dispatcher and helper programs, at the path libxdp searches.
+	found=
+	if dpkg-query -W -f='${Status}' libxdp1 2>/dev/null | grep -q 'ok installed'; then
+		while IFS= read -r f; do
+			[ -f "$f" ] && copy_in "$s" "$f" && found=1
+		done < <(dpkg -L libxdp1 | grep -E '/bpf/[^/]+\.o$')
+	fi
+	[ -n "$found" ] || die "libxdp's BPF objects (xdp-dispatcher.o) not found: apt-get install libxdp1"
+
+	# busybox applets for every command not already provided
+	while IFS= read -r applet; do
+		n=${applet##*/}
+		found=
+		for d in usr/bin usr/sbin usr/local/bin usr/local/sbin; do
+			[ -e "$s/$d/$n" ] && found=1
+		done
+		[ -n "$found" ] && continue
+		ln -s /bin/busybox "$s/$applet"
+	done < <(/bin/busybox --list-full)
+	ln -sf /bin/bash "$s/bin/sh"
+
+	# configuration files the tools look for
+	printf 'root:x:0:0:root:/root:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$s/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' >"$s/etc/group"
+	printf '127.0.0.1\tlocalhost rxlat-vm\n::1\tlocalhost ip6-localhost ip6-loopback\n' >"$s/etc/hosts"
+	printf 'passwd: files\ngroup: files\nhosts: files\nservices: files\nprotocols: files\n' >"$s/etc/nsswitch.conf"
+	echo rxlat-vm >"$s/etc/hostname"
+	ln -s /proc/self/mounts "$s/etc/mtab"
+	[ -d /usr/lib/locale/C.utf8 ] && mkdir -p "$s/usr/lib/locale" && cp -a /usr/lib/locale/C.utf8 "$s/usr/lib/locale/"
+	for f in /etc/services /etc/protocols /etc/ethertypes /etc/rpc; do
+		[ -r "$f" ] && cp -L "$f" "$s/etc/"
+	done
+	for d in /etc/iproute2 /usr/share/iproute2 /usr/lib/iproute2; do
+		[ -d "$d" ] && mkdir -p "$s$(dirname "$d")" && cp -rL "$d" "$s$(dirname "$d")/"
+	done
+	if [ -r /etc/ld.so.conf.d/x86_64-linux-gnu.conf ]; then
+		mkdir -p "$s/etc/ld.so.conf.d"
+		cp /etc/ld.so.conf.d/x86_64-linux-gnu.conf "$s/etc/ld.so.conf.d/"
+		echo 'include /etc/ld.so.conf.d/*.conf' >"$s/etc/ld.so.conf"
+	fi
+}
+
+# build_project DIR: build/ and netns-tests/ (plus configs/) under /rxlat
+build_project() {
+	local s=$1 f rel d
+	mkdir -p "$s/rxlat/build" "$s/etc/rxlat-vm" "$s"/usr/{lib,lib64}
+	# same merged-/usr layout as the userland archive, for libraries
+	ln -s usr/lib "$s/lib"
+	ln -s usr/lib64 "$s/lib64"
+	if [ -d "$BUILD" ]; then
+		while IFS= read -r -d '' f; do
+			rel=${f#"$BUILD"/}
+			mkdir -p "$s/rxlat/build/$(dirname "$rel")"
+			cp -L --preserve=mode "$f" "$s/rxlat/build/$rel"
+			[ -x "$f" ] && copy_libs "$s" "$f"
+		done < <(find "$BUILD" -path "$VMDIR" -prune -o -type f \
+			! -name '*.h' ! -name '*.d' ! -name '*.tmp' ! -name '*.a' \
+			\( -name '*.bpf.o' -o ! -name '*.o' \) -print0)
+	fi
+	for d in netns-tests configs; do
+		[ -d "$top/$d" ] && cp -a "$top/$d" "$s/rxlat/"
+	done
+	{
+		echo "# generated by vmtest.sh"
+		echo "cd /rxlat || exit 125"
+		printf 'exec'
+		printf ' %q' "${CMD[@]}"
+		echo
+	} >"$s/etc/rxlat-vm/cmd"
+	echo "$NONCE" >"$s/etc/rxlat-vm/nonce"
+	printf '%s\n' "${VMTEST_ENV:-}" >"$s/etc/rxlat-vm/env"
+}
+
+# build_modules LINE OUT.cpio.gz: the modules of modules.list with their
+# dependencies (from modules.dep and modules.softdep), decompressed, in
+# load order in /etc/rxlat-vm/modules, plus depmod data for modprobe.
+build_modules() {
+	local line=$1 out=$2 root=$VMDIR/$1/root s=$tmp/modules-$1
+	local mdir=$root/lib/modules/$KVER key n dep l name rest rel dst
+	key=$( (echo "$KVER $(cat "$VMDIR/$line/root.stamp")"; cat "$here/modules.list" "$here/initramfs.sh") | md5sum | cut -d' ' -f1)
+	if [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
+		return
+	fi
+	declare -A path=() deps=() builtin=() seen=()
+	local order=()
+	while IFS= read -r l; do
+		rel=${l%%:*}
+		n=${rel##*/}
+		n=${n%%.ko*}
+		n=${n//-/_}
+		path[$n]=$rel
+		deps[$n]=${l#*:}
+	done <"$mdir/modules.dep"
+	while IFS= read -r l; do
+		n=${l##*/}
+		n=${n%%.ko*}
+		builtin[${n//-/_}]=1
+	done <"$mdir/modules.builtin"
+	if [ -r "$mdir/modules.softdep" ]; then
+		while read -r l name rest; do
+			[ "$l" = softdep ] || continue
+			name=${name//-/_}
+			[ -n "${path[$name]:-}" ] || continue
+			rest=${rest%%post:*}
+			for dep in ${rest#pre:}; do
+				dep=${dep//-/_}
+				[ -n "${path[$dep]:-}" ] && deps[$name]="${path[$dep]} ${deps[$name]}"
+			done
+		done <"$mdir/modules.softdep"
+	fi
+	visit() {
+		local m=$1 d dn
+		[ -n "${seen[$m]:-}" ] && return
+		seen[$m]=1
+		for d in ${deps[$m]}; do
+			dn=${d##*/}
+			dn=${dn%%.ko*}
+			visit "${dn//-/_}"
+		done
+		order+=("$m")
+	}
+	while IFS= read -r l; do
+		l=${l%%#*}
+		read -r l <<<"$l" || true # trim blanks
+		[ -n "$l" ] || continue
+		n=${l//-/_}
+		if [ -n "${path[$n]:-}" ]; then
+			visit "$n"
+		elif [ -z "${builtin[$n]:-}" ]; then
+			note "warning: kernel $KVER has no module $l (modules.list)"
+		fi
+	done <"$here/modules.list"
+
+	rm -rf "$s"
+	mkdir -p "$s/usr/lib/modules/$KVER" "$s/etc/rxlat-vm"
+	ln -s usr/lib "$s/lib"
+	for n in "${order[@]}"; do
+		rel=${path[$n]}
+		dst=${rel%.xz}
+		dst=${dst%.zst}
+		dst=${dst%.gz}
+		mkdir -p "$s/lib/modules/$KVER/$(dirname "$dst")"
+		case $rel in
+		*.xz) xz -dc "$mdir/$rel" >"$s/lib/modules/$KVER/$dst" ;;
+		*.zst) zstd -qdc "$mdir/$rel" >"$s/lib/modules/$KVER/$dst" ;;
+		*.gz) gzip -dc "$mdir/$rel" >"$s/lib/modules/$KVER/$dst" ;;
+		*) cp "$mdir/$rel" "$s/lib/modules/$KVER/$dst" ;;
+		esac
+		echo "/lib/modules/$KVER/$dst" >>"$s/etc/rxlat-vm/modules"
+	done
+	touch "$s/etc/rxlat-vm/modules"
+	for f in modules.builtin modules.builtin.modinfo modules.order; do
+		[ -r "$mdir/$f" ] && cp "$mdir/$f" "$s/lib/modules/$KVER/"
+	done
+	depmod -b "$s" "$KVER" || die "depmod for the VM's modules of $KVER failed"
+	echo "$line" >"$s/etc/rxlat-vm/line"
+	(cd "$s" && find usr etc | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$out.tmp.$$"
+	mv "$out.tmp.$$" "$out"
+	echo "$key" >"$out.key"
+	note "kernel $KVER: ${#order[@]} modules: ${order[*]}"
+	rm -rf "$s"
+}
+
+mkcpio() { # mkcpio DIR OUT
+	(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$2"
+}
