@@ -52,6 +52,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< name $(subst .bpf.o,,$(notdir $<)) > $@.tmp && mv $@.tmp $@
 
 include collector/collector.mk
+include xdp/xdp.mk
 include netns-tests/tests.mk
 include netns-tests/vm/vm.mk
 
@@ -90,6 +91,7 @@ format:
 install: all
 	install -D -m 0755 $(BUILD)/rxlat $(DESTDIR)$(BINDIR)/rxlat
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
+	install -D -m 0644 $(BUILD)/libxdp/xdp-dispatcher.o $(DESTDIR)$(LIBDIR)/xdp-dispatcher.o
 	install -D -m 0644 collector/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
 	install -D -m 0644 configs/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
 	test -e $(DESTDIR)/etc/default/rxlat || \
