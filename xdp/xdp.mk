@@ -11,3 +11,11 @@ all: $(XDP_DISPATCHER)
 $(XDP_DISPATCHER): xdp/xdp_dispatcher.bpf.c
 	@mkdir -p $(dir $@)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+# The tests load programs into this dispatcher with rxlat-xdp-attach, which
+# uses the shared libxdp: Debian's xdp-loader carries its own dispatcher in a
+# static libxdp and does not read LIBXDP_OBJECT_PATH.
+test-binaries: $(BUILD)/rxlat-xdp-attach $(XDP_DISPATCHER)
+
+$(BUILD)/rxlat-xdp-attach: netns-tests/xdp_attach.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@ -lxdp -lbpf
