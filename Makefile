@@ -56,6 +56,7 @@ $(BUILD)/rxlat.service: configs/rxlat.service.in Makefile | $(BUILD)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@.tmp && mv $@.tmp $@
 
 include collector/collector.mk
+include xdp/xdp.mk
 include netns-tests/tests.mk
 include netns-tests/vm/vm.mk
 
@@ -102,6 +103,7 @@ install: all
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
 	install -D -m 0644 $(BUILD)/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
 	install -D -m 0644 $(BUILD)/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
+	install -D -m 0644 $(BUILD)/libxdp/xdp-dispatcher.o $(DESTDIR)$(LIBDIR)/xdp-dispatcher.o
 	test -e $(DESTDIR)/etc/default/rxlat || \
 		install -D -m 0644 configs/rxlat.default $(DESTDIR)/etc/default/rxlat
 

@@ -3,8 +3,8 @@
 #
 # What only a kernel that allows BPF trampolines can show, so run.sh runs
 # this file inside make vmtest only: every stage that has an fentry attach
-# point gets it, and libxdp's multi-program dispatcher runs the stamper
-# together with another XDP program.
+# point gets it, and rxlat's libxdp dispatcher (build/libxdp) runs the
+# stamper together with another XDP program.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -56,26 +56,38 @@ send_and_receive()	# CHECK-SUFFIX
 	assert_eq "recv$1" "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv$1.out")"
 }
 
+# Slots of rxlat's dispatcher call bpf_xdp_adjust_meta(), which no slot of
+# libxdp 1.3's own does (a kernel from 6.12.y on refuses the stamper there).
+rxlat_dispatcher_on()	# NS IF
+{
+	local id xlated
+	id=$(link_xdp_prog "$1" "$2")
+	[[ $id =~ ^[0-9]+$ ]] || return 1
+	xlated=$(bpftool prog dump xlated id "$id")
+	grep -q bpf_xdp_adjust_meta <<<"$xlated"
+}
+
 multiprog()
 {
-	local pins status id
+	local pins status id obj attach=$BUILD/rxlat-xdp-attach
+	# Debian's xdp-loader has its own dispatcher built in and ignores this:
+	# rxlat-xdp-attach, linked with the shared libxdp, loads through it.
+	local -x LIBXDP_OBJECT_PATH=$BUILD/libxdp
 	require_cmd tools xdp-loader bpftool jq || return 1
 	require_file build "$COUNT_OBJ" "run 'make test-binaries'" || return 1
+	require_file build "$attach" "run 'make test-binaries'" || return 1
+	require_file build "$LIBXDP_OBJECT_PATH/xdp-dispatcher.o" "run 'make'" || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	pins=$(t_pin_dir multiprog)
 	mkdir -p "$pins"
-	t_xdp_load "$NS_B" "$IF_B" native "$COUNT_OBJ" "$pins" || t_abort load_count "xdp-loader load failed"
-	if ! in_ns "$NS_B" xdp-loader load -m native -p "$pins" "$IF_B" "$BUILD/rxlat_xdp.bpf.o" \
-		>"$T_DIR/load.out" 2>&1; then
-		# Debian's libxdp 1.3 on a kernel that checks extensions for
-		# packet data changes: a known refusal, not one of rxlat's. Any
-		# other reason fails the test.
-		if xdp_dispatcher_refuses "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$pins"; then
-			skip multi_program_run "libxdp's dispatcher refuses programs that change packet data on $(uname -r) (\"Extension program changes packet data, while original does not\"; fixed in xdp-tools 1.5): no multi-program run on this kernel"
-			return 0
-		fi
-		t_abort load_rxlat "xdp-loader load failed: $(tail -n 1 "$T_DIR/load.out")"
-	fi
+	t_track_xdp "$NS_B" "$IF_B"
+	for obj in "$COUNT_OBJ" "$BUILD/rxlat_xdp.bpf.o"; do
+		in_ns "$NS_B" "$attach" --mode native --pin-dir "$pins" --dev "$IF_B" "$obj" \
+			>"$T_DIR/load.out" 2>&1 ||
+			t_abort "load_${obj##*/}" "rxlat-xdp-attach failed: $(tail -n 1 "$T_DIR/load.out")"
+	done
+	assert_true rxlat_dispatcher "the dispatcher on $IF_B is not build/libxdp's" \
+		rxlat_dispatcher_on "$NS_B" "$IF_B"
 	status=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)
 	while read -r line; do log "$line"; done <<<"$status"
 	assert_match dispatcher "xdp_dispatcher" "$status" "xdp-loader status"

@@ -140,7 +140,7 @@ build_project() {
 			[ -x "$f" ] && copy_libs "$s" "$f"
 		done < <(find "$BUILD" -path "$VMDIR" -prune -o -type f \
 			! -name '*.h' ! -name '*.d' ! -name '*.tmp' ! -name '*.a' \
-			\( -name '*.bpf.o' -o ! -name '*.o' \) -print0)
+			\( -name '*.bpf.o' -o -name xdp-dispatcher.o -o ! -name '*.o' \) -print0)
 	fi
 	for d in netns-tests configs; do
 		[ -d "$top/$d" ] && cp -a "$top/$d" "$s/rxlat/"
