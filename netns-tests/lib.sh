@@ -610,3 +610,97 @@ suite_end()
 	[[ -z ${RXLAT_RUNNER:-} ]] && bpffs_teardown
 	[[ -z $_T_STOP ]] || exit 143
 }
+
+# ---------------------------------------------------------------- leftovers
+
+# Ids of BPF programs in use: held by a process (a program or link fd, whose
+# fdinfo names the program; bpftool's pids need BPF iterators, not always
+# there), or attached to XDP on a link of the host or of a named namespace
+# (xdp-loader attaches, pins and exits).
+bpf_prog_ids_in_use()
+{
+	local ns
+	grep -hs '^prog_id:' /proc/[0-9]*/fdinfo/* | awk '{ print $2 }'
+	{
+		ip -j link show
+		for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+			ip -n "$ns" -j link show 2>/dev/null
+		done
+	} | jq -r '.[] | .xdp? | select(. != null) | (.prog.id?, .attached[]?.prog.id?) | select(. != null)'
+}
+
+# "id:name" of loaded programs named rxlat* that nothing uses: what a dead
+# rxlat would leave behind.
+rxlat_loose_progs()
+{
+	bpftool -j prog show 2>/dev/null |
+		jq -r '.[] | select((.name // "") | startswith("rxlat")) | "\(.id):\(.name)"' |
+		grep -v -E "^($(bpf_prog_ids_in_use | sort -u | paste -sd '|' -)):" | sort
+}
+
+# Mount point of the cgroup v2 hierarchy in this mount namespace, if any.
+cgroup2_root()
+{
+	awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' \
+		/proc/self/mountinfo
+}
+
+# "id:name" of rxlat* programs on the cgroup v2 root that no process holds.
+cgroup_root_rxlat_progs()
+{
+	local root
+	root=$(cgroup2_root)
+	[[ -n $root ]] || return 0
+	bpftool -j cgroup show "$root" 2>/dev/null |
+		jq -r '.[] | select((.name // "") | startswith("rxlat")) | "\(.id):\(.name)"' |
+		grep -v -E "^($(grep -hs '^prog_id:' /proc/[0-9]*/fdinfo/* | awk '{ print $2 }' | sort -u | paste -sd '|' -)):" |
+		sort
+}
+
+# Ids of the BPF programs PID holds, through program and link fds. Stop
+# it first (SIGSTOP) for a list that cannot change while it is read.
+proc_bpf_prog_ids()	# PID
+{
+	grep -hs '^prog_id:' /proc/"$1"/fdinfo/* | awk '{ print $2 }' | sort -un | paste -sd ' ' -
+}
+
+# What a gone rxlat left: with "=ID..." (from proc_bpf_prog_ids) those of
+# its programs that are still loaded; else rxlat programs nothing uses that
+# were not in the list BEFORE (from rxlat_loose_progs: a weaker check,
+# since the stamper of a namespace being deleted elsewhere looks loose for
+# a while). Then rxlat programs on the cgroup root that no process holds,
+# and XDP on the links given. The kernel releases links and programs some
+# tens of ms after the process exits: polls up to 2 s (10 s under QEMU).
+# Prints nothing when clean.
+rxlat_leftovers()	# BEFORE|=ID... [NS IF]...
+{
+	local before=$1 out i end id
+	local -a links=("${@:2}")
+	end=$(($(date +%s%N) / 1000000 + (${RXLAT_VM:+8000} + 2000)))
+	while :; do
+		if [[ $before == =* ]]; then
+			out=
+			for id in ${before#=}; do
+				bpftool prog show id "$id" >/dev/null 2>&1 && out+=" program $id"
+			done
+		else
+			out=$(comm -23 <(rxlat_loose_progs) <(sort <<<"$before") | sed 's/^/program /')
+		fi
+		out+=$(cgroup_root_rxlat_progs | sed 's/^/ cgroup-root /')
+		for ((i = 0; i + 1 < ${#links[@]}; i += 2)); do
+			[[ -n $(link_xdp_prog "${links[i]}" "${links[i + 1]}" 2>/dev/null) ]] &&
+				out+=" XDP on ${links[i + 1]}"
+		done
+		[[ -z ${out// /} ]] && return 0
+		(($(date +%s%N) / 1000000 >= end)) && break
+		sleep 0.05
+	done
+	echo "$out" | tr '\n' ' '
+	return 1
+}
+
+# A field of /proc/PID/status in kB (VmRSS, VmHWM); empty once PID is gone.
+proc_status_kb()	# PID FIELD
+{
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
+}

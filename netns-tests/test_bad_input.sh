@@ -1,0 +1,312 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rxlat under bad input: one table of cases, one loop. For every case:
+#   - the exit status (1 for an error),
+#   - exactly one line on stderr, "rxlat: error: ...", naming the thing
+#     (interface, option, value) and what to do (an ERE on key words),
+#   - every hint in that line that is a command is run and must work,
+#   - nothing is left: no XDP program on the namespace's links, no rxlat
+#     program loaded once the process is gone, none on the cgroup v2 root.
+# Run on the kernel at hand: where BPF trampolines work (make vmtest),
+# tcp_data_queue is available and its case expects a run instead.
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+export RXLAT
+
+# Fields, separated by " @ ":
+#   name @ setup function (- for none) @ exit status @ kind @ command @ ERE
+# kind:
+#   err   exactly one line on stderr, "rxlat: error: " and matching ERE
+#   late  an error found while running (stdout): the start-up lines may come
+#         first, then exactly one error line, the last, matching ERE
+#   warn  exit 0; one "rxlat: " line (not an error) matches ERE
+#   mem   either err naming the total in MiB, or a run whose peak RSS
+#         (VmHWM) stays under 64 MiB
+# The command runs under "bash -c" in namespace B ($IN_B) with a timeout;
+# $IF_B, $NS_B, $RXLAT and $PID (the setup's process) are set. In the ERE,
+# %PID% stands for $PID and %IF% for $IF_B, and one without a leading ^
+# must follow "rxlat: error: " (warn: "rxlat: "). A setup function may
+# change WANT, KIND and RE (for a kernel where the case is not an error).
+LONG_NAME=abcdefghijklmnopq # 17 characters; IFNAMSIZ is 16 with the NUL
+NOROOT='setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all'
+CASES=(
+	"unknown_iface       @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i nosuch -d 1 @ unknown interface 'nosuch'.*ip link"
+	"iface_down          @ setup_down     @ 0 @ warn @ \$IN_B \$RXLAT -i vdown0 -d 0.5 @ vdown0.*(down|not up)"
+	"name_too_long       @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i $LONG_NAME -d 1 @ '$LONG_NAME'.*(ip link|15|too long)"
+	"iface_twice         @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -i \$IF_B -d 1 @ '?%IF%'?.*twice"
+	"iface_65            @ -              @ 1 @ err  @ \$IN_B \$RXLAT $(printf -- '-i lo %.0s' {1..65}) -d 1 @ ^rxlat: error: [^:].*(-i|interface).*64"
+	"iface_over_max      @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -i lo --max-ifaces 1 -d 1 @ 2 interfaces.*--max-ifaces"
+	"interval_0          @ -              @ 1 @ err  @ \$IN_B \$RXLAT -r 0 @ -r 0.*0\\.01.*86400"
+	"interval_1e9        @ -              @ 1 @ err  @ \$IN_B \$RXLAT -r 1e9 @ -r 1e\\+?0?9.*0\\.01.*86400"
+	"interval_abc        @ -              @ 1 @ err  @ \$IN_B \$RXLAT -r abc @ ^rxlat: error: [^:].*(abc.*(-r|--interval)|(-r|--interval).*abc)"
+	"duration_negative   @ -              @ 1 @ err  @ \$IN_B \$RXLAT -d -1 @ -d -1.*seconds"
+	"duration_1e10       @ -              @ 1 @ err  @ \$IN_B \$RXLAT -d 1e10 @ -d 1e\\+?10.*(1e\\+?0?9|1000000000)"
+	"max_ifaces_0        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --max-ifaces 0 @ --max-ifaces.*1 and 256"
+	"max_queues_257      @ -              @ 1 @ err  @ \$IN_B \$RXLAT --max-queues 257 @ --max-queues.*1 and 256"
+	"max_queues_abc      @ -              @ 1 @ err  @ \$IN_B \$RXLAT --max-queues x2 @ ^rxlat: error: [^:].*(x2.*--max-queues|--max-queues.*x2)"
+	"unknown_option      @ -              @ 1 @ err  @ \$IN_B \$RXLAT --bogus @ ^rxlat: error: [^:].*--bogus.*(--help|rxlat\\(8\\))"
+	"bad_output          @ -              @ 1 @ err  @ \$IN_B \$RXLAT -o xml @ 'xml'.*-o.*text, json"
+	"bad_xdp_mode        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --xdp-mode hw @ 'hw'.*--xdp-mode.*native, skb"
+	"unknown_stage       @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages ip_rcv,bogus @ unknown stage 'bogus'.*--list-stages"
+	"stages_empty        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages , -d 1 @ --stages.*(ip_rcv|--list-stages)"
+	"stage_unavailable   @ setup_tdq      @ 1 @ err  @ \$IN_B \$RXLAT --stages tcp_data_queue -d 1 @ tcp_data_queue.*(trampoline|fentry)"
+	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
+	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
+	"foreign_xdp         @ setup_foreign  @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*XDP.*xdp_count"
+	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*another rxlat.*%PID%"
+	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
+	"no_privileges_list  @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT --list-stages @ (root|privilege|CAP_)"
+	"no_btf              @ -              @ 1 @ err  @ \$IN_B unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec \$RXLAT -i \$IF_B -d 1' @ /sys/kernel/btf.*CONFIG_DEBUG_INFO_BTF"
+	"stdout_closed       @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 -o json >&- @ (stdout|standard output)"
+	"stdout_full         @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 >/dev/full @ (stdout|standard output).*(No space|full|ENOSPC)"
+	"max_memory          @ -              @ 1 @ mem  @ \$IN_B \$RXLAT -i \$IF_B --max-ifaces 256 --max-queues 256 -d 2 @ [0-9] ?MiB"
+)
+
+# ---------------------------------------------------------------- setups
+
+# One namespace with a 4-queue veth pair, both ends in it and up: no
+# traffic is needed, and ns_pair's wait for quiet links would cost seconds
+# per case.
+one_ns()
+{
+	ns_create NS_B || return 1
+	IF_A=veth0 IF_B=veth1
+	ip -n "$NS_B" link add "$IF_B" numrxqueues 4 numtxqueues 4 type veth \
+		peer name "$IF_A" numrxqueues 4 numtxqueues 4 &&
+		ip -n "$NS_B" link set "$IF_A" up && ip -n "$NS_B" link set "$IF_B" up
+}
+
+# A veth pair left down: attaching works, and rxlat must say that it will
+# see nothing until the link comes up.
+setup_down()
+{
+	ip -n "$NS_B" link add vdown0 type veth peer name vdown1 || return 1
+	LINKS+=("$NS_B" vdown0)
+}
+
+# Where BPF trampolines work tcp_data_queue is available: a run.
+setup_tdq()
+{
+	[[ -n ${RXLAT_VM:-} ]] || return 0
+	WANT=0 KIND=warn RE='tcp_data_queue +fentry'
+}
+
+# A foreign XDP program attached without libxdp's dispatcher, as 'ip link'
+# does: libxdp cannot load anything beside it.
+setup_foreign()
+{
+	t_track_xdp "$NS_B" "$IF_B"
+	ip -n "$NS_B" link set dev "$IF_B" xdpgeneric obj "$BUILD/xdp_count.bpf.o" sec xdp &&
+		FOREIGN=$(link_xdp_prog "$NS_B" "$IF_B")
+}
+
+setup_second()
+{
+	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B"
+	PID=$BG_PID
+	t_wait_line "$T_DIR/first.err" 'map memory' 30 "$PID" || {
+		fail first_rxlat "the first rxlat did not start: $(tail -n 1 "$T_DIR/first.err")"
+		return 1
+	}
+}
+
+# util-linux setpriv (busybox's has no --reuid)
+need_setpriv()
+{
+	setpriv --help 2>&1 | grep -q -- --reuid && return 0
+	fail setpriv "util-linux setpriv is needed (busybox's lacks --reuid)"
+	return 1
+}
+
+# ---------------------------------------------------------------- hints
+
+# The commands an error line proposes: quoted ones ('ip link', 'xdp-loader
+# unload -a IF', 'kill 123') and "see rxlat --OPTION". Placeholders are
+# filled in and rxlat's paths point at the build.
+hint_commands()	# LINE
+{
+	{
+		grep -oE "'[^']+'" <<<"$1" | sed "s/^'//; s/'\$//"
+		grep -oE "rxlat --[a-z-]+" <<<"$1" | grep -v -- '--no-xdp'
+	} | awk '$1 ~ /^(ip|xdp-loader|rxlat|kill|tc|bpftool|mount)$/' | sort -u |
+		sed -E "s#(^| )IFACE( |\$)#\\1$IF_B\\2#g;
+			s#(^| )(/usr/local/lib/rxlat/)?(rxlat_xdp[a-z_]*\\.bpf\\.o)#\\1$BUILD/\\3#g;
+			s#^rxlat #$RXLAT #"
+}
+
+# Runs every command the error line proposes, in namespace B: each must work.
+follow_hints()	# LINE
+{
+	local cmd out rc n=0 pin
+	while IFS= read -r cmd; do
+		[[ -n $cmd ]] || continue
+		((n++))
+		if [[ $cmd == xdp-loader\ load* ]]; then
+			t_track_xdp "$NS_B" "$IF_B"
+			pin=$(grep -oE -- '-p [^ ]+' <<<"$cmd" | cut -c4-)
+			[[ -n $pin && ! -e $pin ]] && t_track_pin "$pin"
+		fi
+		out=$(timeout 20 nsenter --net="/run/netns/$NS_B" -- bash -c "$cmd" 2>&1 </dev/null)
+		rc=$?
+		# libxdp's lock is shared by every xdp-loader on the machine
+		if ((rc != 0)) && [[ $out == *lockfile* ]]; then
+			sleep 1
+			out=$(timeout 20 nsenter --net="/run/netns/$NS_B" -- bash -c "$cmd" 2>&1 </dev/null)
+			rc=$?
+		fi
+		assert_eq "hint_$n" 0 "$rc" "'$cmd' (as proposed by the error) exit status; output: $(tail -n 2 <<<"$out")" ||
+			HINT_FAILED=1
+	done < <(hint_commands "$1")
+	HINTS=$n
+}
+
+# After the hints: the same command must now work where they should have
+# fixed the cause.
+after_no_xdp_no_stamper()
+{
+	((HINTS > 0)) && ((!HINT_FAILED)) || return 0
+	eval_cmd retry "${CMD%-d 1}-d 0.5"
+	assert_eq retry_after_hint 0 "$RC" "exit status once the hint was followed; stderr: $(tail -n 1 "$T_DIR/retry.err")"
+	_t_xdp_off "$NS_B" "$IF_B"
+}
+
+# Two ways out are offered: detach the foreign program (tried by
+# follow_hints), or load the stamper beside it and use --no-xdp.
+after_foreign_xdp()
+{
+	if ((HINTS > 0)) && ((!HINT_FAILED)); then
+		eval_cmd retry "$CMD"
+		assert_eq retry_after_hint 0 "$RC" "exit status once the hint was followed; stderr: $(tail -n 1 "$T_DIR/retry.err")"
+	fi
+	[[ $LINE =~ beside ]] || return 0
+	_t_xdp_off "$NS_B" "$IF_B"
+	setup_foreign || return 1
+	local out
+	out=$(in_ns "$NS_B" xdp-loader load -p "$(t_pin_dir beside)" "$IF_B" "$BUILD/rxlat_xdp.bpf.o" 2>&1)
+	if assert_eq hint_load_beside 0 "$?" \
+		"xdp-loader load beside the foreign program, as proposed: $(tail -n 1 <<<"$out")"; then
+		eval_cmd beside "\$IN_B \$RXLAT --no-xdp -i \$IF_B -d 0.5"
+		assert_eq hint_no_xdp_beside 0 "$RC" "rxlat --no-xdp beside it; stderr: $(tail -n 1 "$T_DIR/beside.err")"
+	fi
+	_t_xdp_off "$NS_B" "$IF_B" # the test's own programs
+}
+
+after_second_instance()
+{
+	kill -INT "$PID" 2>/dev/null
+	t_wait_pid "$PID" 10 >/dev/null 2>&1
+}
+
+# ---------------------------------------------------------------- the loop
+
+# Runs CMD (a table command) under bash -c in namespace terms; RC, and
+# $T_DIR/NAME.out/.err.
+eval_cmd()	# NAME CMD
+{
+	IN_B="nsenter --net=/run/netns/$NS_B --" PID=${PID:-} \
+		timeout -k 2 20 bash -c "$2" >"$T_DIR/$1.out" 2>"$T_DIR/$1.err" </dev/null
+	RC=$?
+}
+
+run_case()	# TABLE-LINE
+{
+	local line=$1 name setup cmd f before err nerr
+	IFS='@' read -r name setup WANT KIND cmd RE <<<"$line"
+	for f in name setup WANT KIND cmd RE; do
+		printf -v "$f" '%s' "$(sed -E 's/^ +//; s/ +$//' <<<"${!f}")"
+	done
+	CMD=$cmd HINTS=0 HINT_FAILED=0 PID='' FOREIGN=''
+	need || return 1
+	one_ns || t_abort setup "cannot create the namespace"
+	export IF_B NS_B
+	LINKS=("$NS_B" "$IF_B" "$NS_B" "$IF_A")
+	before=$(rxlat_loose_progs)
+	if [[ $setup != - ]]; then
+		"$setup" || {
+			fail setup "$setup failed"
+			return 1
+		}
+	fi
+	RE=${RE//%PID%/$PID}
+	RE=${RE//%IF%/$IF_B}
+	if [[ $RE != ^* ]]; then
+		[[ $KIND == warn ]] && RE="^rxlat: .*$RE" || RE="^rxlat: error: .*$RE"
+	fi
+	log "$name: ${cmd//\$IN_B /}"
+
+	if [[ $KIND == mem ]]; then
+		local hwm=0 rpid
+		IN_B="nsenter --net=/run/netns/$NS_B --" timeout -k 2 30 bash -c "$cmd" \
+			>"$T_DIR/case.out" 2>"$T_DIR/case.err" </dev/null &
+		local bg=$!
+		t_track_pid "$bg"
+		while kill -0 "$bg" 2>/dev/null; do
+			# timeout's child: bash -c and nsenter exec rxlat
+			rpid=$(pgrep -P "$bg" | head -n 1)
+			f=$(proc_status_kb "$rpid" VmHWM)
+			[[ -n $f ]] && ((f > hwm)) && hwm=$f
+			sleep 0.1
+		done
+		wait "$bg"
+		RC=$?
+		log "$name: exit $RC, peak RSS (VmHWM) $hwm kB"
+		if ((RC == 1)); then
+			assert_eq one_line 1 "$(wc -l <"$T_DIR/case.err")" "lines on stderr: $(head -c 300 "$T_DIR/case.err")"
+			assert_match message "$RE" "$(head -n 1 "$T_DIR/case.err")"
+		else
+			assert_eq exit_0_or_1 0 "$RC" "exit status: $(tail -n 1 "$T_DIR/case.err")"
+			assert_le rss_follows_use 65535 "$hwm" "peak RSS in kB (VmHWM) with 256 x 256 slots, refused by no error"
+		fi
+	else
+		eval_cmd case "$cmd"
+		log "$name: exit $RC; stderr: $(tail -n 3 "$T_DIR/case.err" | tr '\n' '|')"
+		assert_eq exit "$WANT" "$RC" "exit status$( ((RC == 124)) && echo ' (124: still running after 20 s)')"
+		LINE=$(grep '^rxlat: error: ' "$T_DIR/case.err" | head -n 1)
+		nerr=$(grep -c '^rxlat: error: ' "$T_DIR/case.err")
+		case $KIND in
+		err)
+			assert_eq one_line 1 "$(wc -l <"$T_DIR/case.err")" \
+				"lines on stderr: $(head -c 400 "$T_DIR/case.err")"
+			err=$(head -n 1 "$T_DIR/case.err")
+			assert_match message "$RE" "$err"
+			LINE=$err
+			;;
+		late)
+			assert_eq one_error 1 "$nerr" "error lines on stderr"
+			err=$(tail -n 1 "$T_DIR/case.err")
+			assert_match message "$RE" "$err" "last line on stderr"
+			;;
+		warn)
+			assert_eq no_error 0 "$nerr" "error lines on stderr"
+			assert_match warning "$RE" "$(grep -v '^rxlat: error: ' "$T_DIR/case.err" | grep -E -- "$RE" | head -n 1)" \
+				"a line on stderr"
+			;;
+		esac
+		# a refused run leaves a foreign program as it was
+		[[ -n ${FOREIGN:-} ]] && assert_eq foreign_kept "$FOREIGN" "$(link_xdp_prog "$NS_B" "$IF_B")" \
+			"XDP program on $IF_B after the refused run"
+		[[ -n $LINE ]] && follow_hints "$LINE"
+		((HINTS > 0)) && log "$name: followed $HINTS hint(s)"
+		declare -F "after_$name" >/dev/null && "after_$name"
+	fi
+	f=$(rxlat_leftovers "$before" "${LINKS[@]}")
+	assert_eq nothing_left "" "$f" "left behind"
+}
+
+need()
+{
+	require_cmd tools ip nsenter jq bpftool xdp-loader timeout unshare pgrep || return 1
+	require_file build "$RXLAT" "run 'make'" &&
+		require_file build "$BUILD/xdp_count.bpf.o" "run 'make test-binaries'"
+}
+
+suite_begin
+for c in "${CASES[@]}"; do
+	n=$(sed -E 's/ *@.*//' <<<"$c")
+	run_test "$n" run_case "$c"
+done
+log "bad inputs tried: ${#CASES[@]}"
+suite_end
