@@ -170,7 +170,7 @@ follow_loader_hint()	# CHECK NS HINT PIN-DIR
 	read -ra words <<<"$3"
 	t_track_xdp "$2" "${words[-2]}"
 	out=$(in_ns "$2" "${words[@]}" 2>&1) && return 0
-	if grep -q "changes packet data" <<<"$(in_ns "$2" "${words[0]}" -vv "${words[@]:1}" 2>&1)"; then
+	if grep -q "changes packet data" <<<"$(in_ns "$2" "${words[@]:0:2}" -vv "${words[@]:2}" 2>&1)"; then
 		log "libxdp's dispatcher refuses the stamper on $(uname -r): '$3' loaded with LIBXDP_SKIP_DISPATCHER=1"
 		out=$(in_ns "$2" env LIBXDP_SKIP_DISPATCHER=1 "${words[@]}" 2>&1) && return 0
 	fi
