@@ -6,7 +6,10 @@
  * Either way, once rxlat has the stamper's batch map, the poll-end reset
  * (xdp/rxlat_reset.bpf.c) is attached beside it.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +23,12 @@
 #include "rxlat_xdp.skel.h"
 
 #define MAX_STATS_MAPS 16
+#define MAX_PROG_MAPS  8
+
+/* program names as the kernel keeps them (cut to 15 characters) */
+#define STAMPER_NAME	"rxlat_xdp"
+#define DISPATCHER_NAME "xdp_dispatcher"
+#define READ_STAMPS	", or read its stamps with 'rxlat --no-xdp -i "
 
 struct rxlat_stamper {
 	struct rxlat_xdp *skel; /* NULL when found, not loaded */
@@ -30,6 +39,9 @@ struct rxlat_stamper {
 	int nstats, noverflow;
 	int batch_fd;
 	struct rxlat_reset *reset; /* the poll-end reset, sharing batch_fd */
+	/* found stampers only: the interfaces of this namespace they run on */
+	__u32 *ifindexes;
+	size_t nifindexes;
 };
 
 static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, bool frags)
@@ -58,24 +70,269 @@ static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, boo
 	return 0;
 }
 
-static int describe_existing(__u32 ifindex, const char *ifname)
+static void prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN])
 {
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
-	int fd;
+	int fd = bpf_prog_get_fd_by_id(id);
 
-	if (bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
-		return 0;
-	fd = bpf_prog_get_fd_by_id(q.prog_id);
-	if (fd >= 0) {
-		bpf_obj_get_info_by_fd(fd, &info, &len);
+	name[0] = '\0';
+	if (fd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	close(fd);
+}
+
+static bool prog_is(__u32 id, const char *want)
+{
+	char name[BPF_OBJ_NAME_LEN];
+
+	prog_name(id, name);
+	return !strcmp(name, want);
+}
+
+/* Calls fn for every BPF link until it returns non-zero; returns that. */
+static __u32 for_each_link(__u32 (*fn)(const struct bpf_link_info *, const void *), const void *arg)
+{
+	__u32 id = 0, ret = 0;
+
+	while (!ret && !bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			ret = fn(&info, arg);
 		close(fd);
 	}
-	rxlat_err("%s already has an XDP program attached (id %u, name '%s'): detach it "
-		  "('xdp-loader unload -a %s'), or load rxlat_xdp.bpf.o beside it with "
-		  "xdp-loader and run rxlat with --no-xdp",
-		  ifname, q.prog_id, info.name, ifname);
+	return ret;
+}
+
+struct xdp_att {
+	__u32 prog_id, ifindex;
+};
+
+static __u32 match_xdp_link(const struct bpf_link_info *l, const void *arg)
+{
+	const struct xdp_att *a = arg;
+
+	/* ifindexes repeat across namespaces, program ids do not */
+	if (l->type == BPF_LINK_TYPE_XDP && l->prog_id == a->prog_id &&
+	    l->xdp.ifindex == a->ifindex)
+		return l->id;
+	return 0;
+}
+
+/*
+ * libxdp runs its programs as freplace extensions of the dispatcher; the
+ * tracing link of each names the dispatcher's program id as its target
+ * (6.1 has target_obj_id already).
+ */
+static __u32 match_dispatched_stamper(const struct bpf_link_info *l, const void *arg)
+{
+	const __u32 *dispatcher_id = arg;
+
+	if (l->type == BPF_LINK_TYPE_TRACING && l->tracing.target_obj_id == *dispatcher_id &&
+	    prog_is(l->prog_id, STAMPER_NAME))
+		return l->prog_id;
+	return 0;
+}
+
+static bool fdinfo_has_link(const char *path, __u32 link_id)
+{
+	char buf[512], *p;
+	FILE *f = fopen(path, "r");
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(buf, sizeof(buf), f))
+		if ((p = strstr(buf, "link_id:")) == buf)
+			found = strtoul(p + strlen("link_id:"), NULL, 10) == link_id;
+	fclose(f);
+	return found;
+}
+
+static bool pid_holds_link(const char *pid, __u32 link_id)
+{
+	char path[PATH_MAX], target[64];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		ssize_t n;
+
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (strcmp(target, "anon_inode:bpf_link"))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, e->d_name);
+		found = fdinfo_has_link(path, link_id);
+	}
+	closedir(d);
+	return found;
+}
+
+/* The process that holds BPF link link_id (its fdinfo names it), or 0. */
+static pid_t link_holder(__u32 link_id, char comm[16])
+{
+	pid_t self = getpid(), pid = 0;
+	struct dirent *e;
+	DIR *d = opendir("/proc");
+
+	comm[0] = '\0';
+	if (!d)
+		return 0;
+	while (!pid && (e = readdir(d))) {
+		char *end;
+		long p = strtol(e->d_name, &end, 10);
+
+		if (*end || p <= 0 || p == self || !pid_holds_link(e->d_name, link_id))
+			continue;
+		pid = (pid_t)p;
+	}
+	closedir(d);
+	if (pid) {
+		char path[64];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		f = fopen(path, "r");
+		if (f) {
+			if (fgets(comm, 16, f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+	}
+	return pid;
+}
+
+/*
+ * The stamper object for xdp-loader: beside the rxlat binary when it runs
+ * from the build tree, else where make install puts it.
+ */
+static void stamper_object(char *path, size_t size)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(path, size, "%s/rxlat_xdp.bpf.o", exe) < size &&
+			    !access(path, R_OK))
+				return;
+		}
+	}
+	snprintf(path, size, "%s/rxlat_xdp.bpf.o", RXLAT_LIBDIR);
+}
+
+struct xdp_mode_ids {
+	__u32 id;
+	const char *loader; /* xdp-loader -m */
+	const char *ip;	    /* ip link set dev IFACE <ip> off */
+};
+
+static int attached_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int err = bpf_xdp_query(ifindex, 0, &q);
+
+	if (err)
+		return err;
+	modes[0] = (struct xdp_mode_ids){ q.drv_prog_id, "native", "xdpdrv" };
+	modes[1] = (struct xdp_mode_ids){ q.skb_prog_id, "skb", "xdpgeneric" };
+	modes[2] = (struct xdp_mode_ids){ q.hw_prog_id, "hw", "xdpoffload" };
+	return 0;
+}
+
+/*
+ * Says what holds the interface and how to get on, each hint one that works
+ * as written: a link cannot be removed from outside (xdp-loader unload gets
+ * EBUSY), and libxdp adds programs only beside its own dispatcher.
+ */
+static int describe_existing(__u32 ifindex, const char *ifname)
+{
+	struct xdp_mode_ids modes[3], *m = NULL;
+	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX];
+	struct xdp_att att;
+	bool stamper;
+	__u32 link_id;
+	pid_t pid;
+
+	if (attached_progs(ifindex, modes))
+		return 0;
+	for (int i = 0; i < 3 && !m; i++)
+		if (modes[i].id)
+			m = &modes[i];
+	if (!m)
+		return 0;
+	prog_name(m->id, name);
+	stamper = !strcmp(name, STAMPER_NAME);
+	att = (struct xdp_att){ m->id, ifindex };
+	link_id = for_each_link(match_xdp_link, &att);
+	if (link_id) {
+		pid = link_holder(link_id, comm);
+		if (pid && !strcmp(comm, "rxlat"))
+			rxlat_err("%s is measured by another rxlat (pid %d): stop it (kill %d), or "
+				  "read its stamps with 'rxlat --no-xdp -i %s'",
+				  ifname, pid, pid, ifname);
+		else if (pid)
+			rxlat_err(
+			    "%s has XDP program '%s' (id %u) attached through a BPF link held "
+			    "by %s (pid %d): stop that process (kill %d)%s%s%s",
+			    ifname, name, m->id, comm, pid, pid, stamper ? READ_STAMPS : "",
+			    stamper ? ifname : "", stamper ? "'" : "");
+		else
+			rxlat_err("%s has XDP program '%s' (id %u) attached through BPF link %u, "
+				  "which no running process holds (a link pinned in a bpf "
+				  "filesystem): the interface stays taken while that pin exists",
+				  ifname, name, m->id, link_id);
+		return -EBUSY;
+	}
+	if (!strcmp(name, DISPATCHER_NAME)) {
+		if (for_each_link(match_dispatched_stamper, &m->id)) {
+			rxlat_err("%s already has an XDP program attached (libxdp's dispatcher, id "
+				  "%u, running the rxlat stamper): read its stamps with 'rxlat "
+				  "--no-xdp -i %s'",
+				  ifname, m->id, ifname);
+		} else {
+			stamper_object(obj, sizeof(obj));
+			rxlat_err(
+			    "%s already has an XDP program attached (libxdp's dispatcher, id "
+			    "%u, %s mode): load the stamper beside its programs with "
+			    "'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux 6.12 "
+			    "and later), then run 'rxlat --no-xdp -i %s'",
+			    ifname, m->id, m->loader, m->loader, ifname, obj, ifname);
+		}
+		return -EBUSY;
+	}
+	if (stamper)
+		rxlat_err("%s already has an XDP program attached (id %u, the rxlat stamper, "
+			  "%s mode, loaded without rxlat): read its stamps with 'rxlat --no-xdp -i "
+			  "%s', or detach it with 'ip link set dev %s %s off'",
+			  ifname, m->id, m->loader, ifname, ifname, m->ip);
+	else
+		rxlat_err(
+		    "%s already has an XDP program attached (id %u, name '%s', %s mode, "
+		    "without libxdp's dispatcher, so nothing can be loaded beside it): detach "
+		    "it with 'ip link set dev %s %s off' (this removes that program), then "
+		    "run rxlat again",
+		    ifname, m->id, name, m->loader, ifname, m->ip);
 	return -EBUSY;
 }
 
@@ -194,7 +451,8 @@ fail:
 	return err ? err : -EINVAL;
 }
 
-static void take_map(struct rxlat_stamper *st, __u32 map_id)
+/* counters: the per-interface maps too, not only the batch stamp */
+static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
@@ -205,11 +463,12 @@ static void take_map(struct rxlat_stamper *st, __u32 map_id)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		goto drop;
 	/* map names are cut to 15 characters */
-	if (!strcmp(info.name, "rxlat_xdp_stats") && st->nstats < MAX_STATS_MAPS) {
+	if (counters && !strcmp(info.name, "rxlat_xdp_stats") && st->nstats < MAX_STATS_MAPS) {
 		st->stats_fds[st->nstats++] = fd;
 		return;
 	}
-	if (!strncmp(info.name, "rxlat_xdp_overf", 15) && st->noverflow < MAX_STATS_MAPS) {
+	if (counters && !strncmp(info.name, "rxlat_xdp_overf", 15) &&
+	    st->noverflow < MAX_STATS_MAPS) {
 		st->overflow_fds[st->noverflow++] = fd;
 		return;
 	}
@@ -233,11 +492,126 @@ static bool seen_map(const struct rxlat_stamper *st, __u32 id)
 	return false;
 }
 
+/* A loaded stamper program, and whether it runs in this namespace. */
+struct found_prog {
+	__u32 id;
+	__u32 map_ids[MAX_PROG_MAPS];
+	__u32 nmaps;
+	__u32 ifindex; /* an interface of this namespace it runs on, 0: none */
+};
+
+static int list_stampers(struct found_prog **out, int *n)
+{
+	struct found_prog *progs = NULL;
+	__u32 id = 0;
+	int err;
+
+	*n = 0;
+	while (!bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		struct found_prog p = { .id = id };
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		info.nr_map_ids = MAX_PROG_MAPS;
+		info.map_ids = (__u64)(unsigned long)p.map_ids;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, STAMPER_NAME)) {
+			void *np = realloc(progs, (*n + 1) * sizeof(*progs));
+
+			if (!np) {
+				close(fd);
+				free(progs);
+				return -ENOMEM;
+			}
+			progs = np;
+			p.nmaps = info.nr_map_ids < MAX_PROG_MAPS ? info.nr_map_ids : MAX_PROG_MAPS;
+			progs[(*n)++] = p;
+		}
+		close(fd);
+	}
+	err = errno == ENOENT ? 0 : -errno;
+	if (err) {
+		free(progs);
+		*n = 0;
+		return err;
+	}
+	*out = progs;
+	return 0;
+}
+
+static int add_ifindex(struct rxlat_stamper *st, __u32 ifindex)
+{
+	void *n;
+
+	for (size_t i = 0; i < st->nifindexes; i++)
+		if (st->ifindexes[i] == ifindex)
+			return 0;
+	n = realloc(st->ifindexes, (st->nifindexes + 1) * sizeof(*st->ifindexes));
+	if (!n)
+		return -ENOMEM;
+	st->ifindexes = n;
+	st->ifindexes[st->nifindexes++] = ifindex;
+	return 0;
+}
+
+/*
+ * Ifindexes are per network namespace, program ids are not: a stamper is
+ * this namespace's if it runs on one of its interfaces, attached directly
+ * (any mode) or as an extension of libxdp's dispatcher there.
+ */
+static int mark_here(struct rxlat_stamper *st, struct found_prog *progs, int nprogs)
+{
+	struct if_nameindex *ifs = if_nameindex(), *i;
+	int err = 0;
+
+	if (!ifs)
+		return -errno;
+	for (i = ifs; i->if_index && !err; i++) {
+		struct xdp_mode_ids modes[3];
+
+		if (attached_progs(i->if_index, modes))
+			continue;
+		for (int m = 0; m < 3 && !err; m++) {
+			__u32 id = modes[m].id;
+
+			if (!id)
+				continue;
+			if (prog_is(id, DISPATCHER_NAME))
+				id = for_each_link(match_dispatched_stamper, &id);
+			for (int p = 0; p < nprogs && id; p++) {
+				if (progs[p].id != id)
+					continue;
+				if (!progs[p].ifindex)
+					progs[p].ifindex = i->if_index;
+				err = add_ifindex(st, i->if_index);
+			}
+		}
+	}
+	if_freenameindex(ifs);
+	return err;
+}
+
+/* Is map_id also a map of a stamper that does not run here? */
+static bool map_elsewhere(const struct found_prog *progs, int nprogs, __u32 map_id)
+{
+	for (int p = 0; p < nprogs; p++) {
+		if (progs[p].ifindex)
+			continue;
+		for (__u32 m = 0; m < progs[p].nmaps; m++)
+			if (progs[p].map_ids[m] == map_id)
+				return true;
+	}
+	return false;
+}
+
 int stamper_find(struct rxlat_stamper **out, bool quiet)
 {
 	struct rxlat_stamper *st = stamper_new();
-	__u32 id = 0;
-	int found = 0;
+	struct found_prog *progs = NULL;
+	int nprogs = 0, nhere = 0, err;
+	char obj[PATH_MAX];
 
 	if (!st)
 		return -ENOMEM;
@@ -246,36 +620,60 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 	 * directly or through libxdp's dispatcher), its program is called
 	 * rxlat_xdp, and its maps hang off the program.
 	 */
-	while (!bpf_prog_get_next_id(id, &id)) {
-		struct bpf_prog_info info = {};
-		__u32 map_ids[8], len = sizeof(info);
-		int fd = bpf_prog_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		info.nr_map_ids = 8;
-		info.map_ids = (__u64)(unsigned long)map_ids;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, "rxlat_xdp")) {
-			found++;
-			for (__u32 i = 0; i < info.nr_map_ids && i < 8; i++)
-				if (!seen_map(st, map_ids[i]))
-					take_map(st, map_ids[i]);
-		}
-		close(fd);
-	}
-	if (errno == EPERM) {
-		stamper_destroy(st);
+	err = list_stampers(&progs, &nprogs);
+	if (!err)
+		err = mark_here(st, progs, nprogs);
+	if (err == -EPERM) {
 		rxlat_err("listing BPF programs was refused (EPERM): run as root");
-		return -EPERM;
+		goto fail;
 	}
-	if (!found || !st->nstats) {
-		stamper_destroy(st);
+	if (err) {
+		rxlat_err("cannot list the loaded XDP stampers: %s", strerror(-err));
+		goto fail;
+	}
+	for (int p = 0; p < nprogs; p++) {
+		bool shared = false;
+		char ifname[IF_NAMESIZE];
+
+		if (!progs[p].ifindex)
+			continue;
+		nhere++;
+		for (__u32 m = 0; m < progs[p].nmaps; m++)
+			shared |= map_elsewhere(progs, nprogs, progs[p].map_ids[m]);
+		for (__u32 m = 0; m < progs[p].nmaps; m++)
+			if (!seen_map(st, progs[p].map_ids[m]))
+				take_map(st, progs[p].map_ids[m], !shared);
+		if (!shared)
+			continue;
+		if (!if_indextoname(progs[p].ifindex, ifname))
+			snprintf(ifname, sizeof(ifname), "if%u", progs[p].ifindex);
+		stamper_object(obj, sizeof(obj));
+		rxlat_info("no XDP counters for the stamper on %s: its maps are shared with a "
+			   "stamper outside this network namespace (one xdp-loader pin path in "
+			   "both: the bpf filesystem is global), so they cannot be told apart; "
+			   "load each namespace's stamper with a pin path of its own "
+			   "('xdp-loader load -p " RXLAT_PIN_DIR "-NAME %s %s') or without -p",
+			   ifname, ifname, obj);
+	}
+	if (!nhere) {
+		err = -ENOENT;
 		if (quiet)
-			return -ENOENT;
-		rxlat_err("--no-xdp: no XDP program named rxlat_xdp is loaded: attach one with "
-			  "'xdp-loader load -p " RXLAT_PIN_DIR " IFACE rxlat_xdp.bpf.o', or "
-			  "drop --no-xdp and name the interface with -i");
-		return -ENOENT;
+			goto fail;
+		stamper_object(obj, sizeof(obj));
+		if (!nprogs)
+			rxlat_err("--no-xdp: no XDP program named rxlat_xdp is loaded: attach one "
+				  "with 'xdp-loader load -p " RXLAT_PIN_DIR " IFACE %s', or drop "
+				  "--no-xdp and name the interface with -i",
+				  obj);
+		else
+			rxlat_err(
+			    "--no-xdp: no rxlat_xdp program runs on an interface of this "
+			    "network namespace (%d loaded run elsewhere or nowhere): attach one "
+			    "here with a pin path of its own, as the bpf filesystem is shared "
+			    "by all namespaces ('xdp-loader load -p " RXLAT_PIN_DIR
+			    "-NAME IFACE %s'), or drop --no-xdp and name the interface with -i",
+			    nprogs, obj);
+		goto fail;
 	}
 	if (st->nstats > 1)
 		rxlat_info("--no-xdp: %d stampers with separate maps found (loaded without a "
@@ -283,15 +681,28 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 			   "the others are bounded by one jiffy",
 			   st->nstats);
 	if (st->batch_fd >= 0) {
-		int err = attach_reset(st);
-
-		if (err) {
-			stamper_destroy(st);
-			return err;
-		}
+		err = attach_reset(st);
+		if (err)
+			goto fail;
 	}
+	free(progs);
 	*out = st;
 	return 0;
+fail:
+	free(progs);
+	stamper_destroy(st);
+	return err;
+}
+
+static bool ifindex_here(const struct rxlat_stamper *st, __u32 ifindex)
+{
+	/* rxlat's own stamper: private maps, only on its own interfaces */
+	if (st->skel || !ifindex)
+		return true;
+	for (size_t i = 0; i < st->nifindexes; i++)
+		if (st->ifindexes[i] == ifindex)
+			return true;
+	return false;
 }
 
 static int add_row(struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals, size_t *n,
@@ -335,7 +746,8 @@ int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys
 		while (!err && !bpf_map_get_next_key(st->stats_fds[m], prev, &k)) {
 			struct rxlat_xdp_counters c = {};
 
-			if (!xdp_counters_sum_percpu(st->stats_fds[m], &k, &c))
+			if (ifindex_here(st, k.ifindex) &&
+			    !xdp_counters_sum_percpu(st->stats_fds[m], &k, &c))
 				err = add_row(keys, vals, n, &k, &c);
 			prev = &k;
 		}
@@ -376,5 +788,6 @@ void stamper_destroy(struct rxlat_stamper *st)
 		if (st->batch_fd >= 0)
 			close(st->batch_fd);
 	}
+	free(st->ifindexes);
 	free(st);
 }

@@ -11,6 +11,7 @@
 # Run on the kernel at hand: where BPF trampolines work (make vmtest),
 # tcp_data_queue is available and its case expects a run instead.
 
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RXLAT=$BUILD/rxlat

@@ -8,6 +8,7 @@
 # ignored (started in the background by a script), with stdout a pipe that
 # nobody reads. SIGHUP does what rxlat(8) says.
 
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RXLAT=$BUILD/rxlat

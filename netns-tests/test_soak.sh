@@ -7,6 +7,7 @@
 # own counters, per queue, and its memory must stay flat.
 
 # shellcheck disable=SC2016 # jq programs in single quotes
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RXLAT=$BUILD/rxlat
