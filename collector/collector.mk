@@ -26,15 +26,15 @@ UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/h
               $(BUILD)/rxlat-collect-test $(BUILD)/rxlat-stages-test
 
 $(BUILD)/rxlat-report-test: collector/report_test.c collector/report.c collector/report.h \
-		include/rxlat.h include/rxlat_hist.h | $(BUILD)
-	$(CC) $(CFLAGS) collector/report_test.c collector/report.c -o $@ -ljson-c -lm
+		include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(CFLAGS) -Inetns-tests collector/report_test.c collector/report.c -o $@ -ljson-c -lm
 
 $(BUILD)/hist_bpf_test.bpf.o: collector/hist_bpf_test.c $(BPF_DEPS)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/rxlat-hist-bpf-test: collector/hist_bpf_run_test.c include/rxlat.h \
-		include/rxlat_hist.h | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+		include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(CFLAGS) -Inetns-tests $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-collect-test: collector/collect_test.c collector/collect.c collector/collect.h \
 		collector/report.c collector/report.h include/rxlat.h netns-tests/check.h | $(BUILD)

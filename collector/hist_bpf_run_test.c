@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 
 #include "rxlat_hist.h"
+#include "check.h"
 
 struct hist_probe {
 	__u64 ns;
@@ -46,13 +47,13 @@ static int check(int fd, __u64 ns)
 	int err = run(fd, ns, &p);
 
 	if (err) {
-		printf("FAIL hist_bpf_equals_user: test run: %s\n", strerror(-err));
+		check_failed("hist_bpf_equals_user", "test run: %s", strerror(-err));
 		return err;
 	}
 	if (p.idx != idx || p.lower != rxlat_hist_lower(idx) || p.le != rxlat_hist_le(idx)) {
-		printf("FAIL hist_bpf_equals_user: ns %" PRIu64 ": bpf %u [%" PRIu64 ", %" PRIu64
-		       "], user %u\n",
-		       (uint64_t)ns, p.idx, (uint64_t)p.lower, (uint64_t)p.le, idx);
+		check_failed("hist_bpf_equals_user",
+			     "ns %" PRIu64 ": bpf %u [%" PRIu64 ", %" PRIu64 "], user %u",
+			     (uint64_t)ns, p.idx, (uint64_t)p.lower, (uint64_t)p.le, idx);
 		return -EINVAL;
 	}
 	return 0;
@@ -93,21 +94,21 @@ int main(int argc, char **argv)
 	libbpf_set_print(NULL);
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
-		printf("FAIL hist_bpf_load: open %s: %s\n", path, strerror(errno));
+		check_failed("hist_bpf_load", "open %s: %s", path, strerror(errno));
 		return 1;
 	}
 	err = bpf_object__load(obj);
 	prog = bpf_object__find_program_by_name(obj, "hist_probe");
 	if (err || !prog) {
-		printf("FAIL hist_bpf_load: %s\n", err ? strerror(-err) : "no program hist_probe");
+		check_failed("hist_bpf_load", "%s", err ? strerror(-err) : "no program hist_probe");
 		bpf_object__close(obj);
 		return 1;
 	}
-	printf("PASS hist_bpf_load\n");
+	check_pass("hist_bpf_load");
 
 	err = check_all(bpf_program__fd(prog));
 	if (!err)
-		printf("PASS hist_bpf_equals_user\n");
+		check_pass("hist_bpf_equals_user");
 	bpf_object__close(obj);
-	return err ? 1 : 0;
+	return check_exit_status();
 }

@@ -19,42 +19,10 @@
 
 #include "rxlat_hist.h"
 #include "report.h"
+#include "check.h"
 
 #define NB   ((int)RXLAT_HIST_BUCKETS)
 #define LAST (NB - 1)
-
-static int nfailed;
-static char why[1024];
-
-/* Keeps the first reason only: later ones are usually its consequences. */
-__attribute__((format(printf, 1, 2))) static void fail(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why[0])
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-}
-
-static void done(const char *name)
-{
-	if (why[0]) {
-		printf("FAIL %s: %s\n", name, why);
-		nfailed++;
-	} else {
-		printf("PASS %s\n", name);
-	}
-	why[0] = '\0';
-}
-
-#define EXPECT_U64(what, got, want)                                                 \
-	do {                                                                        \
-		uint64_t g_ = (got), w_ = (want);                                   \
-		if (g_ != w_)                                                       \
-			fail("%s: got %" PRIu64 ", want %" PRIu64, (what), g_, w_); \
-	} while (0)
 
 /* ----- reference bucket table ----- */
 
@@ -93,24 +61,24 @@ static void test_hist_layout(void)
 {
 	/* the table of rxlat.h, written out */
 	if (NB != 226)
-		fail("RXLAT_HIST_BUCKETS is %d, want 226", NB);
-	EXPECT_U64("ref_lower[1]", ref_lower[1], 64);
-	EXPECT_U64("ref_lower[2]", ref_lower[2], 72);
-	EXPECT_U64("ref_lower[9]", ref_lower[9], 128);
-	EXPECT_U64("ref_lower[224]", ref_lower[224], 16106127360ULL);
-	EXPECT_U64("ref_lower[225]", ref_lower[225], 17179869184ULL);
-	EXPECT_U64("lower(0)", rxlat_hist_lower(0), 0);
-	EXPECT_U64("le(0)", rxlat_hist_le(0), 63);
-	EXPECT_U64("lower(1)", rxlat_hist_lower(1), 64);
-	EXPECT_U64("le(1)", rxlat_hist_le(1), 71);
-	EXPECT_U64("le(8)", rxlat_hist_le(8), 127);
-	EXPECT_U64("lower(9)", rxlat_hist_lower(9), 128);
-	EXPECT_U64("le(9)", rxlat_hist_le(9), 143);
-	EXPECT_U64("lower(224)", rxlat_hist_lower(224), 16106127360ULL);
-	EXPECT_U64("le(224)", rxlat_hist_le(224), 17179869183ULL);
-	EXPECT_U64("lower(225)", rxlat_hist_lower(225), 17179869184ULL);
-	EXPECT_U64("le(225)", rxlat_hist_le(225), UINT64_MAX);
-	done("hist_layout");
+		check_fail("RXLAT_HIST_BUCKETS is %d, want 226", NB);
+	CHECK_U64("ref_lower[1]", ref_lower[1], 64);
+	CHECK_U64("ref_lower[2]", ref_lower[2], 72);
+	CHECK_U64("ref_lower[9]", ref_lower[9], 128);
+	CHECK_U64("ref_lower[224]", ref_lower[224], 16106127360ULL);
+	CHECK_U64("ref_lower[225]", ref_lower[225], 17179869184ULL);
+	CHECK_U64("lower(0)", rxlat_hist_lower(0), 0);
+	CHECK_U64("le(0)", rxlat_hist_le(0), 63);
+	CHECK_U64("lower(1)", rxlat_hist_lower(1), 64);
+	CHECK_U64("le(1)", rxlat_hist_le(1), 71);
+	CHECK_U64("le(8)", rxlat_hist_le(8), 127);
+	CHECK_U64("lower(9)", rxlat_hist_lower(9), 128);
+	CHECK_U64("le(9)", rxlat_hist_le(9), 143);
+	CHECK_U64("lower(224)", rxlat_hist_lower(224), 16106127360ULL);
+	CHECK_U64("le(224)", rxlat_hist_le(224), 17179869183ULL);
+	CHECK_U64("lower(225)", rxlat_hist_lower(225), 17179869184ULL);
+	CHECK_U64("le(225)", rxlat_hist_le(225), UINT64_MAX);
+	check_done("hist_layout");
 }
 
 static void test_hist_special(void)
@@ -143,9 +111,9 @@ static void test_hist_special(void)
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		snprintf(what, sizeof(what), "bucket(%" PRIu64 ")", (uint64_t)c[i].ns);
-		EXPECT_U64(what, rxlat_hist_bucket(c[i].ns), c[i].idx);
+		CHECK_U64(what, rxlat_hist_bucket(c[i].ns), c[i].idx);
 	}
-	done("hist_bucket_special");
+	check_done("hist_bucket_special");
 }
 
 static void test_hist_boundaries(void)
@@ -155,29 +123,29 @@ static void test_hist_boundaries(void)
 
 	for (i = 0; i < NB; i++) {
 		snprintf(what, sizeof(what), "lower(%u)", i);
-		EXPECT_U64(what, rxlat_hist_lower(i), ref_lower[i]);
+		CHECK_U64(what, rxlat_hist_lower(i), ref_lower[i]);
 		snprintf(what, sizeof(what), "le(%u)", i);
-		EXPECT_U64(what, rxlat_hist_le(i), ref_le[i]);
+		CHECK_U64(what, rxlat_hist_le(i), ref_le[i]);
 
 		snprintf(what, sizeof(what), "bucket(lower(%u))", i);
-		EXPECT_U64(what, rxlat_hist_bucket(ref_lower[i]), i);
+		CHECK_U64(what, rxlat_hist_bucket(ref_lower[i]), i);
 		snprintf(what, sizeof(what), "bucket(le(%u))", i);
-		EXPECT_U64(what, rxlat_hist_bucket(ref_le[i]), i);
+		CHECK_U64(what, rxlat_hist_bucket(ref_le[i]), i);
 		if (i > 0) {
 			snprintf(what, sizeof(what), "bucket(lower(%u) - 1)", i);
-			EXPECT_U64(what, rxlat_hist_bucket(ref_lower[i] - 1), i - 1);
+			CHECK_U64(what, rxlat_hist_bucket(ref_lower[i] - 1), i - 1);
 		}
 		if (i < LAST) {
 			snprintf(what, sizeof(what), "bucket(le(%u) + 1)", i);
-			EXPECT_U64(what, rxlat_hist_bucket(ref_le[i] + 1), i + 1);
+			CHECK_U64(what, rxlat_hist_bucket(ref_le[i] + 1), i + 1);
 			/* the middle too, in case only edges are special */
 			snprintf(what, sizeof(what), "bucket(mid(%u))", i);
-			EXPECT_U64(what,
-				   rxlat_hist_bucket(ref_lower[i] + (ref_le[i] - ref_lower[i]) / 2),
-				   i);
+			CHECK_U64(what,
+				  rxlat_hist_bucket(ref_lower[i] + (ref_le[i] - ref_lower[i]) / 2),
+				  i);
 		}
 	}
-	done("hist_bucket_boundaries");
+	check_done("hist_bucket_boundaries");
 }
 
 /* le(i) is the largest value of bucket i: it maps to i, le(i) + 1 does not */
@@ -187,16 +155,16 @@ static void test_hist_le_exact(void)
 
 	for (i = 0; i < LAST; i++) {
 		if (rxlat_hist_bucket(rxlat_hist_le(i)) != i)
-			fail("le(%u) = %" PRIu64 " is not in bucket %u", i,
-			     (uint64_t)rxlat_hist_le(i), i);
+			check_fail("le(%u) = %" PRIu64 " is not in bucket %u", i,
+				   (uint64_t)rxlat_hist_le(i), i);
 		if (rxlat_hist_bucket(rxlat_hist_le(i) + 1) == i)
-			fail("le(%u) + 1 still in bucket %u", i, i);
+			check_fail("le(%u) + 1 still in bucket %u", i, i);
 		if (rxlat_hist_le(i) + 1 != rxlat_hist_lower(i + 1))
-			fail("gap or overlap between buckets %u and %u", i, i + 1);
+			check_fail("gap or overlap between buckets %u and %u", i, i + 1);
 	}
 	if (rxlat_hist_le(LAST) != UINT64_MAX)
-		fail("overflow le is not UINT64_MAX");
-	done("hist_le_exact");
+		check_fail("overflow le is not UINT64_MAX");
+	check_done("hist_le_exact");
 }
 
 static void test_hist_width(void)
@@ -208,10 +176,10 @@ static void test_hist_width(void)
 		w = rxlat_hist_le(i) - rxlat_hist_lower(i) + 1;
 		/* w <= 12.5% of lower */
 		if (8 * w > rxlat_hist_lower(i))
-			fail("bucket %u: width %" PRIu64 " > lower %" PRIu64 " / 8", i, (uint64_t)w,
-			     (uint64_t)rxlat_hist_lower(i));
+			check_fail("bucket %u: width %" PRIu64 " > lower %" PRIu64 " / 8", i,
+				   (uint64_t)w, (uint64_t)rxlat_hist_lower(i));
 	}
-	done("hist_width_le_12.5pct");
+	check_done("hist_width_le_12.5pct");
 }
 
 static void test_hist_cover(void)
@@ -219,16 +187,16 @@ static void test_hist_cover(void)
 	__u32 i;
 
 	if (rxlat_hist_lower(1) != 64 || rxlat_hist_le(0) != 63)
-		fail("first linear bucket does not start at 64 ns");
+		check_fail("first linear bucket does not start at 64 ns");
 	for (i = 0; i < LAST; i++)
 		if (rxlat_hist_lower(i + 1) != rxlat_hist_le(i) + 1)
-			fail("buckets %u and %u not contiguous", i, i + 1);
+			check_fail("buckets %u and %u not contiguous", i, i + 1);
 	if (rxlat_hist_le(LAST - 1) < 10000000000ULL)
-		fail("last linear bucket ends at %" PRIu64 " ns < 10 s",
-		     (uint64_t)rxlat_hist_le(LAST - 1));
+		check_fail("last linear bucket ends at %" PRIu64 " ns < 10 s",
+			   (uint64_t)rxlat_hist_le(LAST - 1));
 	if (rxlat_hist_lower(LAST) != rxlat_hist_le(LAST - 1) + 1)
-		fail("overflow bucket not contiguous");
-	done("hist_cover_64ns_to_10s");
+		check_fail("overflow bucket not contiguous");
+	check_done("hist_cover_64ns_to_10s");
 }
 
 static __u64 xorshift(__u64 *s)
@@ -249,12 +217,12 @@ static void test_hist_random(void)
 		/* spread over all magnitudes, not just the top ones */
 		ns = r >> (xorshift(&seed) % 64);
 		if (rxlat_hist_bucket(ns) != ref_bucket(ns)) {
-			fail("bucket(%" PRIu64 ") = %u, want %u", (uint64_t)ns,
-			     rxlat_hist_bucket(ns), ref_bucket(ns));
+			check_fail("bucket(%" PRIu64 ") = %u, want %u", (uint64_t)ns,
+				   rxlat_hist_bucket(ns), ref_bucket(ns));
 			break;
 		}
 	}
-	done("hist_bucket_random");
+	check_done("hist_bucket_random");
 }
 
 /* ----- percentiles and merging ----- */
@@ -264,10 +232,10 @@ static void test_pct_empty(void)
 	struct rxlat_stats st = { 0 };
 
 	st.max_ns = 500; /* must not leak out of an empty series */
-	EXPECT_U64("p0", rxlat_percentile(&st, 0), 0);
-	EXPECT_U64("p50", rxlat_percentile(&st, 0.5), 0);
-	EXPECT_U64("p100", rxlat_percentile(&st, 1), 0);
-	done("percentile_empty");
+	CHECK_U64("p0", rxlat_percentile(&st, 0), 0);
+	CHECK_U64("p50", rxlat_percentile(&st, 0.5), 0);
+	CHECK_U64("p100", rxlat_percentile(&st, 1), 0);
+	check_done("percentile_empty");
 }
 
 static void test_pct_two_buckets(void)
@@ -280,20 +248,20 @@ static void test_pct_two_buckets(void)
 	st.count = 20;
 	st.max_ns = 2300;
 	/* rank 1: 1024 + 127 * 1 / 10 */
-	EXPECT_U64("p0", rxlat_percentile(&st, 0), 1036);
+	CHECK_U64("p0", rxlat_percentile(&st, 0), 1036);
 	/* rank 5: 1024 + 127 * 5 / 10 = 1087.5, floored */
-	EXPECT_U64("p25", rxlat_percentile(&st, 0.25), 1087);
+	CHECK_U64("p25", rxlat_percentile(&st, 0.25), 1087);
 	/* rank 10: top of the first bucket, its le */
-	EXPECT_U64("p50", rxlat_percentile(&st, 0.5), 1151);
+	CHECK_U64("p50", rxlat_percentile(&st, 0.5), 1151);
 	/* rank 11: 2048 + 255 * 1 / 10 */
-	EXPECT_U64("p51", rxlat_percentile(&st, 0.51), 2073);
+	CHECK_U64("p51", rxlat_percentile(&st, 0.51), 2073);
 	/* rank 18: 2048 + 255 * 8 / 10 */
-	EXPECT_U64("p90", rxlat_percentile(&st, 0.9), 2252);
+	CHECK_U64("p90", rxlat_percentile(&st, 0.9), 2252);
 	/* rank 20 would be 2303: clamped to the max */
-	EXPECT_U64("p100", rxlat_percentile(&st, 1), 2300);
-	EXPECT_U64("p>1", rxlat_percentile(&st, 7), 2300);
-	EXPECT_U64("p<0", rxlat_percentile(&st, -1), 1036);
-	done("percentile_interpolation");
+	CHECK_U64("p100", rxlat_percentile(&st, 1), 2300);
+	CHECK_U64("p>1", rxlat_percentile(&st, 7), 2300);
+	CHECK_U64("p<0", rxlat_percentile(&st, -1), 1036);
+	check_done("percentile_interpolation");
 }
 
 static void test_pct_clamp(void)
@@ -305,9 +273,9 @@ static void test_pct_clamp(void)
 	st.count = 1;
 	st.sum_ns = 100;
 	st.max_ns = 100;
-	EXPECT_U64("p50", rxlat_percentile(&st, 0.5), 100);
-	EXPECT_U64("p99.9", rxlat_percentile(&st, 0.999), 100);
-	done("percentile_clamp_to_max");
+	CHECK_U64("p50", rxlat_percentile(&st, 0.5), 100);
+	CHECK_U64("p99.9", rxlat_percentile(&st, 0.999), 100);
+	check_done("percentile_clamp_to_max");
 }
 
 static void test_pct_rank_rounding(void)
@@ -321,9 +289,9 @@ static void test_pct_rank_rounding(void)
 	st.buckets[17] = 1;  /* [256, 287] */
 	st.count = 1000;
 	st.max_ns = 280;
-	EXPECT_U64("p99.9", rxlat_percentile(&st, q), 143);
-	EXPECT_U64("p99.9 literal", rxlat_percentile(&st, 0.999), 143);
-	EXPECT_U64("p100", rxlat_percentile(&st, 1), 280);
+	CHECK_U64("p99.9", rxlat_percentile(&st, q), 143);
+	CHECK_U64("p99.9 literal", rxlat_percentile(&st, 0.999), 143);
+	CHECK_U64("p100", rxlat_percentile(&st, 1), 280);
 
 	/* a rank that is not an integer rounds up: 0.11 * 30 = 3.3 -> 4 */
 	memset(&st, 0, sizeof(st));
@@ -331,10 +299,10 @@ static void test_pct_rank_rounding(void)
 	st.buckets[1] = 27;
 	st.count = 30;
 	st.max_ns = 71;
-	EXPECT_U64("p10", rxlat_percentile(&st, 0.1), 63);
+	CHECK_U64("p10", rxlat_percentile(&st, 0.1), 63);
 	/* rank 4: 64 + 7 * 1 / 27 */
-	EXPECT_U64("p11", rxlat_percentile(&st, 0.11), 64);
-	done("percentile_rank_rounding");
+	CHECK_U64("p11", rxlat_percentile(&st, 0.11), 64);
+	check_done("percentile_rank_rounding");
 }
 
 static void test_pct_overflow(void)
@@ -345,23 +313,23 @@ static void test_pct_overflow(void)
 	st.buckets[LAST] = 2;
 	st.count = 2;
 	st.max_ns = 1ULL << 35;
-	EXPECT_U64("p50", rxlat_percentile(&st, 0.5), (1ULL << 34) + (1ULL << 33));
-	EXPECT_U64("p100", rxlat_percentile(&st, 1), 1ULL << 35);
+	CHECK_U64("p50", rxlat_percentile(&st, 0.5), (1ULL << 34) + (1ULL << 33));
+	CHECK_U64("p100", rxlat_percentile(&st, 1), 1ULL << 35);
 
 	/* width * rank does not fit in 64 bits */
 	st.buckets[LAST] = 4;
 	st.count = 4;
 	st.max_ns = UINT64_MAX;
 	/* 2^34 + floor((2^64 - 1 - 2^34) / 2) */
-	EXPECT_U64("p50 huge", rxlat_percentile(&st, 0.5), (1ULL << 63) + (1ULL << 33) - 1);
+	CHECK_U64("p50 huge", rxlat_percentile(&st, 0.5), (1ULL << 63) + (1ULL << 33) - 1);
 	/* rank 3: 2^34 + floor((2^64 - 1 - 2^34) * 3 / 4) */
-	EXPECT_U64("p75 huge", rxlat_percentile(&st, 0.75), 3 * (1ULL << 62) + (1ULL << 32) - 1);
-	EXPECT_U64("p100 huge", rxlat_percentile(&st, 1), UINT64_MAX);
+	CHECK_U64("p75 huge", rxlat_percentile(&st, 0.75), 3 * (1ULL << 62) + (1ULL << 32) - 1);
+	CHECK_U64("p100 huge", rxlat_percentile(&st, 1), UINT64_MAX);
 
 	/* max below the bucket's lower bound: the max still wins */
 	st.max_ns = 5;
-	EXPECT_U64("p50 stale max", rxlat_percentile(&st, 0.5), 5);
-	done("percentile_overflow_bucket");
+	CHECK_U64("p50 stale max", rxlat_percentile(&st, 0.5), 5);
+	check_done("percentile_overflow_bucket");
 }
 
 static void test_pct_inconsistent(void)
@@ -372,9 +340,9 @@ static void test_pct_inconsistent(void)
 	st.buckets[9] = 4;
 	st.count = 10;
 	st.max_ns = 140;
-	EXPECT_U64("p10", rxlat_percentile(&st, 0.1), 131);
-	EXPECT_U64("p90", rxlat_percentile(&st, 0.9), 140);
-	done("percentile_count_past_buckets");
+	CHECK_U64("p10", rxlat_percentile(&st, 0.1), 131);
+	CHECK_U64("p90", rxlat_percentile(&st, 0.9), 140);
+	check_done("percentile_count_past_buckets");
 }
 
 static void test_stats_add(void)
@@ -400,32 +368,32 @@ static void test_stats_add(void)
 
 	c = a;
 	rxlat_stats_add(&c, &b);
-	EXPECT_U64("count", c.count, 8);
-	EXPECT_U64("sum_ns", c.sum_ns, 5300);
-	EXPECT_U64("max_ns", c.max_ns, 2000);
+	CHECK_U64("count", c.count, 8);
+	CHECK_U64("sum_ns", c.sum_ns, 5300);
+	CHECK_U64("max_ns", c.max_ns, 2000);
 	for (i = 0; i < NB; i++) {
 		__u64 want = i == 0 ? 1 : i == 10 ? 3 : i == LAST ? 4 : 0;
 
 		if (c.buckets[i] != want)
-			fail("bucket %d: %" PRIu64 ", want %" PRIu64, i, (uint64_t)c.buckets[i],
-			     (uint64_t)want);
+			check_fail("bucket %d: %" PRIu64 ", want %" PRIu64, i,
+				   (uint64_t)c.buckets[i], (uint64_t)want);
 	}
-	EXPECT_U64("src xdp", c.sources[RXLAT_SRC_XDP], 3);
-	EXPECT_U64("src kernel", c.sources[RXLAT_SRC_KERNEL], 2);
-	EXPECT_U64("src tc", c.sources[RXLAT_SRC_TC], 3);
-	EXPECT_U64("src none", c.sources[RXLAT_SRC_NONE], 5);
+	CHECK_U64("src xdp", c.sources[RXLAT_SRC_XDP], 3);
+	CHECK_U64("src kernel", c.sources[RXLAT_SRC_KERNEL], 2);
+	CHECK_U64("src tc", c.sources[RXLAT_SRC_TC], 3);
+	CHECK_U64("src none", c.sources[RXLAT_SRC_NONE], 5);
 
 	/* the max is kept whichever side holds it */
 	c = b;
 	rxlat_stats_add(&c, &a);
-	EXPECT_U64("max_ns reversed", c.max_ns, 2000);
+	CHECK_U64("max_ns reversed", c.max_ns, 2000);
 
 	/* adding to a zeroed accumulator is a copy */
 	memset(&c, 0, sizeof(c));
 	rxlat_stats_add(&c, &a);
 	if (memcmp(&c, &a, sizeof(a)))
-		fail("0 + a != a");
-	done("stats_add");
+		check_fail("0 + a != a");
+	check_done("stats_add");
 }
 
 /* ----- renderers ----- */
@@ -457,12 +425,12 @@ static char *render(int (*fn)(FILE *, const struct rxlat_report *), const struct
 	int err;
 
 	if (!f) {
-		fail("open_memstream: %s", strerror(errno));
+		check_fail("open_memstream: %s", strerror(errno));
 		return NULL;
 	}
 	err = fn(f, r);
 	if (fclose(f) || err) {
-		fail("renderer returned %d", err);
+		check_fail("renderer returned %d", err);
 		free(buf);
 		return NULL;
 	}
@@ -484,8 +452,9 @@ static void compare_text(const char *got, const char *want)
 	}
 	if (!got[i] && !want[i])
 		return;
-	fail("line %d differs: got \"%.*s\", want \"%.*s\"", line, (int)strcspn(got + start, "\n"),
-	     got + start, (int)strcspn(want + start, "\n"), want + start);
+	check_fail("line %d differs: got \"%.*s\", want \"%.*s\"", line,
+		   (int)strcspn(got + start, "\n"), got + start, (int)strcspn(want + start, "\n"),
+		   want + start);
 }
 
 static void text_fixture(struct rxlat_series *s, size_t *n, struct rxlat_xdp_row *x, size_t *nx)
@@ -652,7 +621,7 @@ static void test_text(void)
 	if (got)
 		compare_text(got, text_want);
 	free(got);
-	done("text_report");
+	check_done("text_report");
 }
 
 static void test_text_final_empty(void)
@@ -676,7 +645,7 @@ static void test_text_final_empty(void)
 				  "  sock_read=tp_btf:sock_recv_length\n"
 				  "\n");
 	free(got);
-	done("text_report_final_empty");
+	check_done("text_report_final_empty");
 }
 
 /* ----- JSON, parsed back ----- */
@@ -686,12 +655,12 @@ static struct json_object *get(struct json_object *o, const char *key, enum json
 	struct json_object *v = NULL;
 
 	if (!json_object_object_get_ex(o, key, &v)) {
-		fail("key \"%s\" missing", key);
+		check_fail("key \"%s\" missing", key);
 		return NULL;
 	}
 	if (!json_object_is_type(v, type)) {
-		fail("key \"%s\" has type %s, want %s", key,
-		     json_type_to_name(json_object_get_type(v)), json_type_to_name(type));
+		check_fail("key \"%s\" has type %s, want %s", key,
+			   json_type_to_name(json_object_get_type(v)), json_type_to_name(type));
 		return NULL;
 	}
 	return v;
@@ -702,8 +671,8 @@ static void expect_u64(struct json_object *o, const char *key, __u64 want)
 	struct json_object *v = get(o, key, json_type_int);
 
 	if (v && json_object_get_uint64(v) != want)
-		fail("\"%s\": got %" PRIu64 ", want %" PRIu64, key,
-		     (uint64_t)json_object_get_uint64(v), (uint64_t)want);
+		check_fail("\"%s\": got %" PRIu64 ", want %" PRIu64, key,
+			   (uint64_t)json_object_get_uint64(v), (uint64_t)want);
 }
 
 static void expect_str(struct json_object *o, const char *key, const char *want)
@@ -711,13 +680,13 @@ static void expect_str(struct json_object *o, const char *key, const char *want)
 	struct json_object *v = get(o, key, json_type_string);
 
 	if (v && strcmp(json_object_get_string(v), want))
-		fail("\"%s\": got \"%s\", want \"%s\"", key, json_object_get_string(v), want);
+		check_fail("\"%s\": got \"%s\", want \"%s\"", key, json_object_get_string(v), want);
 }
 
 static void expect_keys(struct json_object *o, const char *what, int n)
 {
 	if (json_object_object_length(o) != n)
-		fail("%s has %d keys, want %d", what, json_object_object_length(o), n);
+		check_fail("%s has %d keys, want %d", what, json_object_object_length(o), n);
 }
 
 /* Checks one series object; buckets as (le index, count) pairs. */
@@ -735,7 +704,7 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 	expect_u64(o, "ifindex", s->ifindex);
 	if (!queue) {
 		if (get(o, "queue", json_type_null))
-			fail("queue not null");
+			check_fail("queue not null");
 	} else if (queue[0] >= '0' && queue[0] <= '9') {
 		expect_u64(o, "queue", strtoull(queue, NULL, 10));
 	} else {
@@ -752,7 +721,7 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 		if (!s->st.buckets[i])
 			continue;
 		if (n >= json_object_array_length(b)) {
-			fail("bucket array too short at bucket %u", i);
+			check_fail("bucket array too short at bucket %u", i);
 			break;
 		}
 		e = json_object_array_get_idx(b, n++);
@@ -764,7 +733,7 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 		expect_u64(e, "count", s->st.buckets[i]);
 	}
 	if (b && n != json_object_array_length(b))
-		fail("%zu buckets, want %zu", json_object_array_length(b), n);
+		check_fail("%zu buckets, want %zu", json_object_array_length(b), n);
 
 	src = get(o, "sources", json_type_object);
 	if (src) {
@@ -865,12 +834,12 @@ static void test_json(void)
 		goto out;
 	len = strlen(line);
 	if (!len || line[len - 1] != '\n' || strchr(line, '\n') != line + len - 1)
-		fail("not exactly one line");
+		check_fail("not exactly one line");
 	if (!strstr(line, "\"interval_s\":1.0,"))
-		fail("interval_s not printed as 1.0");
+		check_fail("interval_s not printed as 1.0");
 	root = json_tokener_parse(line);
 	if (!root || !json_object_is_type(root, json_type_object)) {
-		fail("output does not parse as a JSON object");
+		check_fail("output does not parse as a JSON object");
 		goto out;
 	}
 
@@ -878,10 +847,10 @@ static void test_json(void)
 	expect_str(root, "time", "2026-11-22T10:00:01.123Z");
 	o = get(root, "interval_s", json_type_double);
 	if (o && json_object_get_double(o) != 1.0)
-		fail("interval_s %g", json_object_get_double(o));
+		check_fail("interval_s %g", json_object_get_double(o));
 	o = get(root, "final", json_type_boolean);
 	if (o && json_object_get_boolean(o))
-		fail("final is true");
+		check_fail("final is true");
 
 	o = get(root, "attach", json_type_object);
 	if (o) {
@@ -900,7 +869,7 @@ static void test_json(void)
 
 	a = get(root, "series", json_type_array);
 	if (a && json_object_array_length(a) != 3)
-		fail("%zu series, want 3", json_object_array_length(a));
+		check_fail("%zu series, want 3", json_object_array_length(a));
 	else if (a) {
 		expect_series(json_object_array_get_idx(a, 0), &s[0], "ve\"th\\1/", NULL, pct_a);
 		expect_series(json_object_array_get_idx(a, 1), &s[1], "other", "other", pct_b);
@@ -909,7 +878,7 @@ static void test_json(void)
 
 	a = get(root, "xdp", json_type_array);
 	if (a && json_object_array_length(a) != 3)
-		fail("%zu xdp rows, want 3", json_object_array_length(a));
+		check_fail("%zu xdp rows, want 3", json_object_array_length(a));
 	else if (a) {
 		o = json_object_array_get_idx(a, 0);
 		expect_keys(o, "xdp row", 6);
@@ -930,7 +899,7 @@ static void test_json(void)
 out:
 	json_object_put(root);
 	free(line);
-	done("json_report");
+	check_done("json_report");
 }
 
 static void test_json_final_empty(void)
@@ -948,26 +917,26 @@ static void test_json_final_empty(void)
 		goto out;
 	root = json_tokener_parse(line);
 	if (!root) {
-		fail("output does not parse");
+		check_fail("output does not parse");
 		goto out;
 	}
 	expect_str(root, "time", "2026-11-22T10:00:01.000Z");
 	o = get(root, "final", json_type_boolean);
 	if (o && !json_object_get_boolean(o))
-		fail("final is false");
+		check_fail("final is false");
 	o = get(root, "interval_s", json_type_double);
 	if (o && json_object_get_double(o) != 0.25)
-		fail("interval_s %g", json_object_get_double(o));
+		check_fail("interval_s %g", json_object_get_double(o));
 	o = get(root, "series", json_type_array);
 	if (o && json_object_array_length(o))
-		fail("series not empty");
+		check_fail("series not empty");
 	o = get(root, "xdp", json_type_array);
 	if (o && json_object_array_length(o))
-		fail("xdp not empty");
+		check_fail("xdp not empty");
 out:
 	json_object_put(root);
 	free(line);
-	done("json_report_final_empty");
+	check_done("json_report_final_empty");
 }
 
 int main(void)
@@ -995,5 +964,5 @@ int main(void)
 	test_text_final_empty();
 	test_json();
 	test_json_final_empty();
-	return nfailed ? 1 : 0;
+	return check_exit_status();
 }
