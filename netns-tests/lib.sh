@@ -619,11 +619,17 @@ suite_end()
 # (xdp-loader attaches, pins and exits).
 bpf_prog_ids_in_use()
 {
-	local ns
 	grep -hs '^prog_id:' /proc/[0-9]*/fdinfo/* | awk '{ print $2 }'
+	attached_xdp_progs
+}
+
+# XDP program ids attached to links of the host and of every named netns
+attached_xdp_progs()
+{
+	local ns
 	{
 		ip -j link show
-		for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+		for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
 			ip -n "$ns" -j link show 2>/dev/null
 		done
 	} | jq -r '.[] | .xdp? | select(. != null) | (.prog.id?, .attached[]?.prog.id?) | select(. != null)'

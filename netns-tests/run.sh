@@ -122,18 +122,6 @@ leftover_name()
 	! kill -0 "$pid" 2>/dev/null
 }
 
-# XDP program ids attached to links of the host and of every named netns
-attached_xdp_progs()
-{
-	local ns
-	{
-		ip -j link show
-		for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
-			ip -n "$ns" -j link show 2>/dev/null
-		done
-	} | jq -r '.[] | .xdp? | select(. != null) | (.prog.id?, .attached[]?.prog.id?) | select(. != null)'
-}
-
 # Program ids named like ours that no process holds and that are not
 # attached to a link visible from here (another run's programs would be)
 our_progs()
