@@ -133,9 +133,11 @@ hint_commands()	# LINE
 		grep -oE "'[^']+'" <<<"$1" | sed "s/^'//; s/'\$//"
 		grep -oE "rxlat --[a-z-]+" <<<"$1" | grep -v -- '--no-xdp'
 	} | awk '$1 ~ /^(ip|xdp-loader|rxlat|kill|tc|bpftool|mount)$/' | sort -u |
+		# alternatives are tried in turn: a kill ends what the others use
+		awk '$1 == "kill" { k = k $0 "\n"; next } { print } END { printf "%s", k }' |
 		sed -E "s#(^| )IFACE( |\$)#\\1$IF_B\\2#g;
 			s#(^| )(/usr/local/lib/rxlat/)?(rxlat_xdp[a-z_]*\\.bpf\\.o)#\\1$BUILD/\\3#g;
-			s#^rxlat #$RXLAT #"
+			s#^rxlat #$RXLAT -d 1 #"
 }
 
 # Runs every command the error line proposes, in namespace B: each must work.
@@ -182,7 +184,7 @@ after_foreign_xdp()
 		eval_cmd retry "$CMD"
 		assert_eq retry_after_hint 0 "$RC" "exit status once the hint was followed; stderr: $(tail -n 1 "$T_DIR/retry.err")"
 	fi
-	[[ $LINE =~ beside ]] || return 0
+	[[ $LINE =~ "load the stamper beside" ]] || return 0
 	_t_xdp_off "$NS_B" "$IF_B"
 	setup_foreign || return 1
 	local out
