@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Dropping the capabilities rxlat no longer needs; see caps.h. */
+#include <errno.h>
+#include <string.h>
+#include <sys/capability.h>
+#include "caps.h"
+#include "log.h"
+
+int caps_drop(bool keep_net_admin)
+{
+	const cap_value_t wanted[] = { CAP_BPF, CAP_NET_ADMIN };
+	cap_value_t keep[2];
+	cap_t cur = cap_get_proc(), caps = cap_init();
+	int nkeep = 0, err = 0;
+
+	if (!cur || !caps) {
+		err = -errno;
+		goto out;
+	}
+	/* only what is held: a capability not permitted cannot be set */
+	for (int i = 0; i < (keep_net_admin ? 2 : 1); i++) {
+		cap_flag_value_t v = CAP_CLEAR;
+
+		if (!cap_get_flag(cur, wanted[i], CAP_PERMITTED, &v) && v == CAP_SET)
+			keep[nkeep++] = wanted[i];
+	}
+	if (nkeep && (cap_set_flag(caps, CAP_EFFECTIVE, nkeep, keep, CAP_SET) ||
+		      cap_set_flag(caps, CAP_PERMITTED, nkeep, keep, CAP_SET))) {
+		err = -errno;
+		goto out;
+	}
+	if (cap_set_proc(caps))
+		err = -errno;
+out:
+	if (err)
+		rxlat_err("cannot drop the capabilities no longer needed: %s", strerror(-err));
+	if (cur)
+		cap_free(cur);
+	if (caps)
+		cap_free(caps);
+	return err;
+}
