@@ -6,24 +6,20 @@
 #include "caps.h"
 #include "log.h"
 
-int caps_drop(bool keep_net_admin)
+int caps_drop(void)
 {
-	const cap_value_t wanted[] = { CAP_BPF, CAP_NET_ADMIN };
-	cap_value_t keep[2];
+	cap_value_t keep[] = { CAP_BPF };
 	cap_t cur = cap_get_proc(), caps = cap_init();
-	int nkeep = 0, err = 0;
+	cap_flag_value_t held = CAP_CLEAR;
+	int nkeep = 1, err = 0;
 
 	if (!cur || !caps) {
 		err = -errno;
 		goto out;
 	}
 	/* only what is held: a capability not permitted cannot be set */
-	for (int i = 0; i < (keep_net_admin ? 2 : 1); i++) {
-		cap_flag_value_t v = CAP_CLEAR;
-
-		if (!cap_get_flag(cur, wanted[i], CAP_PERMITTED, &v) && v == CAP_SET)
-			keep[nkeep++] = wanted[i];
-	}
+	if (cap_get_flag(cur, CAP_BPF, CAP_PERMITTED, &held) || held != CAP_SET)
+		nkeep = 0;
 	if (nkeep && (cap_set_flag(caps, CAP_EFFECTIVE, nkeep, keep, CAP_SET) ||
 		      cap_set_flag(caps, CAP_PERMITTED, nkeep, keep, CAP_SET))) {
 		err = -errno;

@@ -456,7 +456,7 @@ static int start_measuring(struct collector *c)
 	size_t nxdp;
 	int err;
 
-	err = caps_drop(c->cfg->nifaces && !c->cfg->no_xdp);
+	err = caps_drop();
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */
