@@ -14,11 +14,15 @@ int collect_init(struct rxlat_collect *c, __u32 max_ifaces, __u32 max_queues, bo
 	c->max_ifaces = max_ifaces;
 	c->max_queues = max_queues;
 	c->per_queue = per_queue;
-	c->ifindexes = ifindexes;
-	c->nifaces = nifaces;
+	c->filter = nifaces > 0;
 	c->nr_series = rxlat_nr_series(max_ifaces, max_queues);
 	c->prev = calloc(c->nr_series, sizeof(*c->prev));
-	return c->prev ? 0 : -ENOMEM;
+	if (!c->prev)
+		return -ENOMEM;
+	for (int i = 0; i < nifaces; i++)
+		if (collect_want(c, ifindexes[i]))
+			return -ENOMEM;
+	return 0;
 }
 
 void collect_free(struct rxlat_collect *c)
@@ -26,25 +30,108 @@ void collect_free(struct rxlat_collect *c)
 	free(c->prev);
 	free(c->xdp_prev_keys);
 	free(c->xdp_prev_vals);
+	free(c->wanted);
+	free(c->names);
 	memset(c, 0, sizeof(*c));
+}
+
+int collect_want(struct rxlat_collect *c, __u32 ifindex)
+{
+	__u32 *p = realloc(c->wanted, (c->nwanted + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	c->wanted = p;
+	c->wanted[c->nwanted++] = ifindex;
+	return 0;
+}
+
+int collect_name(struct rxlat_collect *c, __u32 ifindex, const char *name)
+{
+	struct rxlat_ifname *p;
+	size_t i;
+
+	for (i = 0; i < c->nnames && c->names[i].ifindex != ifindex; i++)
+		;
+	if (i == c->nnames) {
+		p = realloc(c->names, (c->nnames + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		c->names = p;
+		c->nnames++;
+		c->names[i].ifindex = ifindex;
+	}
+	snprintf(c->names[i].name, sizeof(c->names[i].name), "%s", name);
+	return 0;
+}
+
+/*
+ * Series idx of live as of now, into *out: buckets first, then the sources,
+ * less the samples in flight (see collect_start()); prev is the snapshot
+ * before, whose sources the held-back ones are taken from.
+ */
+static void snapshot(const struct rxlat_hist *live, const struct rxlat_hist *prev,
+		     struct rxlat_hist *out)
+{
+	__u64 count = 0, measured = 0, excess;
+
+	/* acquire: no source is read before the buckets */
+	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
+		out->buckets[b] = __atomic_load_n(&live->buckets[b], __ATOMIC_ACQUIRE);
+		count += out->buckets[b];
+	}
+	out->sum_ns = __atomic_load_n(&live->sum_ns, __ATOMIC_ACQUIRE);
+	for (int s = 0; s < RXLAT_NR_SOURCES; s++) {
+		out->sources[s] = __atomic_load_n(&live->sources[s], __ATOMIC_ACQUIRE);
+		if (s != RXLAT_SRC_NONE)
+			measured += out->sources[s];
+	}
+	out->max_ns[0] = out->max_ns[1] = 0;
+	excess = measured > count ? measured - count : 0;
+	for (int s = 0; s < RXLAT_NR_SOURCES && excess; s++) {
+		__u64 grew, held;
+
+		if (s == RXLAT_SRC_NONE)
+			continue;
+		grew = out->sources[s] - prev->sources[s];
+		held = grew < excess ? grew : excess;
+		out->sources[s] -= held;
+		excess -= held;
+	}
 }
 
 void collect_start(struct rxlat_collect *c, struct rxlat_hist *live)
 {
+	static const struct rxlat_hist zero;
+
 	for (__u32 i = 0; i < c->nr_series; i++) {
 		struct rxlat_hist *h = &live[i];
 
-		memcpy(&c->prev[i], h, sizeof(*h));
+		snapshot(h, &zero, &c->prev[i]);
 		__atomic_store_n(&h->max_ns[0], 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&h->max_ns[1], 0, __ATOMIC_SEQ_CST);
 	}
 }
 
-/* An interface's name now, "if<N>" when it is gone, "other" for ifindex 0. */
-static void if_name(__u32 ifindex, char name[RXLAT_IFNAME_LEN])
+/*
+ * An interface's name: the one last seen for its ifindex (it may be gone
+ * by now), else the kernel's, "if<N>" when unknown, "other" for ifindex 0.
+ */
+static void if_name(struct rxlat_collect *c, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
 {
-	if (!ifindex || !if_indextoname(ifindex, name))
-		snprintf(name, RXLAT_IFNAME_LEN, ifindex ? "if%u" : "other", ifindex);
+	if (!ifindex) {
+		snprintf(name, RXLAT_IFNAME_LEN, "other");
+		return;
+	}
+	for (size_t i = 0; i < c->nnames; i++)
+		if (c->names[i].ifindex == ifindex) {
+			memcpy(name, c->names[i].name, RXLAT_IFNAME_LEN);
+			return;
+		}
+	if (if_indextoname(ifindex, name))
+		collect_name(c, ifindex, name); /* without memory: looked up again */
+	else
+		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
 }
 
 /* The interval's part of series idx; the live max for the ending epoch. */
@@ -54,7 +141,7 @@ static bool take_delta(struct rxlat_collect *c, struct rxlat_hist *live, __u32 i
 	struct rxlat_hist cur, *prev = &c->prev[idx];
 	bool any = false;
 
-	memcpy(&cur, &live[idx], sizeof(cur));
+	snapshot(&live[idx], prev, &cur);
 	memset(d, 0, sizeof(*d));
 	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
 		d->buckets[b] = cur.buckets[b] - prev->buckets[b];
@@ -120,7 +207,7 @@ int collect_series(struct rxlat_collect *c, struct rxlat_hist *live, const __u32
 				ser = &(*out)[*n - 1];
 				ser->stage = s;
 				ser->ifindex = ifindex;
-				if_name(ifindex, ser->ifname);
+				if_name(c, ifindex, ser->ifname);
 				ser->queue = !c->per_queue	  ? RXLAT_QUEUE_ALL
 					     : q == c->max_queues ? RXLAT_QUEUE_OTHER
 								  : (int)q;
@@ -135,10 +222,10 @@ int collect_series(struct rxlat_collect *c, struct rxlat_hist *live, const __u32
 
 static bool iface_wanted(const struct rxlat_collect *c, __u32 ifindex)
 {
-	if (!c->nifaces)
+	if (!c->filter)
 		return true;
-	for (int i = 0; i < c->nifaces; i++)
-		if (c->ifindexes[i] == ifindex)
+	for (size_t i = 0; i < c->nwanted; i++)
+		if (c->wanted[i] == ifindex)
 			return true;
 	return false;
 }
@@ -184,7 +271,7 @@ int collect_xdp(struct rxlat_collect *c, const struct rxlat_xdp_key *keys,
 		r = &(*out)[(*nout)++];
 		r->ifindex = keys[i].ifindex;
 		r->queue = (int)keys[i].rx_queue;
-		if_name(r->ifindex, r->ifname);
+		if_name(c, r->ifindex, r->ifname);
 		r->seen = d.seen;
 		r->stamped = d.stamped;
 		r->meta_refused = d.meta_refused;

@@ -16,12 +16,27 @@
 #include "rxlat.h"
 #include "report.h"
 
+struct rxlat_ifname {
+	__u32 ifindex;
+	char name[RXLAT_IFNAME_LEN];
+};
+
 struct rxlat_collect {
 	__u32 max_ifaces, max_queues;
 	bool per_queue;
-	/* with -i: only these interfaces' stamper counters are reported */
-	const __u32 *ifindexes;
-	int nifaces;
+	/*
+	 * With -i: only these interfaces' stamper counters are reported; an
+	 * interface that came back under its name adds its new ifindex.
+	 */
+	__u32 *wanted;
+	size_t nwanted;
+	bool filter;
+	/*
+	 * The name of each interface once seen: an interface that is gone
+	 * keeps its name in the reports of its last intervals.
+	 */
+	struct rxlat_ifname *names;
+	size_t nnames;
 	__u32 nr_series;
 	struct rxlat_hist *prev; /* the series as of the last report */
 	struct rxlat_xdp_key *xdp_prev_keys;
@@ -31,16 +46,33 @@ struct rxlat_collect {
 
 /*
  * Sets up c for max_ifaces x max_queues (interface and queue slots, plus one
- * overflow slot each); ifindexes (nifaces of them, may be 0) must outlive c.
+ * overflow slot each); ifindexes (nifaces of them, may be 0) are copied.
  * 0 or -ENOMEM.
  */
 int collect_init(struct rxlat_collect *c, __u32 max_ifaces, __u32 max_queues, bool per_queue,
 		 const __u32 *ifindexes, int nifaces);
 void collect_free(struct rxlat_collect *c);
 
+/* The stamper counters of ifindex are reported too (with -i): 0 or -ENOMEM. */
+int collect_want(struct rxlat_collect *c, __u32 ifindex);
+
+/*
+ * Remembers name for ifindex (from rtnetlink, or -i): used for its series
+ * and rows from now on, also once the interface is gone. 0 or -ENOMEM.
+ */
+int collect_name(struct rxlat_collect *c, __u32 ifindex, const char *name);
+
 /*
  * The first interval starts now: remembers the series of live (nr_series
  * entries) as they are and clears both of their maxima.
+ *
+ * Every snapshot of a series, this one and those of collect_series(), reads
+ * the buckets before the sources: the hooks count a sample's source before
+ * its bucket, so the sources are never behind. Samples whose source is
+ * counted but not yet their bucket are held back for the next interval
+ * (taken from the sources that grew): within one report the count equals
+ * the sum of the sources other than none, and the totals over the reports
+ * stay exact. A none sample has no bucket and is reported as read.
  */
 void collect_start(struct rxlat_collect *c, struct rxlat_hist *live);
 

@@ -45,6 +45,13 @@ int stamper_find(struct rxlat_stamper **out, bool quiet);
 int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
 		     struct rxlat_xdp_counters **vals, size_t *n);
 void stamper_destroy(struct rxlat_stamper *st);
+/*
+ * Named interface i (of cfg) is gone: its link is closed. Attached again to
+ * cfg->ifindexes[i] (the interface came back): 0, -EOPNOTSUPP when rxlat
+ * did not attach the stamper itself (--no-xdp), or -errno.
+ */
+void stamper_detach_iface(struct rxlat_stamper *st, int i);
+int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i);
 
 /* hooks.c: the latency hooks, one attach point set per stage. */
 struct rxlat_hooks;
@@ -65,6 +72,8 @@ struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h);
 /* ifindex of each interface slot in use, 0 where free; returns count */
 int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots);
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
+/* Interface slot of ifindex from now belongs to ifindex to: 0 or -errno. */
+int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);
 

@@ -4,7 +4,7 @@
 USER_SOURCES := $(filter-out collector/%_test.c collector/%.bpf.c,$(wildcard collector/*.c))
 LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c collector/*.c collector/*.h \
                  netns-tests/*.c netns-tests/*.h)
-USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lm
+USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lmnl -lcap -lm
 
 # hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),
 # so that its names do not collide with hooks.c's own hooks_*() functions.

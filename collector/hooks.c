@@ -481,6 +481,8 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 					  &cfg->ifindexes[i], &slot, BPF_ANY);
 		if (err) {
 			err = -errno;
+			rxlat_err("cannot give %s its interface slot (map update): %s",
+				  cfg->ifnames[i], strerror(-err));
 			goto fail;
 		}
 	}
@@ -565,4 +567,16 @@ void hooks_destroy(struct rxlat_hooks *h)
 	if (h->cgroup_fd >= 0)
 		close(h->cgroup_fd);
 	free(h);
+}
+
+int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
+{
+	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots);
+	struct rxlat_ifslot v;
+
+	if (bpf_map_lookup_elem(fd, &from, &v) || bpf_map_update_elem(fd, &to, &v, BPF_ANY))
+		return -errno;
+	/* the old ifindex is gone: nothing records under it any more */
+	bpf_map_delete_elem(fd, &from);
+	return 0;
 }

@@ -5,6 +5,7 @@
  * its --help syntax and its error message.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <argtable2.h>
 #include <bpf/libbpf.h>
@@ -79,6 +80,36 @@ static int parse_stages(const char *list, bool *stages)
 	return 0;
 }
 
+/*
+ * argtable's first error as one line of ours: it writes "PROGNAME: what"
+ * per error, so its text comes after the first ": ".
+ */
+static void print_arg_error(const struct opts *o)
+{
+	char *buf = NULL, *msg, *nl;
+	size_t len = 0;
+	FILE *m;
+
+	/* more -i than the table holds: say the limit, argtable does not */
+	if (o->end->count && o->end->parent[0] == o->iface) {
+		rxlat_err("-i: at most %d interfaces can be named", RXLAT_MAX_CLI_IFACES);
+		return;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		rxlat_err("invalid command line: see rxlat --help");
+		return;
+	}
+	arg_print_errors(m, o->end, "");
+	fclose(m);
+	msg = buf && !strncmp(buf, ": ", 2) ? buf + 2 : buf ? buf : "";
+	nl = strchr(msg, '\n');
+	if (nl)
+		*nl = '\0';
+	rxlat_err("%s: see rxlat --help", msg[0] ? msg : "invalid command line");
+	free(buf);
+}
+
 static void usage(FILE *f, void **table)
 {
 	fputs("Usage: rxlat", f);
@@ -151,9 +182,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	}
 	if (arg_parse(argc, argv, table) > 0) {
-		fputs("rxlat: error: ", stderr);
-		arg_print_errors(stderr, o.end, "");
-		fputs("rxlat: see rxlat --help\n", stderr);
+		print_arg_error(&o);
 		goto out;
 	}
 	if (o.help->count) {
@@ -187,7 +216,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	}
 	if (!(cfg->duration_s >= 0 && cfg->duration_s <= 1e9)) {
 		rxlat_err("-d %g: the run time must be 0 (until a signal) or a positive number "
-			  "of seconds",
+			  "of seconds up to 1e9",
 			  cfg->duration_s);
 		goto out;
 	}

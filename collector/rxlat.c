@@ -3,35 +3,42 @@
  * rxlat: how long received packets spend inside the network stack, per
  * stage, interface and receive queue.
  *
- * One epoll set drives the run: a signalfd for a clean shutdown (the final
- * report is printed on SIGINT/SIGTERM too), a timerfd for reports and one
- * for the run time.
+ * One epoll set drives the run: an eventfd the stop signals write (the
+ * final report is printed on SIGINT/SIGTERM too), a timerfd for reports and
+ * one for the run time, and rtnetlink's link messages, to follow the named
+ * interfaces when they go and come back.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "collect.h"
 #include "collector.h"
+#include "links.h"
 #include "log.h"
 #include "options.h"
 #include "report.h"
+#include "signals.h"
 
 struct collector {
-	const struct rxlat_config *cfg;
+	struct rxlat_config *cfg; /* a named interface that comes back: new ifindex */
 	struct rxlat_hooks *hooks;
 	struct rxlat_stamper *stamper;
 	struct rxlat_hooks_info info;
 	struct rxlat_collect col;
 	__u32 *slot_ifindex;  /* max_ifaces */
 	struct timespec last; /* CLOCK_MONOTONIC of the last report */
+	struct rxlat_links *links;
+	bool gone[RXLAT_MAX_CLI_IFACES]; /* named interface i is gone */
+	bool torn;			 /* a report was cut short: the next starts on a new line */
 };
 
 /* The stamper's counters over the interval; none without a stamper. */
@@ -55,12 +62,56 @@ static int collect_stamper(struct collector *c, struct rxlat_xdp_row **out, size
 	return err;
 }
 
+/*
+ * buf to stdout. A stop signal cuts a blocked write short (EINTR): then a
+ * report of the loop gives way to the final one, and the final one gives
+ * up once the deadline passed. 0, -EINTR when given up, or -errno.
+ */
+static int write_out(struct collector *c, const char *buf, size_t len, bool final)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(STDOUT_FILENO, buf + done, len - done);
+
+		if (n >= 0) {
+			done += n;
+			continue;
+		}
+		if (errno != EINTR)
+			return -errno;
+		if (final ? signals_deadline_passed() : signals_stop() != 0) {
+			c->torn = done > 0;
+			return -EINTR;
+		}
+	}
+	c->torn = false;
+	return 0;
+}
+
+static int render(struct collector *c, const struct rxlat_report *r, char **buf, size_t *len)
+{
+	FILE *m = open_memstream(buf, len);
+	int err;
+
+	if (!m)
+		return -errno;
+	if (c->torn)
+		fputc('\n', m);
+	err = c->cfg->output == RXLAT_OUT_JSON ? rxlat_report_json(m, r) : rxlat_report_text(m, r);
+	if (fclose(m) && !err)
+		err = -ENOMEM;
+	return err;
+}
+
 static int report(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
 	struct rxlat_series *series = NULL;
 	struct rxlat_xdp_row *xdp = NULL;
 	struct timespec now;
+	char *buf = NULL;
+	size_t len = 0;
 	__u64 old_epoch;
 	int err;
 
@@ -83,13 +134,122 @@ static int report(struct collector *c, bool final)
 	r.xdp = xdp;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
-	err = c->cfg->output == RXLAT_OUT_JSON ? rxlat_report_json(stdout, &r)
-					       : rxlat_report_text(stdout, &r);
-	fflush(stdout);
+	err = render(c, &r, &buf, &len);
+	if (err) {
+		rxlat_err("cannot format the report: %s", strerror(-err));
+		goto out;
+	}
+	err = write_out(c, buf, len, final);
+	if (err == -EINTR) {
+		if (final)
+			rxlat_info("the final report was not written: stdout took nothing for 1 s");
+		err = 0;
+	} else if (err) {
+		rxlat_err("cannot write the report to stdout: %s", strerror(-err));
+	}
 out:
+	free(buf);
 	free(series);
 	free(xdp);
 	return err;
+}
+
+/* ---- interfaces that come and go ------------------------------------ */
+
+static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
+{
+	struct collector *c = ctx;
+
+	(void)deleted;
+	/* without memory the name is looked up again at the next report */
+	if (name)
+		collect_name(&c->col, ifindex, name);
+}
+
+static int named_left(const struct collector *c)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->cfg->nifaces; i++)
+		n += !c->gone[i];
+	return n;
+}
+
+static void iface_gone(struct collector *c, int i)
+{
+	const char *what = c->cfg->no_xdp ? "" : ": its stamper was detached";
+
+	c->gone[i] = true;
+	stamper_detach_iface(c->stamper, i);
+	if (named_left(c))
+		rxlat_info("%s is gone%s; measuring the other interfaces", c->cfg->ifnames[i],
+			   what);
+	else
+		rxlat_info("%s is gone%s; no named interface is left: waiting for one to come "
+			   "back",
+			   c->cfg->ifnames[i], what);
+}
+
+static void iface_back(struct collector *c, int i, __u32 ifindex)
+{
+	struct rxlat_config *cfg = c->cfg;
+	const char *name = cfg->ifnames[i];
+	int err;
+
+	err = hooks_move_ifslot(c->hooks, cfg->ifindexes[i], ifindex);
+	if (!err)
+		err = collect_want(&c->col, ifindex);
+	if (!err)
+		err = collect_name(&c->col, ifindex, name);
+	if (err) {
+		rxlat_err("%s is back (ifindex %u) but cannot be followed: %s", name, ifindex,
+			  strerror(-err));
+		return; /* tried again at the next link message */
+	}
+	cfg->ifindexes[i] = ifindex;
+	c->gone[i] = false;
+	if (cfg->no_xdp) {
+		rxlat_info("%s is back (ifindex %u): reported under its name again; --no-xdp: "
+			   "rxlat attaches no stamper to it",
+			   name, ifindex);
+		return;
+	}
+	err = stamper_reattach(c->stamper, cfg, i);
+	if (err)
+		rxlat_err("%s is back (ifindex %u) but the stamper cannot be attached to it: %s; "
+			  "measuring it without stamps",
+			  name, ifindex, strerror(-err));
+	else
+		rxlat_info("%s is back (ifindex %u): stamper attached again, reported under the "
+			   "same name",
+			   name, ifindex);
+}
+
+/*
+ * A named interface is followed by its name: gone when the name is gone or
+ * names another ifindex (deleted, or renamed away), back when the name
+ * exists again.
+ */
+static void follow_ifaces(struct collector *c)
+{
+	for (int i = 0; i < c->cfg->nifaces; i++) {
+		__u32 now = if_nametoindex(c->cfg->ifnames[i]);
+
+		if (!c->gone[i] && now != c->cfg->ifindexes[i])
+			iface_gone(c, i);
+		if (c->gone[i] && now)
+			iface_back(c, i, now);
+	}
+}
+
+static int handle_links(struct collector *c)
+{
+	int err = links_read(c->links, on_link, c);
+
+	if (err < 0)
+		return err;
+	follow_ifaces(c);
+	return 0;
 }
 
 /* ---- setup and the main loop ---------------------------------------- */
@@ -172,30 +332,12 @@ static int drain(int fd, void *buf, size_t len, const char *what)
 
 static int run_loop(struct collector *c)
 {
-	int ep = -1, sfd = -1, tick = -1, stop = -1, err;
-	sigset_t mask;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGHUP);
-	/* blocked, the signals wait in the signalfd for the loop to read them */
-	if (sigprocmask(SIG_BLOCK, &mask, NULL)) {
-		err = -errno;
-		rxlat_err("sigprocmask: %s", strerror(-err));
-		return err;
-	}
+	int ep = -1, tick = -1, stop = -1, sfd = signals_fd(), lfd = links_fd(c->links), err;
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0) {
 		err = -errno;
 		rxlat_err("epoll_create1: %s", strerror(-err));
-		goto out;
-	}
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0) {
-		err = -errno;
-		rxlat_err("signalfd: %s", strerror(-err));
 		goto out;
 	}
 	tick = new_timer(c->cfg->interval_s, true);
@@ -204,6 +346,8 @@ static int run_loop(struct collector *c)
 		goto out;
 	}
 	err = watch(ep, sfd);
+	if (!err)
+		err = watch(ep, lfd);
 	if (!err)
 		err = watch(ep, tick);
 	if (err)
@@ -219,7 +363,7 @@ static int run_loop(struct collector *c)
 			goto out;
 	}
 
-	for (bool done = false; !done;) {
+	for (bool done = false; !done && !signals_stop();) {
 		struct epoll_event evs[4];
 		int n = epoll_wait(ep, evs, 4, -1);
 
@@ -230,38 +374,110 @@ static int run_loop(struct collector *c)
 			rxlat_err("epoll_wait: %s", strerror(-err));
 			goto out;
 		}
-		for (int i = 0; i < n && !err; i++) {
-			struct signalfd_siginfo si;
+		for (int i = 0; i < n && !err && !signals_stop(); i++) {
 			__u64 ticks;
 
 			if (evs[i].data.fd == tick) {
 				err = drain(tick, &ticks, sizeof(ticks), "report timer");
 				if (!err)
 					err = report(c, false);
-			} else if (evs[i].data.fd == sfd) {
-				/* SIGINT, SIGTERM, SIGHUP: all end the run with a report */
-				err = drain(sfd, &si, sizeof(si), "signalfd");
-				done = true;
-			} else {
+			} else if (evs[i].data.fd == lfd) {
+				err = handle_links(c);
+			} else if (evs[i].data.fd == stop) {
 				/* the run time is over */
 				err = drain(stop, &ticks, sizeof(ticks), "run timer");
 				done = true;
 			}
+			/* sfd: a stop signal, seen by signals_stop() */
 		}
 		if (err)
 			goto out;
 	}
+	/* a stop signal: stdout gets a second to take the final report */
+	if (signals_stop())
+		signals_deadline(1);
 	err = report(c, true);
+	alarm(0);
 out:
 	if (stop >= 0)
 		close(stop);
 	if (tick >= 0)
 		close(tick);
-	if (sfd >= 0)
-		close(sfd);
 	if (ep >= 0)
 		close(ep);
 	return err;
+}
+
+/*
+ * fds 0-2 closed at exec would be taken by rxlat's next open files (a BPF
+ * object's fd as stdout): closed stdin and stderr get /dev/null, a closed
+ * stdout is an error, as the reports go there. 0 or -EBADF, printed.
+ */
+static int check_std_fds(void)
+{
+	bool out_closed = false;
+
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		/* the lowest free fd: this one, as those below are open */
+		got = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
+		if (got != fd) {
+			if (got >= 0)
+				close(got);
+			return -EBADF;
+		}
+		out_closed |= fd == STDOUT_FILENO;
+	}
+	if (out_closed) {
+		rxlat_err("stdout is closed: rxlat writes its reports there; redirect it to a "
+			  "file or to /dev/null");
+		return -EBADF;
+	}
+	return 0;
+}
+
+/* Between the steps of start-up: true (and said) when a stop signal came. */
+static bool stopped(void)
+{
+	if (!signals_stop())
+		return false;
+	rxlat_info("SIG%s during start-up: stopped before the first report",
+		   sigabbrev_np(signals_stop()));
+	return true;
+}
+
+/* Everything attached: from here every report covers its own interval. */
+static int start_measuring(struct collector *c)
+{
+	struct rxlat_xdp_row *xdp = NULL;
+	size_t nxdp;
+	int err;
+
+	err = caps_drop();
+	if (err)
+		return err;
+	/* interfaces deleted while rxlat started */
+	err = handle_links(c);
+	if (err)
+		return err;
+	/*
+	 * The series and the stamper's counters are taken as the baseline at
+	 * the same moment: what was seen while starting (the loopback datagram
+	 * of the UDP read check, packets stamped before the hooks were
+	 * attached, a loaded stamper's history) is not the user's.
+	 */
+	collect_start(&c->col, hooks_hists(c->hooks));
+	err = collect_stamper(c, &xdp, &nxdp);
+	free(xdp);
+	if (err) {
+		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
+		return err;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &c->last);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -270,6 +486,8 @@ int main(int argc, char **argv)
 	struct collector c = {};
 	int err;
 
+	if (check_std_fds() || signals_init())
+		return 1;
 	err = options_parse(argc, argv, &cfg);
 	if (err)
 		return err > 0 ? 0 : 1;
@@ -291,6 +509,10 @@ int main(int argc, char **argv)
 	if (geteuid() != 0)
 		rxlat_info("not running as root: loading BPF programs will likely be refused");
 
+	/* subscribed first: a named interface deleted while starting is seen */
+	err = links_open(&c.links);
+	if (err || stopped())
+		goto out;
 	if (cfg.nifaces && !cfg.no_xdp)
 		err = stamper_attach(&c.stamper, &cfg);
 	else if (cfg.no_xdp)
@@ -298,11 +520,27 @@ int main(int argc, char **argv)
 	else if (stamper_find(&c.stamper, true))
 		rxlat_info("no XDP stamper attached (no -i given and none loaded): only "
 			   "kernel receive timestamps can be measured");
-	if (err)
+	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
+	if (stopped() || err)
 		goto out;
 
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
-	if (err)
+	if (stopped() || err)
+		goto out;
+
+	err = collect_init(&c.col, cfg.max_ifaces, cfg.max_queues, cfg.per_queue, cfg.ifindexes,
+			   cfg.nifaces);
+	c.slot_ifindex = calloc(cfg.max_ifaces, sizeof(*c.slot_ifindex));
+	if (err || !c.slot_ifindex) {
+		rxlat_err("out of memory");
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < cfg.nifaces && !err; i++)
+		err = collect_name(&c.col, cfg.ifindexes[i], cfg.ifnames[i]);
+	if (!err)
+		err = start_measuring(&c);
+	if (stopped() || err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
 	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u interface slots x %u "
@@ -310,26 +548,13 @@ int main(int argc, char **argv)
 		   hooks_map_bytes(c.hooks) / 1024.0,
 		   rxlat_nr_series(cfg.max_ifaces, cfg.max_queues), RXLAT_NR_STAGES,
 		   cfg.max_ifaces + 1, cfg.max_queues + 1, sizeof(struct rxlat_hist));
-
-	err = collect_init(&c.col, cfg.max_ifaces, cfg.max_queues, cfg.per_queue, cfg.ifindexes,
-			   cfg.nifaces);
-	c.slot_ifindex = calloc(cfg.max_ifaces, sizeof(*c.slot_ifindex));
-	if (err || !c.slot_ifindex) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/*
-	 * The first report starts here: what the hooks saw while starting (the
-	 * loopback datagram of the UDP read check, say) is not the user's.
-	 */
-	collect_start(&c.col, hooks_hists(c.hooks));
-	clock_gettime(CLOCK_MONOTONIC, &c.last);
 	err = run_loop(&c);
 out:
 	/* links are closed here; the kernel detaches them even if we die */
 	hooks_destroy(c.hooks);
 	stamper_destroy(c.stamper);
+	links_close(c.links);
 	collect_free(&c.col);
 	free(c.slot_ifindex);
-	return err ? 1 : 0;
+	return err && !signals_stop() ? 1 : 0;
 }

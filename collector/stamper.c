@@ -777,7 +777,8 @@ void stamper_destroy(struct rxlat_stamper *st)
 		return;
 	rxlat_reset__destroy(st->reset);
 	for (int i = 0; i < st->nlinks; i++)
-		close(st->link_fds[i]);
+		if (st->link_fds[i] >= 0)
+			close(st->link_fds[i]);
 	if (st->skel) {
 		rxlat_xdp__destroy(st->skel);
 	} else {
@@ -790,4 +791,29 @@ void stamper_destroy(struct rxlat_stamper *st)
 	}
 	free(st->ifindexes);
 	free(st);
+}
+
+void stamper_detach_iface(struct rxlat_stamper *st, int i)
+{
+	if (!st || i >= st->nlinks || st->link_fds[i] < 0)
+		return;
+	close(st->link_fds[i]);
+	st->link_fds[i] = -1;
+}
+
+int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i)
+{
+	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+	int fd;
+
+	if (!st || !st->skel || i >= st->nlinks)
+		return -EOPNOTSUPP;
+	stamper_detach_iface(st, i);
+	fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), cfg->ifindexes[i], BPF_XDP,
+			     &opts);
+	if (fd < 0)
+		return -errno;
+	st->link_fds[i] = fd;
+	return 0;
 }

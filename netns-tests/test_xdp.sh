@@ -162,6 +162,9 @@ test_rxlat_loader()	# XDP-MODE STAMP
 	[[ -n $(link_xdp_prog "$NS_B" "$IF_B") ]] ||
 		t_abort attach "rxlat did not attach XDP to $IF_B within 10 s: $(tail -n 1 "$T_DIR/rxlat.err")"
 	pass attach
+	# the first interval starts once everything is attached, with this line
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$pid" ||
+		t_abort start "rxlat did not start measuring: $(tail -n 1 "$T_DIR/rxlat.err")"
 
 	send_traffic "$N"
 	check_receiver "$N"

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RXLAT_CAPS_H
+#define RXLAT_CAPS_H
+
+/*
+ * Once everything is attached, rxlat keeps CAP_BPF only: the reports read
+ * and update its maps through bpf() (kernels with unprivileged BPF
+ * disabled check it on every call), and attaching the loaded stamper to a
+ * named interface that comes back is a BPF link, which needs nothing more.
+ * All others are dropped from the effective, permitted and inheritable
+ * sets. 0 or -errno, printed.
+ */
+int caps_drop(void);
+
+#endif

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interfaces that come and go while rxlat runs, from rtnetlink's link
+ * group (RTMGRP_LINK) of rxlat's network namespace.
+ */
+#ifndef RXLAT_LINKS_H
+#define RXLAT_LINKS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct rxlat_links;
+
+/* Called for each link message: new (or changed) or deleted, with its name. */
+typedef void (*links_cb)(void *ctx, bool deleted, __u32 ifindex, const char *name);
+
+/* Subscribes to link messages: 0 or -errno, printed. */
+int links_open(struct rxlat_links **out);
+int links_fd(const struct rxlat_links *l);
+/*
+ * Reads what is queued, calling cb for each link message. 1 when messages
+ * were lost (the socket's buffer overflowed: look the interfaces up again),
+ * else 0, or -errno.
+ */
+int links_read(struct rxlat_links *l, links_cb cb, void *ctx);
+void links_close(struct rxlat_links *l);
+
+#endif
