@@ -9,6 +9,8 @@
 # keeps once attached. Exact counts with rxlat-pktgen where traffic is
 # known; nothing may be left attached afterwards.
 
+# shellcheck disable=SC2016 # $i and $n in single quotes are jq variables
+# shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RXLAT=$BUILD/rxlat
@@ -236,7 +238,9 @@ sigterm_blocked_stdout()
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	fifo="$T_DIR/pipe"
-	mkfifo "$fifo" && exec {fd}<>"$fifo" || t_abort fifo "cannot make the pipe"
+	if ! mkfifo "$fifo" || ! exec {fd}<>"$fifo"; then
+		t_abort fifo "cannot make the pipe"
+	fi
 	nsenter --net="/run/netns/$NS_B" -- "$RXLAT" -i "$IF_B" -o json -r 0.01 \
 		>"$fifo" 2>"$T_DIR/rxlat.err" &
 	RXLAT_PID=$!
