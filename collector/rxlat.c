@@ -283,7 +283,7 @@ int main(int argc, char **argv)
 	}
 	if (cfg.list_stages) {
 		err = hooks_plan(&cfg, &c.info);
-		if (err == -ENOENT)
+		if (err == -ENOENT || err == -EPERM)
 			return 1;
 		print_plan(&cfg, &c.info, stdout, "");
 		return 0;
@@ -291,6 +291,10 @@ int main(int argc, char **argv)
 	if (geteuid() != 0)
 		rxlat_info("not running as root: loading BPF programs will likely be refused");
 
+	/* first: a run that could measure nothing is refused before any XDP */
+	err = hooks_attach(&c.hooks, &cfg, &c.info);
+	if (err)
+		goto out;
 	if (cfg.nifaces && !cfg.no_xdp)
 		err = stamper_attach(&c.stamper, &cfg);
 	else if (cfg.no_xdp)
@@ -298,10 +302,6 @@ int main(int argc, char **argv)
 	else if (stamper_find(&c.stamper, true))
 		rxlat_info("no XDP stamper attached (no -i given and none loaded): only "
 			   "kernel receive timestamps can be measured");
-	if (err)
-		goto out;
-
-	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
