@@ -403,8 +403,6 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		else if (ksym_range("skb_consume_udp", &plan->udp_consume_lo,
 				    &plan->udp_consume_hi))
 			why = "TCP only: skb_consume_udp not found in /proc/kallsyms";
-		else
-			why = udp_read_probe(plan);
 		plan->udp_read_fallback = !why;
 		if (why)
 			*reason = add_reason(info, s, *reason, why);
@@ -473,6 +471,19 @@ static int plan_all(const struct rxlat_config *cfg, struct plan *plan,
 		}
 	}
 	btf__free(vmlinux);
+	/* after the BTF is freed: the probe's object loads a copy of its own */
+	if (plan->point[RXLAT_STAGE_SOCK_READ] == P_FALLBACK && plan->udp_read_fallback) {
+		int s = RXLAT_STAGE_SOCK_READ;
+		const char *why = udp_read_probe(plan);
+
+		if (why) {
+			plan->udp_read_fallback = false;
+			info->fallback_why[s] = add_reason(
+			    info, s, info->fallback_why[s] ? info->fallback_why[s] : "no fentry",
+			    why);
+			describe(s, plan, info);
+		}
+	}
 	return err;
 }
 
