@@ -10,6 +10,12 @@
 #include "rxlat.h"
 
 #define RXLAT_MAX_CLI_IFACES 64
+/*
+ * The series array is allocated whole at start-up, and user space keeps a
+ * copy of it: past this size of map, the start is refused rather than the
+ * host's memory taken (256 x 256 would be 616 MiB, twice).
+ */
+#define RXLAT_HISTS_BYTES_LIMIT (64u << 20)
 
 enum rxlat_xdp_mode { RXLAT_XDP_NATIVE, RXLAT_XDP_SKB };
 enum rxlat_attach_mode { RXLAT_ATTACH_AUTO, RXLAT_ATTACH_FENTRY, RXLAT_ATTACH_FALLBACK };

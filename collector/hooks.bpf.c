@@ -112,6 +112,14 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 	return true;
 }
 
+/*
+ * Slot -> ifindex, claimed with compare-and-swap: the one record of which
+ * interface owns which slot (user space reads it for names). rxlat_ifslots
+ * is only its cache, so that a known interface costs one hash lookup; a
+ * failed cache insert (two CPUs adding the same interface) loses nothing.
+ */
+__u32 rxlat_slot_owner[RXLAT_MAX_IFACES_LIMIT];
+
 static __always_inline __s32 iface_slot(__u32 ifindex)
 {
 	struct rxlat_ifslot *s, new = {};
@@ -124,14 +132,19 @@ static __always_inline __s32 iface_slot(__u32 ifindex)
 		return s->slot;
 	if (rxlat_cfg.ifaces_fixed)
 		return -1;
-	/* A slot lost to a race with another CPU is merely unused. */
-	new.slot = __sync_fetch_and_add(&rxlat_state.next_slot, 1);
-	if (new.slot >= max)
-		return max;
-	if (bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST))
-		return max;
-	s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
-	return s ? s->slot : max;
+	for (__u32 i = 0; i < RXLAT_MAX_IFACES_LIMIT && i < max; i++) {
+		__u32 owner = rxlat_slot_owner[i];
+
+		if (!owner)
+			owner = __sync_val_compare_and_swap(&rxlat_slot_owner[i], 0, ifindex)
+				    ?: ifindex;
+		if (owner != ifindex)
+			continue;
+		new.slot = i;
+		bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST);
+		return i;
+	}
+	return max;
 }
 
 static __always_inline void update_max(__u64 *slot, __u64 lat)

@@ -14,9 +14,14 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -94,9 +99,34 @@ static const char *add_reason(struct rxlat_hooks_info *info, int s, const char *
 	char prev[160];
 
 	snprintf(prev, sizeof(prev), "%s", cur ? cur : "");
-	snprintf(info->reason_buf[s], sizeof(info->reason_buf[s]), "%s%s%s", prev,
+	snprintf(info->reason_buf[s], sizeof(info->reason_buf[s]), "%s%s%.158s", prev,
 		 prev[0] ? "; " : "", more);
 	return info->reason_buf[s];
+}
+
+/*
+ * Without CAP_BPF and CAP_PERFMON every tracing program load fails with
+ * EPERM, which a kernel that refuses trampolines also returns: a raw
+ * tracepoint program needs the same privileges and no trampoline, so its
+ * EPERM is the privileges'. 0, or -EPERM with the error printed.
+ */
+static int check_privileges(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "rxlat_probe", "GPL", insns, 2, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EPERM)
+		return 0; /* not a matter of privileges: the probes below say what */
+	rxlat_err("loading BPF programs was refused (EPERM): run rxlat as root (it needs "
+		  "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)");
+	return -EPERM;
 }
 
 /* Load and attach "return 0" as fentry of func: 0 or -errno. */
@@ -161,6 +191,51 @@ static int cgroup2_root(char *path, size_t len)
 	return err;
 }
 
+/*
+ * An fd on the cgroup v2 root, the cgroup_skb fallback's attach target; *how
+ * says where it came from. "ip netns exec" gives its command a mount
+ * namespace with /sys remounted and no cgroup2 in it: then rxlat makes a
+ * mount of its own with fsmount() and never attaches it anywhere, so that
+ * nobody else sees it and it goes away with the fd. Its root is the root of
+ * rxlat's cgroup namespace, as a mounted one would be. (fsopen() is 5.2+;
+ * the cgroup_skb fallback needs 6.3+ anyway.)
+ */
+static int cgroup2_open(char *how, size_t len)
+{
+	char root[PATH_MAX];
+	int fs = -1, mnt = -1, fd = -1, err;
+
+	if (!cgroup2_root(root, sizeof(root))) {
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			snprintf(how, len, "the cgroup v2 mount %.100s", root);
+			return fd;
+		}
+	}
+	fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		goto fail;
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	if (mnt < 0)
+		goto fail;
+	/* the mount fd is O_PATH: a real directory fd for the attach */
+	fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	snprintf(how, len, "a private cgroup2 mount (none in this mount namespace)");
+	close(mnt);
+	close(fs);
+	return fd;
+fail:
+	err = -errno;
+	if (mnt >= 0)
+		close(mnt);
+	if (fs >= 0)
+		close(fs);
+	snprintf(how, len, "no cgroup v2 mount here, and mounting one failed: %s", strerror(-err));
+	return err;
+}
+
 /* [start, start of the next symbol) of a kernel function */
 static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
 {
@@ -200,6 +275,84 @@ static bool consume_skb_has_location(const struct btf *vmlinux)
 	return btf_is_func_proto(t) && btf_vlen(t) >= 3;
 }
 
+/*
+ * The check's datagram, in a child in a network namespace of its own: there
+ * it creates no series (the hooks count only rxlat's namespace, the check's
+ * counter counts every namespace), and it works whatever this namespace's lo
+ * is. Exit status: 0 sent and read, 1 no namespace, 2 the datagram failed.
+ */
+static int udp_read_child(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct ifreq ifr = { .ifr_name = "lo", .ifr_flags = IFF_UP };
+	struct timeval tv = { .tv_sec = 1 };
+	socklen_t len = sizeof(a);
+	char buf[8] = "rxlat";
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || ioctl(fd, SIOCSIFFLAGS, &ifr) || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a, len) != sizeof(buf) ||
+	    recv(fd, buf, sizeof(buf), 0) != sizeof(buf))
+		return 2;
+	return 0;
+}
+
+/*
+ * Newer kernels free a read datagram through skb_attempt_defer_free(), which
+ * passes no tracepoint: then the consume_skb fallback sees no UDP read at
+ * all. The consume_skb program alone, loaded and attached, counts what one
+ * datagram does, before the plan is final: a run and --list-stages then say
+ * the same. NULL when it sees UDP reads, else why not.
+ */
+static const char *udp_read_probe(const struct plan *plan)
+{
+	const char *why = "UDP reads unverified: the start-up check could not load its program";
+	struct hooks_bpf *skel = hooks_bpf__open();
+	struct bpf_program *p;
+	struct bpf_link *link = NULL;
+	int status;
+	pid_t pid;
+
+	if (!skel)
+		return why;
+	bpf_object__for_each_program (p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.rxlat_tp_udp_read);
+	/* netns_ino 0 matches no namespace: the probe never records */
+	skel->rodata->rxlat_cfg.udp_consume_lo = plan->udp_consume_lo;
+	skel->rodata->rxlat_cfg.udp_consume_hi = plan->udp_consume_hi;
+	bpf_map__set_max_entries(skel->maps.rxlat_ifslots, 1);
+	if (hooks_bpf__load(skel))
+		goto out;
+	link = bpf_program__attach(skel->progs.rxlat_tp_udp_read);
+	if (!link)
+		goto out;
+	why = "UDP reads unverified: the start-up check could not fork";
+	pid = fork();
+	if (pid == 0)
+		_exit(udp_read_child());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		goto out;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 1)
+		why = "UDP reads unverified: the start-up check needs a network namespace of "
+		      "its own (CAP_SYS_ADMIN)";
+	else if (WEXITSTATUS(status))
+		why = "UDP reads unverified: the start-up check's datagram over loopback failed";
+	else if (!__atomic_load_n(&skel->bss->rxlat_state.udp_read_seen, __ATOMIC_SEQ_CST))
+		why = "TCP only: this kernel frees read UDP datagrams without passing "
+		      "consume_skb, only fentry sees them";
+	else
+		why = NULL;
+out:
+	bpf_link__destroy(link);
+	hooks_bpf__destroy(skel);
+	return why;
+}
+
 static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct btf *vmlinux,
 			     struct plan *plan, struct rxlat_hooks_info *info, const char **reason)
 {
@@ -225,17 +378,20 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		return P_NONE;
 	}
 	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
-		char root[PATH_MAX];
+		char how[160];
+		int fd;
 
 		if (!vmlinux ||
 		    btf__find_by_name_kind(vmlinux, "bpf_cast_to_kern_ctx", BTF_KIND_FUNC) < 0) {
 			*reason = "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)";
 			return P_NONE;
 		}
-		if (cgroup2_root(root, sizeof(root))) {
-			*reason = "the cgroup_skb fallback needs a cgroup v2 mount, none found";
+		fd = cgroup2_open(how, sizeof(how));
+		if (fd < 0) {
+			*reason = add_reason(info, s, *reason, how);
 			return P_NONE;
 		}
+		close(fd);
 	}
 	/* without a way to see UDP reads, sock_read still has TCP's */
 	if (s == RXLAT_STAGE_SOCK_READ) {
@@ -291,6 +447,11 @@ static int plan_all(const struct rxlat_config *cfg, struct plan *plan,
 	}
 	memset(info, 0, sizeof(*info));
 	memset(plan, 0, sizeof(*plan));
+	err = check_privileges();
+	if (err) {
+		btf__free(vmlinux);
+		return err;
+	}
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
 		enum point *p = &plan->point[s];
 		const char *reason;
@@ -310,6 +471,19 @@ static int plan_all(const struct rxlat_config *cfg, struct plan *plan,
 		}
 	}
 	btf__free(vmlinux);
+	/* after the BTF is freed: the probe's object loads a copy of its own */
+	if (plan->point[RXLAT_STAGE_SOCK_READ] == P_FALLBACK && plan->udp_read_fallback) {
+		int s = RXLAT_STAGE_SOCK_READ;
+		const char *why = udp_read_probe(plan);
+
+		if (why) {
+			plan->udp_read_fallback = false;
+			info->fallback_why[s] = add_reason(
+			    info, s, info->fallback_why[s] ? info->fallback_why[s] : "no fentry",
+			    why);
+			describe(s, plan, info);
+		}
+	}
 	return err;
 }
 
@@ -351,10 +525,10 @@ static __u32 netns_ino(void)
 	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
 }
 
-static int attach_all(struct rxlat_hooks *h)
+static int attach_all(struct rxlat_hooks *h, bool verbose)
 {
 	struct bpf_program *cg = h->skel->progs.rxlat_cg_udp_queue_rcv;
-	char root[PATH_MAX];
+	char how[160];
 	int err;
 
 	/* The skeleton attaches the tracing programs; cgroup_skb needs a target. */
@@ -365,66 +539,46 @@ static int attach_all(struct rxlat_hooks *h)
 	}
 	if (!bpf_program__autoload(cg))
 		return 0;
-	err = cgroup2_root(root, sizeof(root));
-	if (err) {
-		rxlat_err("no cgroup v2 mount found for the udp_queue_rcv fallback");
-		return err;
-	}
-	h->cgroup_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	h->cgroup_fd = cgroup2_open(how, sizeof(how));
 	if (h->cgroup_fd < 0) {
-		err = -errno;
-		rxlat_err("cannot open cgroup v2 root %s: %s", root, strerror(-err));
-		return err;
+		rxlat_err("udp_queue_rcv fallback: %s", how);
+		return h->cgroup_fd;
 	}
+	if (verbose)
+		rxlat_info("udp_queue_rcv: cgroup_skb attached through %s", how);
 	/* a link: multi-attach, and detached when rxlat exits */
 	h->skel->links.rxlat_cg_udp_queue_rcv = bpf_program__attach_cgroup(cg, h->cgroup_fd);
 	if (!h->skel->links.rxlat_cg_udp_queue_rcv) {
 		err = -errno;
-		rxlat_err("cannot attach cgroup_skb ingress to %s: %s", root, strerror(-err));
+		rxlat_err("cannot attach cgroup_skb ingress through %s: %s", how, strerror(-err));
 		return err;
 	}
 	return 0;
 }
 
 /*
- * Newer kernels free a read datagram through skb_attempt_defer_free(), which
- * passes no tracepoint: then the fallback sees no UDP read at all. One
- * datagram over loopback tells which kind of kernel this is.
+ * One line when not one requested stage has an attach point here: a run
+ * that measures nothing is an error, not an empty report.
  */
-static void check_udp_read(struct rxlat_hooks *h, struct rxlat_hooks_info *info)
+static int check_any_stage(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct timeval tv = { .tv_sec = 1 };
-	socklen_t len = sizeof(a);
-	char buf[8] = "rxlat";
-	const char *why = NULL;
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	char list[1024];
+	size_t used = 0;
 
-	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len) ||
-	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
-	    sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a, len) != sizeof(buf) ||
-	    recv(fd, buf, sizeof(buf), 0) != sizeof(buf))
-		why = "UDP reads unverified: the loopback check failed (is lo up?)";
-	else if (!__atomic_load_n(&h->skel->bss->rxlat_state.udp_read_seen, __ATOMIC_SEQ_CST))
-		why = "TCP only: this kernel frees read UDP datagrams without passing "
-		      "consume_skb, only fentry sees them";
-	if (fd >= 0)
-		close(fd);
-	if (why) {
-		/* it would run for every freed skb and never record: detach */
-		bpf_link__destroy(h->skel->links.rxlat_tp_udp_read);
-		h->skel->links.rxlat_tp_udp_read = NULL;
-		snprintf(info->attach_buf[RXLAT_STAGE_SOCK_READ], sizeof(info->attach_buf[0]), "%s",
-			 stage_defs[RXLAT_STAGE_SOCK_READ].common);
-		info->attach[RXLAT_STAGE_SOCK_READ] = info->attach_buf[RXLAT_STAGE_SOCK_READ];
-		info->fallback_why[RXLAT_STAGE_SOCK_READ] =
-		    add_reason(info, RXLAT_STAGE_SOCK_READ,
-			       info->fallback_why[RXLAT_STAGE_SOCK_READ]
-				   ? info->fallback_why[RXLAT_STAGE_SOCK_READ]
-				   : "no fentry",
-			       why);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		if (!cfg->stages[s])
+			continue;
+		if (info->attach[s])
+			return 0;
+		if (used < sizeof(list))
+			used +=
+			    snprintf(list + used, sizeof(list) - used, "%s%s: %s", used ? "; " : "",
+				     rxlat_stage_names[s], info->unavailable[s]);
 	}
+	rxlat_err("none of the stages asked for can be attached on this kernel (%s): choose "
+		  "others with --stages, see rxlat --list-stages",
+		  list);
+	return -EOPNOTSUPP;
 }
 
 int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
@@ -439,6 +593,8 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		return -ENOMEM;
 	h->cgroup_fd = -1;
 	err = plan_all(cfg, &h->plan, info);
+	if (!err)
+		err = check_any_stage(cfg, info);
 	if (err)
 		goto fail;
 	h->nr_series = rxlat_nr_series(cfg->max_ifaces, cfg->max_queues);
@@ -485,6 +641,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 				  cfg->ifnames[i], strerror(-err));
 			goto fail;
 		}
+		h->skel->bss->rxlat_slot_owner[i] = cfg->ifindexes[i];
 	}
 
 	h->hists_len = (size_t)h->nr_series * sizeof(struct rxlat_hist);
@@ -497,11 +654,9 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		goto fail;
 	}
 
-	err = attach_all(h);
+	err = attach_all(h, cfg->verbose);
 	if (err)
 		goto fail;
-	if (bpf_program__autoload(h->skel->progs.rxlat_tp_udp_read))
-		check_udp_read(h, info);
 	*out = h;
 	return 0;
 fail:
@@ -516,18 +671,13 @@ struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h)
 
 int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots)
 {
-	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots), n = 0;
-	__u32 key, *prev = NULL;
+	const __u32 *owner = h->skel->bss->rxlat_slot_owner;
+	int n = 0;
 
-	memset(ifindex_of_slot, 0, nslots * sizeof(*ifindex_of_slot));
-	while (!bpf_map_get_next_key(fd, prev, &key)) {
-		struct rxlat_ifslot v;
-
-		if (!bpf_map_lookup_elem(fd, &key, &v) && v.slot < nslots) {
-			ifindex_of_slot[v.slot] = key;
-			n++;
-		}
-		prev = &key;
+	for (__u32 i = 0; i < nslots; i++) {
+		ifindex_of_slot[i] =
+		    i < RXLAT_MAX_IFACES_LIMIT ? __atomic_load_n(&owner[i], __ATOMIC_ACQUIRE) : 0;
+		n += ifindex_of_slot[i] != 0;
 	}
 	return n;
 }
@@ -576,6 +726,9 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 
 	if (bpf_map_lookup_elem(fd, &from, &v) || bpf_map_update_elem(fd, &to, &v, BPF_ANY))
 		return -errno;
+	/* reports name the slot after its owner: the new ifindex from now on */
+	if (v.slot < RXLAT_MAX_IFACES_LIMIT)
+		__atomic_store_n(&h->skel->bss->rxlat_slot_owner[v.slot], to, __ATOMIC_RELEASE);
 	/* the old ifindex is gone: nothing records under it any more */
 	bpf_map_delete_elem(fd, &from);
 	return 0;

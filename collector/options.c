@@ -59,6 +59,7 @@ static int parse_choice(const char *opt, const char *val, const char *const *nam
 static int parse_stages(const char *list, bool *stages)
 {
 	char buf[256], *tok, *save = NULL;
+	int named = 0;
 
 	if (strlen(list) >= sizeof(buf)) {
 		rxlat_err("--stages: list too long");
@@ -76,6 +77,12 @@ static int parse_stages(const char *list, bool *stages)
 			return -1;
 		}
 		stages[s] = true;
+		named++;
+	}
+	if (!named) {
+		rxlat_err("--stages '%s' names no stage: give one or more of rxlat --list-stages",
+			  list);
+		return -1;
 	}
 	return 0;
 }
@@ -228,6 +235,18 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	if (o.max_queues->count &&
 	    (o.max_queues->ival[0] < 1 || o.max_queues->ival[0] > RXLAT_MAX_QUEUES_LIMIT)) {
 		rxlat_err("--max-queues must be between 1 and %d", RXLAT_MAX_QUEUES_LIMIT);
+		goto out;
+	}
+	if (rxlat_nr_series(cfg->max_ifaces, cfg->max_queues) * sizeof(struct rxlat_hist) >
+	    RXLAT_HISTS_BYTES_LIMIT) {
+		rxlat_err("--max-ifaces %u --max-queues %u need %.1f MiB of map and as much again "
+			  "in rxlat, over the %u MiB limit: lower them so that (max-ifaces + 1) x "
+			  "(max-queues + 1) is at most %zu",
+			  cfg->max_ifaces, cfg->max_queues,
+			  rxlat_nr_series(cfg->max_ifaces, cfg->max_queues) *
+			      sizeof(struct rxlat_hist) / 1048576.0,
+			  RXLAT_HISTS_BYTES_LIMIT >> 20,
+			  RXLAT_HISTS_BYTES_LIMIT / sizeof(struct rxlat_hist) / RXLAT_NR_STAGES);
 		goto out;
 	}
 	if (o.xdp_mode->count) {

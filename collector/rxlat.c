@@ -501,16 +501,17 @@ int main(int argc, char **argv)
 	}
 	if (cfg.list_stages) {
 		err = hooks_plan(&cfg, &c.info);
-		if (err == -ENOENT)
+		if (err == -ENOENT || err == -EPERM)
 			return 1;
 		print_plan(&cfg, &c.info, stdout, "");
 		return 0;
 	}
-	if (geteuid() != 0)
-		rxlat_info("not running as root: loading BPF programs will likely be refused");
-
 	/* subscribed first: a named interface deleted while starting is seen */
 	err = links_open(&c.links);
+	if (err || stopped())
+		goto out;
+	/* then the hooks: a run that could measure nothing is refused before any XDP */
+	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (err || stopped())
 		goto out;
 	if (cfg.nifaces && !cfg.no_xdp)
@@ -521,10 +522,6 @@ int main(int argc, char **argv)
 		rxlat_info("no XDP stamper attached (no -i given and none loaded): only "
 			   "kernel receive timestamps can be measured");
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
-	if (stopped() || err)
-		goto out;
-
-	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (stopped() || err)
 		goto out;
 

@@ -198,9 +198,6 @@ struct rxlat_bpf_state {
 	__s64 mono_to_real;
 	/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
 	__u64 udp_read_seen;
-	/* Next free interface slot. */
-	__u32 next_slot;
-	__u32 pad;
 };
 
 /* Interface slot table value (key: ifindex). */

@@ -1,0 +1,357 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The latency hooks under the ways people really start rxlat: inside
+# "ip netns exec" (a mount namespace with /sys remounted: no cgroup2, no
+# bpffs, no tracefs) as well as under nsenter; without -i, where interfaces
+# get their series slots as their packets come (and rxlat's own start-up
+# check must take none); stage lists that name nothing or nothing available
+# here; --list-stages against what a run attaches, and without privileges;
+# and series arrays too large to allocate.
+#
+# Every check asserts exact counts where the traffic is known, the exit code
+# and the one-line error of a refusal, and that nothing stays attached.
+
+# shellcheck source=netns-tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+XDP_OBJ=$BUILD/rxlat_xdp.bpf.o
+N=${RXLAT_TEST_PACKETS:-1000}
+PORT=7300
+
+need()
+{
+	require_cmd tools ip nsenter jq bpftool "$@" || return 1
+	require_file build "$RXLAT" "run 'make'" &&
+		require_file build "$PKTGEN" "run 'make test-binaries'"
+}
+
+# rxlat in NS_B entered the way ENTER says (netns-exec or nsenter), JSON
+# lines in $T_DIR/rxlat.out; returns once attached.
+start_rxlat_via()	# ENTER ARGS...
+{
+	local enter=$1
+	shift
+	if [[ $enter == netns-exec ]]; then
+		t_bg rxlat ip netns exec "$NS_B" "$RXLAT" -v -o json -r 0.5 "$@"
+	else
+		t_bg rxlat in_ns "$NS_B" "$RXLAT" -v -o json -r 0.5 "$@"
+	fi
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
+	fail rxlat_start "rxlat did not start: $(grep 'error' "$T_DIR/rxlat.err" | tail -n 1)"
+}
+
+stop_rxlat()
+{
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq rxlat_exit 0 "$?" "rxlat exit status after SIGINT" || return 1
+	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
+}
+
+q()	# JQ-PROGRAM [ARGS...]
+{
+	jq -s "$@" "$T_DIR/rxlat.out"
+}
+
+stage_sum()	# STAGE FIELD
+{
+	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
+}
+
+# samples of every source: measured, or counted without a start time
+SEEN='([.sources[]] | add)'
+
+# rxlat's programs that no process holds (through a program or link fd):
+# what an exit left attached. The stamper is left out (xdp-loader's own
+# stay attached without a holder, and other tests' runs may have some), and
+# so are programs held by other processes: the machine may run other rxlat.
+orphan_progs()
+{
+	local held
+	held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' |
+		sort -u | jq -s -c .)
+	bpftool -j prog show | jq --argjson held "$held" '[.[] | select((.name | startswith("rxlat_"))
+		and .name != "rxlat_xdp" and ([.id] | inside($held) | not))] | length'
+}
+
+# The kernel frees a program shortly after its last holder goes: up to 2 s.
+orphans_settle()
+{
+	local i n
+	for ((i = 0; i < 40; i++)); do
+		n=$(orphan_progs)
+		[[ $n == 0 ]] && break
+		sleep 0.05
+	done
+	echo "$n"
+}
+
+# N datagrams from NS_A over DEV to IP in NS_B, all received.
+send_udp()	# CHECK DEV DST-MAC SRC-IP DST-IP [SEND-ARGS...]
+{
+	local check=$1 dev=$2 mac=$3 src=$4 dst=$5
+	shift 5
+	t_bg "recv_$check" in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30
+	local pid=$BG_PID
+	t_wait_line "$T_DIR/recv_$check.out" '^ready$' 10 "$pid" ||
+		t_abort "${check}_receiver" "rxlat-pktgen recv did not start"
+	in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$dev" --dst-mac "$mac" --src-ip "$src" \
+		--dst-ip "$dst" --dport "$PORT" --count "$N" --flows 8 "$@" >/dev/null 2>&1 ||
+		t_abort "${check}_send" "rxlat-pktgen send failed"
+	t_wait_pid "$pid" 40
+	assert_eq "${check}_received" "received $N valid $N invalid 0 duplicate 0" \
+		"$(tail -n 1 "$T_DIR/recv_$check.out")"
+}
+
+# The udp_queue_rcv count of a --attach fallback run: N, or where this kernel
+# has no cgroup_skb fallback (before 6.3), exactly that reason.
+assert_udp_fallback_count()	# CHECK WANT
+{
+	local reason
+	if [[ $(q -r '.[0].attach.udp_queue_rcv // ""') == cgroup_skb:* ]]; then
+		assert_eq "$1" "$2" "$(stage_sum udp_queue_rcv .count)"
+	else
+		reason=$(q -r '.[0].unavailable.udp_queue_rcv // ""')
+		assert_match "${1}_kernel_before_6_3" 'bpf_cast_to_kern_ctx \(Linux 6\.3\+\)' \
+			"$reason" "why udp_queue_rcv has no fallback"
+	fi
+}
+
+# The exact-count UDP test with the fallback set, rxlat entered with ENTER:
+# "ip netns exec" must measure what nsenter measures.
+udp_exact_via()	# netns-exec|nsenter
+{
+	local enter=$1 mounts
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	mounts=$(grep -c ' - cgroup2 ' /proc/self/mountinfo)
+	start_rxlat_via "$enter" -i "$IF_B" --attach fallback || return 1
+	send_udp udp "$IF_A" "$MAC_B" "$IP4_A" "$IP4_B"
+	sleep 0.6
+	stop_rxlat || return 1
+
+	assert_udp_fallback_count udp_queue_rcv_count "$N"
+	assert_eq ip_rcv_count "$N" "$(stage_sum ip_rcv .count)"
+	assert_eq ip_rcv_from_xdp "$N" "$(stage_sum ip_rcv .sources.xdp)"
+	if [[ $(q -r '.[0].attach.udp_queue_rcv // ""') == cgroup_skb:* ]]; then
+		if [[ $enter == netns-exec ]] &&
+			! ip netns exec "$NS_B" grep -q ' - cgroup2 ' /proc/self/mountinfo; then
+			assert_match cgroup_private_mount 'cgroup_skb attached through a private cgroup2 mount' \
+				"$(cat "$T_DIR/rxlat.err")"
+		else
+			assert_match cgroup_mount_named 'cgroup_skb attached through the cgroup v2 mount /' \
+				"$(cat "$T_DIR/rxlat.err")"
+		fi
+	fi
+	# a private mount is nobody else's: none added to the caller's table
+	assert_eq no_mount_added "$mounts" "$(grep -c ' - cgroup2 ' /proc/self/mountinfo)"
+	assert_eq nothing_attached 0 "$(orphans_settle)"
+	assert_eq no_xdp_left "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+}
+
+# A stamper loaded by xdp-loader, rxlat --no-xdp inside "ip netns exec",
+# where there is no bpffs: it must still find the stamper and count.
+no_xdp_netns_exec()
+{
+	need xdp-loader || return 1
+	require_file build "$XDP_OBJ" "run 'make'" || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	t_xdp_load "$NS_B" "$IF_B" native "$XDP_OBJ" "$(t_pin_dir stamper)" >/dev/null ||
+		t_abort stamper_load "xdp-loader load failed"
+	start_rxlat_via netns-exec --no-xdp --attach fallback || return 1
+	send_udp udp "$IF_A" "$MAC_B" "$IP4_A" "$IP4_B"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq ip_rcv_from_xdp "$N" "$(stage_sum ip_rcv .sources.xdp)"
+	assert_udp_fallback_count udp_queue_rcv_count "$N"
+}
+
+# Without -i: rxlat's start-up check must not give lo (or anything) a slot:
+# with one slot, the one interface with traffic gets it.
+no_lo_slot()
+{
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat_via nsenter --max-ifaces 1 || return 1
+	send_udp udp "$IF_A" "$MAC_B" "$IP4_A" "$IP4_B"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq interfaces_reported "[\"$IF_B\"]" "$(q -c '[.[].series[].ifname] | unique')"
+	assert_eq no_lo_series 0 "$(q '[.[].series[] | select(.ifname == "lo")] | length')"
+	assert_eq ip_rcv_seen "$N" "$(stage_sum ip_rcv "$SEEN")"
+}
+
+# Four links with traffic at once, two slots: exactly two interfaces get a
+# series of their own, with every packet of theirs, and the rest is "other".
+two_of_four()
+{
+	local i ifs named other total senders=() receivers=()
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	for i in 1 2 3; do
+		if ! ip -n "$NS_A" link add "va$i" numrxqueues 4 numtxqueues 4 type veth \
+			peer name "vb$i" netns "$NS_B" numrxqueues 4 numtxqueues 4 ||
+			! ip -n "$NS_A" addr add "10.2$i.0.1/24" dev "va$i" ||
+			! ip -n "$NS_B" addr add "10.2$i.0.2/24" dev "vb$i" ||
+			! ip -n "$NS_A" link set "va$i" up || ! ip -n "$NS_B" link set "vb$i" up; then
+			t_abort setup "cannot add link $i"
+		fi
+	done
+	sleep 1 # the new links' own start-up packets, before rxlat
+	start_rxlat_via nsenter --max-ifaces 2 || return 1
+	# one receiver per link: the senders' sequence numbers overlap
+	for i in 0 1 2 3; do
+		t_bg "recv$i" in_ns "$NS_B" "$PKTGEN" recv --port $((PORT + i)) --count "$N" --timeout 30
+		receivers+=("$BG_PID")
+		t_wait_line "$T_DIR/recv$i.out" '^ready$' 10 "$BG_PID" || t_abort receiver "not ready"
+	done
+	in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
+		--dst-ip "$IP4_B" --dport "$PORT" --count "$N" --flows 8 >/dev/null 2>&1 &
+	senders+=($!)
+	for i in 1 2 3; do
+		in_ns "$NS_A" "$PKTGEN" send --dev "va$i" --dst-mac "$(link_mac "$NS_B" "vb$i")" \
+			--src-ip "10.2$i.0.1" --dst-ip "10.2$i.0.2" --dport $((PORT + i)) --count "$N" \
+			--flows 8 >/dev/null 2>&1 &
+		senders+=($!)
+	done
+	for i in "${senders[@]}"; do
+		t_track_pid "$i"
+		t_wait_pid "$i" 60
+	done
+	for i in 0 1 2 3; do
+		t_wait_pid "${receivers[i]}" 40
+		assert_eq "received_$i" "received $N valid $N invalid 0 duplicate 0" \
+			"$(tail -n 1 "$T_DIR/recv$i.out")"
+	done
+	sleep 0.6
+	stop_rxlat || return 1
+	ifs=$(q -c '[.[].series[] | select(.stage == "ip_rcv") | .ifname] | unique')
+	named=$(jq -c 'map(select(. != "other"))' <<<"$ifs")
+	assert_eq named_interfaces 2 "$(jq length <<<"$named")" "interfaces with a series: $ifs"
+	assert_eq named_are_links 2 \
+		"$(jq -c "map(select(. == \"$IF_B\" or startswith(\"vb\"))) | length" <<<"$named")"
+	for i in $(jq -r '.[]' <<<"$named"); do
+		assert_eq "every_packet_of_$i" "$N" \
+			"$(q --arg i "$i" "[.[].series[] | select(.stage == \"ip_rcv\" and .ifname == \$i) | $SEEN] | add // 0")"
+	done
+	other=$(q "[.[].series[] | select(.stage == \"ip_rcv\" and .ifname == \"other\") | $SEEN] | add // 0")
+	assert_eq other_count $((2 * N)) "$other"
+	total=$(stage_sum ip_rcv "$SEEN")
+	assert_eq total_count $((4 * N)) "$total"
+}
+
+# RC, one line on stderr matching ERE, and no program left.
+assert_refused()	# CHECK ERE RC ERR-FILE
+{
+	assert_eq "$1_exit" 1 "$3"
+	assert_match "$1_message" "$2" "$(cat "$4")"
+	assert_eq "$1_one_line" 1 "$(wc -l <"$4")"
+	assert_eq "$1_nothing_attached" 0 "$(orphans_settle)"
+}
+
+stages_misuse()
+{
+	local rc
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --stages , -d 1 >/dev/null 2>"$T_DIR/e1"
+	rc=$?
+	assert_refused stages_comma "^rxlat: error: --stages ',' names no stage" "$rc" "$T_DIR/e1"
+
+	# tcp_data_queue has no fallback on any kernel
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach fallback --stages tcp_data_queue -d 1 \
+		>/dev/null 2>"$T_DIR/e2"
+	rc=$?
+	assert_refused stages_none_available \
+		"^rxlat: error: none of the stages .*tcp_data_queue: .*no faithful attach point" \
+		"$rc" "$T_DIR/e2"
+	assert_eq stages_none_available_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+
+	# some available: runs, and says which is not
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach fallback --stages tcp_data_queue,ip_rcv -d 0.3 \
+		-o json >"$T_DIR/o3" 2>"$T_DIR/e3"
+	assert_eq stages_some_exit 0 "$?"
+	assert_match stages_some_says_which 'stage tcp_data_queue +unavailable: ' "$(cat "$T_DIR/e3")"
+	assert_eq stages_some_attached '"tp_btf:netif_receive_skb"' \
+		"$(head -n 1 "$T_DIR/o3" | jq -c .attach.ip_rcv)"
+	assert_eq stages_some_nothing_attached 0 "$(orphans_settle)"
+}
+
+# --list-stages says what a run attaches, reasons included.
+list_matches_run()
+{
+	local attach=$1
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	in_ns "$NS_B" "$RXLAT" --attach "$attach" --list-stages >"$T_DIR/list" 2>"$T_DIR/list.err"
+	assert_eq list_exit 0 "$?"
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach "$attach" -d 0.2 -o json >/dev/null 2>"$T_DIR/run.err"
+	assert_eq run_exit 0 "$?"
+	assert_eq list_is_run "$(sed -n 's/^rxlat: stage //p' "$T_DIR/run.err")" "$(cat "$T_DIR/list")"
+}
+
+# An unprivileged command runner: util-linux setpriv as nobody, else (busybox's
+# setpriv has no --reuid) a user namespace of its own, which has no
+# capability outside.
+unprivileged()	# CMD...
+{
+	local p
+	for p in $(type -ap setpriv); do
+		if "$p" --help 2>&1 | grep -q -- --reuid; then
+			"$p" --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"
+			return
+		fi
+	done
+	unshare --user -- "$@"
+}
+
+list_unprivileged()
+{
+	local rc
+	need unshare || return 1
+	unprivileged "$RXLAT" --list-stages >"$T_DIR/out" 2>"$T_DIR/err"
+	rc=$?
+	assert_eq unprivileged_exit 1 "$rc"
+	assert_match unprivileged_message '^rxlat: error: .*EPERM.*run rxlat as root' "$(cat "$T_DIR/err")"
+	assert_eq unprivileged_one_line 1 "$(wc -l <"$T_DIR/err")"
+	assert_eq unprivileged_no_listing "" "$(cat "$T_DIR/out")"
+}
+
+# 256 x 256 series would be 616 MB of map: refused before anything is made,
+# with the total and a bound that works when followed.
+memory_cap()
+{
+	local rc
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	in_ns "$NS_B" timeout 20 "$RXLAT" -i "$IF_B" --max-ifaces 256 --max-queues 256 -d 0.3 \
+		>/dev/null 2>"$T_DIR/e1"
+	rc=$?
+	assert_refused too_big '^rxlat: error: --max-ifaces 256 --max-queues 256 need 587\.1 MiB of map .*at most 7200$' \
+		"$rc" "$T_DIR/e1"
+	assert_eq too_big_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	# the hint to the letter: 257 x 28 = 7196
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --max-ifaces 256 --max-queues 27 -d 0.3 -o json \
+		>/dev/null 2>"$T_DIR/e2"
+	assert_eq at_the_cap_exit 0 "$?" "$(tail -n 1 "$T_DIR/e2")"
+	assert_match at_the_cap_memory 'map memory: 6[0-9]{4}\.[0-9] KiB \(35980 series' "$(cat "$T_DIR/e2")"
+	assert_eq at_the_cap_nothing_attached 0 "$(orphans_settle)"
+}
+
+suite_begin
+run_test hooks_misuse.udp_exact_netns_exec udp_exact_via netns-exec
+run_test hooks_misuse.udp_exact_nsenter udp_exact_via nsenter
+run_test hooks_misuse.no_xdp_netns_exec no_xdp_netns_exec
+run_test hooks_misuse.no_lo_slot no_lo_slot
+run_test hooks_misuse.two_of_four two_of_four
+run_test hooks_misuse.stages stages_misuse
+run_test hooks_misuse.list_matches_run list_matches_run auto
+run_test hooks_misuse.list_matches_run_fallback list_matches_run fallback
+run_test hooks_misuse.list_unprivileged list_unprivileged
+run_test hooks_misuse.memory_cap memory_cap
+suite_end
