@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <net/if.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -480,6 +483,24 @@ static int start_measuring(struct collector *c)
 	return 0;
 }
 
+/* A named interface that is down is measured once it comes up: say so. */
+static void warn_down(const struct rxlat_config *cfg)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < cfg->nifaces; i++) {
+		struct ifreq ifr = {};
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", cfg->ifnames[i]);
+		if (!ioctl(fd, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
+			rxlat_info("%s is down: nothing is measured on it until it is up",
+				   cfg->ifnames[i]);
+	}
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
 	struct rxlat_config cfg = {};
@@ -524,6 +545,7 @@ int main(int argc, char **argv)
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
 	if (stopped() || err)
 		goto out;
+	warn_down(&cfg);
 
 	err = collect_init(&c.col, cfg.max_ifaces, cfg.max_queues, cfg.per_queue, cfg.ifindexes,
 			   cfg.nifaces);
