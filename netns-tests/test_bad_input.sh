@@ -306,10 +306,20 @@ need()
 		require_file build "$BUILD/xdp_count.bpf.o" "run 'make test-binaries'"
 }
 
+# Under QEMU only the cases whose outcome depends on the kernel (its BPF
+# features and privileges checks, XDP attachment): option parsing is the
+# same code on every kernel, and the emulation makes each start slow.
+VM_CASES=" unknown_iface stage_unavailable no_privileges no_privileges_list no_btf foreign_xdp second_instance max_memory "
+
 suite_begin
+tried=0
 for c in "${CASES[@]}"; do
 	n=$(sed -E 's/ *@.*//' <<<"$c")
+	if [[ -n ${RXLAT_VM:-} && $VM_CASES != *" $n "* ]]; then
+		continue
+	fi
 	run_test "$n" run_case "$c"
+	((tried++))
 done
-log "bad inputs tried: ${#CASES[@]}"
+log "bad inputs tried: $tried of ${#CASES[@]}${RXLAT_VM:+ (under QEMU: the kernel-dependent ones)}"
 suite_end

@@ -3,10 +3,9 @@
 #
 # rxlat killed or signalled at random moments under UDP traffic: afterwards
 # no XDP program on the link, no rxlat program loaded, none on the cgroup v2
-# root, and the next start is clean. SIGTERM and SIGINT must stop it
-# promptly in every state: during start-up, with SIGINT inherited as
-# ignored (started in the background by a script), with stdout a pipe that
-# nobody reads. SIGHUP does what rxlat(8) says.
+# root, and the next start is clean; SIGTERM and SIGINT at random moments
+# stop it promptly. The signal cases of particular states (SIGINT inherited
+# as ignored, stdout a pipe nobody reads, SIGHUP) are in test_lifecycle.sh.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -163,112 +162,7 @@ term_rounds()
 	assert_eq nothing_left "" "${bad[*]}" "left behind"
 }
 
-# A script that starts rxlat in the background: without job control bash
-# starts it with SIGINT ignored. kill -INT must still stop it, also when it
-# arrives during start-up.
-sigint_inherited_ignored()	# startup|running
-{
-	local pid ign
-	need || return 1
-	traffic
-	t_bg script in_ns "$NS_B" bash -c \
-		"\"\$0\" -i \"\$1\" -o json -r 0.1 >\"\$2/bg.out\" 2>\"\$2/bg.err\" & echo \$! >\"\$2/bg.pid\"; wait" \
-		"$RXLAT" "$IF_B" "$T_DIR"
-	t_wait_line "$T_DIR/bg.pid" '^[0-9]+$' 5 || t_abort start "the script did not start rxlat"
-	pid=$(cat "$T_DIR/bg.pid")
-	t_track_pid "$pid"
-	ign=$(awk '$1 == "SigIgn:" { print $2 }' "/proc/$pid/status" 2>/dev/null)
-	# bit 1: SIGINT (2)
-	assert_eq sigint_ignored_at_start 2 "$((0x${ign:-0} & 2))" \
-		"SIGINT in the SigIgn mask rxlat inherited (the premise of this test)"
-	if [[ $1 == running ]]; then
-		t_wait_line "$T_DIR/bg.err" 'map memory' 30 "$pid" || t_abort start "rxlat did not start"
-	else
-		sleep 0.05
-		assert_eq signal_during_startup "" "$(grep -o 'map memory' "$T_DIR/bg.err")" \
-			"rxlat had finished starting before the signal"
-	fi
-	signal_snap INT "$pid"
-	if ! pid_gone "$pid" "$EXIT_S"; then
-		fail stops "still running ${EXIT_S} s after SIGINT ($1)"
-		kill -KILL "$pid"
-		pid_gone "$pid" 5
-	else
-		pass stops
-	fi
-	assert_eq nothing_left "" "$(rxlat_leftovers "$IDS" "$NS_B" "$IF_B")" "left behind"
-}
-
-# stdout a pipe nobody reads: rxlat sits in pipe_write; SIGTERM must still
-# stop it and detach.
-sigterm_blocked_stdout()
-{
-	local fifo fd pid i
-	need || return 1
-	traffic
-	fifo=$T_DIR/stdout.fifo
-	mkfifo "$fifo" || t_abort fifo "mkfifo failed"
-	exec {fd}<>"$fifo" # a reader that never reads
-	nsenter --net="/run/netns/$NS_B" -- "$RXLAT" -i "$IF_B" -o json -r 0.01 --per-queue \
-		>"$fifo" 2>"$T_DIR/blocked.err" &
-	pid=$!
-	t_track_pid "$pid"
-	t_wait_line "$T_DIR/blocked.err" 'map memory' 30 "$pid" || t_abort start "rxlat did not start"
-	for ((i = 0; i < 200; i++)); do
-		grep -q pipe_write "/proc/$pid/wchan" 2>/dev/null && break
-		sleep 0.05
-	done
-	assert_match blocked_in_write pipe_write "$(cat "/proc/$pid/wchan" 2>/dev/null)" \
-		"where rxlat waits (the premise of this test)"
-	signal_snap TERM "$pid"
-	if pid_gone "$pid" "$EXIT_S"; then
-		pass stops
-	else
-		fail stops "still running ${EXIT_S} s after SIGTERM, blocked writing to stdout"
-		kill -KILL "$pid"
-	fi
-	wait "$pid" 2>/dev/null
-	exec {fd}<&-
-	assert_eq nothing_left "" "$(rxlat_leftovers "$IDS" "$NS_B" "$IF_B")" "left behind"
-}
-
-# SIGHUP ends the run like SIGTERM (exit 0, final report), unless rxlat was
-# started with SIGHUP ignored (nohup): then it keeps running.
-# NOTE: this encodes what collector/rxlat.8 is to document for SIGHUP; when
-# the signal handling changes, change this test together with the page.
-sighup()	# plain|nohup
-{
-	local pid rc
-	need || return 1
-	traffic
-	if [[ $1 == nohup ]]; then
-		t_bg hup in_ns "$NS_B" nohup "$RXLAT" -i "$IF_B" -o json -r 0.1
-	else
-		t_bg hup in_ns "$NS_B" "$RXLAT" -i "$IF_B" -o json -r 0.1
-	fi
-	pid=$BG_PID
-	t_wait_line "$T_DIR/hup.err" 'map memory' 30 "$pid" || t_abort start "rxlat did not start"
-	signal_snap HUP "$pid"
-	if [[ $1 == nohup ]]; then
-		sleep 1
-		assert_true keeps_running "SIGHUP ended a run started with SIGHUP ignored (nohup)" \
-			alive "$pid"
-		kill -TERM "$pid" 2>/dev/null
-	fi
-	t_wait_pid "$pid" "$EXIT_S"
-	rc=$?
-	assert_eq exit 0 "$rc" "exit status ($1; 124: still running ${EXIT_S} s after the signal)"
-	((rc == 124)) && kill -KILL "$pid"
-	assert_eq final_report true "$(tail -n 1 "$T_DIR/hup.out" | jq -r .final 2>/dev/null)"
-	assert_eq nothing_left "" "$(rxlat_leftovers "$IDS" "$NS_B" "$IF_B")" "left behind"
-}
-
 suite_begin
 run_test sigkill sigkill_rounds
 run_test sigterm_sigint term_rounds
-run_test sigint_ignored_startup sigint_inherited_ignored startup
-run_test sigint_ignored_running sigint_inherited_ignored running
-run_test sigterm_blocked_stdout sigterm_blocked_stdout
-run_test sighup sighup plain
-run_test sighup_nohup sighup nohup
 suite_end
