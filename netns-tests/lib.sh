@@ -710,3 +710,74 @@ proc_status_kb()	# PID FIELD
 {
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
 }
+
+# ---------------------------------------------------------------- rxlat runs
+# Shared by the test files that run rxlat and read its JSON reports. They set
+# RXLAT (the binary) and PKTGEN; RXLAT_ARGS (an array) is put before the
+# arguments of every start; RXLAT_ENTER=netns-exec starts it through
+# "ip netns exec" instead of nsenter.
+
+# The tools and binaries a test of rxlat needs; FAIL when one is missing.
+need_rxlat()	# [CMD...]
+{
+	require_cmd tools ip nsenter jq bpftool "$@" || return 1
+	require_file build "$RXLAT" "run 'make'" &&
+		require_file build "$PKTGEN" "run 'make test-binaries'"
+}
+
+# rxlat in NS_B, JSON lines in $T_DIR/rxlat.out; returns once it measures
+# ("map memory" is printed after the first interval's baseline). Reports
+# every 0.5 s unless ARGS say otherwise.
+start_rxlat()	# ARGS...
+{
+	local r=(-r 0.5) into_ns=(in_ns "$NS_B")
+	[[ " $* " == *" -r "* ]] && r=()
+	[[ ${RXLAT_ENTER:-} == netns-exec ]] && into_ns=(ip netns exec "$NS_B")
+	# the wait below must not see a previous run's lines
+	: >"$T_DIR/rxlat.err"
+	t_bg rxlat "${into_ns[@]}" "$RXLAT" "${RXLAT_ARGS[@]}" -o json "${r[@]}" "$@"
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
+	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
+}
+
+# SIG (default INT, as a user would): exit 0, and the last object is the
+# final report.
+stop_rxlat()	# [SIG]
+{
+	local rc
+	kill -"${1:-INT}" "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	rc=$?
+	assert_eq rxlat_exit 0 "$rc" "rxlat exit status after SIG${1:-INT}" || return 1
+	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
+}
+
+# jq over every report of the run, as one array
+q()	# JQ-PROGRAM [ARGS...]
+{
+	jq -s "$@" "$T_DIR/rxlat.out"
+}
+
+stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
+{
+	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
+}
+
+rxlat_prog_count()
+{
+	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'
+}
+
+# The kernel frees a program shortly after its last reference goes (RCU):
+# wait up to 2 s for the count to come back to WANT.
+prog_count_settles()	# WANT
+{
+	local i n
+	for ((i = 0; i < 40; i++)); do
+		n=$(rxlat_prog_count)
+		[[ $n == "$1" ]] && break
+		sleep 0.05
+	done
+	echo "$n"
+}

@@ -19,6 +19,7 @@ PKTGEN=$BUILD/rxlat-pktgen
 N=${RXLAT_TEST_PACKETS:-1000}
 PORT=7100
 ATTACH=${RXLAT_TEST_ATTACH:-auto}
+RXLAT_ARGS=(--attach "$ATTACH")
 # The injected delay: nftables rules that never match, and a packet rate low
 # enough that packets never queue behind each other's trip through them.
 # Under QEMU's software emulation every rule costs far more: a lower rate.
@@ -28,43 +29,7 @@ else
 	DELAY_RULES=${RXLAT_TEST_DELAY_RULES:-20000} DELAY_RATE=800K
 fi
 
-need()
-{
-	require_cmd tools ip nsenter jq bpftool "$@" || return 1
-	require_file build "$RXLAT" "run 'make'" &&
-		require_file build "$PKTGEN" "run 'make test-binaries'"
-}
-
-# rxlat in NS_B, JSON lines in $T_DIR/rxlat.out; returns once attached.
-start_rxlat()	# ARGS...
-{
-	t_bg rxlat in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -o json -r 0.5 "$@"
-	RXLAT_PID=$BG_PID
-	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
-	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
-}
-
-# SIGINT, as a user would; the last object must be the final report.
-stop_rxlat()
-{
-	local rc
-	kill -INT "$RXLAT_PID"
-	t_wait_pid "$RXLAT_PID" 15
-	rc=$?
-	assert_eq rxlat_exit 0 "$rc" "rxlat exit status after SIGINT" || return 1
-	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
-}
-
-# jq over every report of the run, as one array
-q()	# JQ-PROGRAM [ARGS...]
-{
-	jq -s "$@" "$T_DIR/rxlat.out"
-}
-
-stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
-{
-	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
-}
+need() { need_rxlat "$@"; }
 
 # 50th percentile over the whole run: the le_ns of the bucket that holds it
 stage_p50()	# STAGE
@@ -84,24 +49,6 @@ stage_p50()	# STAGE
 udp_reads_hidden()
 {
 	grep -q 'sock_read.*TCP only' "$T_DIR/rxlat.err"
-}
-
-rxlat_prog_count()
-{
-	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'
-}
-
-# The kernel frees a program shortly after its last reference goes (RCU):
-# wait up to 2 s for the count to come back to WANT.
-prog_count_settles()	# WANT
-{
-	local i n
-	for ((i = 0; i < 40; i++)); do
-		n=$(rxlat_prog_count)
-		[[ $n == "$1" ]] && break
-		sleep 0.05
-	done
-	echo "$n"
 }
 
 # true when the run attached STAGE (else it said why not)

@@ -21,45 +21,12 @@ XDP_OBJ=$BUILD/rxlat_xdp.bpf.o
 N=${RXLAT_TEST_PACKETS:-1000}
 PORT=7300
 
-need()
-{
-	require_cmd tools ip nsenter jq bpftool "$@" || return 1
-	require_file build "$RXLAT" "run 'make'" &&
-		require_file build "$PKTGEN" "run 'make test-binaries'"
-}
+need() { need_rxlat "$@"; }
 
-# rxlat in NS_B entered the way ENTER says (netns-exec or nsenter), JSON
-# lines in $T_DIR/rxlat.out; returns once attached.
+# rxlat entered the way ENTER says (netns-exec or nsenter), with -v
 start_rxlat_via()	# ENTER ARGS...
 {
-	local enter=$1
-	shift
-	if [[ $enter == netns-exec ]]; then
-		t_bg rxlat ip netns exec "$NS_B" "$RXLAT" -v -o json -r 0.5 "$@"
-	else
-		t_bg rxlat in_ns "$NS_B" "$RXLAT" -v -o json -r 0.5 "$@"
-	fi
-	RXLAT_PID=$BG_PID
-	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
-	fail rxlat_start "rxlat did not start: $(grep 'error' "$T_DIR/rxlat.err" | tail -n 1)"
-}
-
-stop_rxlat()
-{
-	kill -INT "$RXLAT_PID"
-	t_wait_pid "$RXLAT_PID" 15
-	assert_eq rxlat_exit 0 "$?" "rxlat exit status after SIGINT" || return 1
-	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
-}
-
-q()	# JQ-PROGRAM [ARGS...]
-{
-	jq -s "$@" "$T_DIR/rxlat.out"
-}
-
-stage_sum()	# STAGE FIELD
-{
-	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
+	RXLAT_ENTER=$1 start_rxlat -v "${@:2}"
 }
 
 # samples of every source: measured, or counted without a start time

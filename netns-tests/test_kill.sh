@@ -21,13 +21,7 @@ else
 	KILL_ROUNDS=${RXLAT_TEST_KILL_ROUNDS:-30} PPS=5000 EXIT_S=2
 fi
 
-# shellcheck disable=SC2120 # callers may name more commands
-need()
-{
-	require_cmd tools ip nsenter jq bpftool timeout nohup "$@" || return 1
-	require_file build "$RXLAT" "run 'make'" &&
-		require_file build "$PKTGEN" "run 'make test-binaries'"
-}
+need() { need_rxlat timeout; }
 
 # Namespaces and UDP from A to a reader in B for the whole test, spread
 # over the queues by 8 flows.

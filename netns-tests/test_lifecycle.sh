@@ -18,63 +18,7 @@ PKTGEN=$BUILD/rxlat-pktgen
 N=${RXLAT_TEST_PACKETS:-1000}
 PORT=7200
 
-need()
-{
-	require_cmd tools ip nsenter jq bpftool xdp-loader "$@" || return 1
-	require_file build "$RXLAT" "run 'make'" &&
-		require_file build "$PKTGEN" "run 'make test-binaries'"
-}
-
-# rxlat in NS_B, JSON lines in $T_DIR/rxlat.out; returns once measuring.
-# Reports every 0.5 s unless ARGS say otherwise.
-start_rxlat()	# ARGS...
-{
-	local r=(-r 0.5)
-	[[ " $* " == *" -r "* ]] && r=()
-	# the wait below must not see a previous run's lines
-	: >"$T_DIR/rxlat.err"
-	t_bg rxlat in_ns "$NS_B" "$RXLAT" -o json "${r[@]}" "$@"
-	RXLAT_PID=$BG_PID
-	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
-	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
-}
-
-# SIG (default INT); exit 0 and the last object the final report.
-stop_rxlat()	# [SIG]
-{
-	local rc
-	kill -"${1:-INT}" "$RXLAT_PID"
-	t_wait_pid "$RXLAT_PID" 15
-	rc=$?
-	assert_eq rxlat_exit 0 "$rc" "rxlat exit status after SIG${1:-INT}" || return 1
-	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
-}
-
-q()	# JQ-PROGRAM [ARGS...]
-{
-	jq -s "$@" "$T_DIR/rxlat.out"
-}
-
-stage_sum()	# STAGE FIELD
-{
-	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
-}
-
-rxlat_prog_count()
-{
-	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'
-}
-
-prog_count_settles()	# WANT
-{
-	local i n
-	for ((i = 0; i < 40; i++)); do
-		n=$(rxlat_prog_count)
-		[[ $n == "$1" ]] && break
-		sleep 0.05
-	done
-	echo "$n"
-}
+need() { need_rxlat xdp-loader "$@"; }
 
 # N datagrams from NS_A to a receiver in NS_B that checks each one.
 send_udp()	# CHECK N [SPORT-BASE]

@@ -20,12 +20,7 @@ else
 fi
 RSS_SLACK_KB=1024 # growth allowed after RSS_FROM_S: a few pages of stdio and libc
 
-need()
-{
-	require_cmd tools ip nsenter jq timeout
-	require_file build "$RXLAT" "run 'make'" &&
-		require_file build "$PKTGEN" "run 'make test-binaries'"
-}
+need() { need_rxlat timeout; }
 
 # UDP counters of namespace NS: "InDatagrams NoPorts InErrors RcvbufErrors".
 # /proc/net follows the reader's network namespace: read it from inside.
@@ -40,11 +35,6 @@ udp_snmp()	# NS
 veth_xdp_per_queue()	# NS IF
 {
 	in_ns "$1" ethtool -S "$2" | awk -F'[ _:]+' '/rx_queue_[0-9]+_xdp_packets/ { print $4, $NF }'
-}
-
-q()	# JQ-PROGRAM [ARGS...]
-{
-	jq -s "$@" "$T_DIR/rxlat.out"
 }
 
 soak()

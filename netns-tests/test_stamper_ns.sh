@@ -26,9 +26,7 @@ PORT=7300
 
 need()
 {
-	require_cmd tools ip nsenter jq bpftool ethtool xdp-loader || return 1
-	require_file build "$RXLAT" "run 'make'" &&
-		require_file build "$PKTGEN" "run 'make test-binaries'" &&
+	need_rxlat ethtool xdp-loader &&
 		require_file build "$OTHER_XDP" "run 'make test-binaries'"
 }
 
@@ -71,7 +69,7 @@ rxlat_seen()	# FILE IFINDEX
 
 # rxlat in the background; NAME.out/.err in $T_DIR, RX_PID its pid. Returns
 # 0 once it measures, 1 when it exited (its status in RX_RC).
-start_rxlat()	# NAME NS ARGS...
+start_named_rxlat()	# NAME NS ARGS...
 {
 	local name=$1 ns=$2
 	shift 2
@@ -86,7 +84,7 @@ start_rxlat()	# NAME NS ARGS...
 	return 1
 }
 
-stop_rxlat()	# NAME
+stop_named_rxlat()	# NAME
 {
 	kill -INT "$RX_PID" 2>/dev/null
 	t_wait_pid "$RX_PID" 15
@@ -139,7 +137,7 @@ follow_rxlat_hint()	# NAME NS HINT
 	local words
 	read -ra words <<<"$3"
 	[[ ${words[0]:-} == rxlat ]] || t_abort "$1_hint" "not an rxlat command: '$3'"
-	start_rxlat "$1" "$2" --per-queue "${words[@]:1}"
+	start_named_rxlat "$1" "$2" --per-queue "${words[@]:1}"
 }
 
 # Runs a measured rxlat (already started: RX_PID) while COUNT frames come in
@@ -156,7 +154,7 @@ assert_exact_counts()	# NAME NS IF IFINDEX COUNT NOISE
 	fi
 	sleep 0.6 # one more report
 	xdp_queues "$ns" "$3" >"$T_DIR/$name.after"
-	stop_rxlat "$name" || return 1
+	stop_named_rxlat "$name" || return 1
 	assert_eq "${name}_per_queue" "$(queue_delta "$T_DIR/$name.before" "$T_DIR/$name.after")" \
 		"$(rxlat_queues "$T_DIR/$name.out" "$4")" "rxlat per queue vs ethtool rx_queue_N_xdp_packets"
 	assert_eq "${name}_seen" "$5" "$(rxlat_seen "$T_DIR/$name.out" "$4")" "frames seen on $3"
@@ -198,10 +196,10 @@ foreign_counters()
 	t_xdp_load "$NS_B" "$IF_B" native "$STAMPER" "$(t_pin_dir b)" ||
 		t_abort load_b "xdp-loader load in $NS_B failed"
 	xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.before"
-	if start_rxlat only_b "$NS_A" --no-xdp -i "$IF_A" --per-queue; then
+	if start_named_rxlat only_b "$NS_A" --no-xdp -i "$IF_A" --per-queue; then
 		send_udp into_b "$NS_A" "$N" || return 1
 		sleep 0.6
-		stop_rxlat only_b
+		stop_named_rxlat only_b
 	fi
 	xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.after"
 	assert_eq ethtool_no_xdp_in_a "[]" "$(queue_delta "$T_DIR/a.before" "$T_DIR/a.after")" \
@@ -220,7 +218,7 @@ foreign_counters()
 	cmd=${cmd/"$RXLAT_BPFFS/rxlat-NAME"/$pin}
 	cmd=${cmd/IFACE/$IF_A}
 	follow_loader_hint load_a "$NS_A" "$cmd"
-	start_rxlat own_a "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
+	start_named_rxlat own_a "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
 		t_abort own_a_start "rxlat did not start: $(tail -n 1 "$T_DIR/own_a.err")"
 	assert_exact_counts own_a "$NS_A" "$IF_A" "$IFINDEX_A" "$M" "$N"
 }
@@ -234,12 +232,12 @@ shared_pin()
 	pin=$(t_pin_dir shared)
 	t_xdp_load "$NS_B" "$IF_B" native "$STAMPER" "$pin" || t_abort load_b "xdp-loader load failed"
 	t_xdp_load "$NS_A" "$IF_A" native "$STAMPER" "$pin" || t_abort load_a "xdp-loader load failed"
-	start_rxlat shared "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
+	start_named_rxlat shared "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
 		t_abort shared_start "rxlat did not start: $(tail -n 1 "$T_DIR/shared.err")"
 	send_udp into_a "$NS_B" "$M" || return 1
 	send_udp into_b "$NS_A" "$N" || return 1
 	sleep 0.6
-	stop_rxlat shared
+	stop_named_rxlat shared
 	assert_eq shared_not_reported 0 "$(rxlat_seen "$T_DIR/shared.out" "$IFINDEX_A")" \
 		"frames reported on $IF_A from maps shared with $NS_B"
 	msg=$(grep 'maps are shared' "$T_DIR/shared.err")
@@ -251,7 +249,7 @@ shared_pin()
 	cmd=$(hint "$T_DIR/shared.err" "xdp-loader load")
 	pin=$(pin_hint_path "$cmd" a2) || t_abort hint_pin_path "no '-p $RXLAT_BPFFS/rxlat-NAME' in '$cmd'"
 	follow_loader_hint load_a2 "$NS_A" "${cmd/"$RXLAT_BPFFS/rxlat-NAME"/$pin}"
-	start_rxlat own_a "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
+	start_named_rxlat own_a "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
 		t_abort own_a_start "rxlat did not start: $(tail -n 1 "$T_DIR/own_a.err")"
 	assert_eq own_a_not_shared 0 "$(grep -c 'maps are shared' "$T_DIR/own_a.err")"
 	assert_exact_counts own_a "$NS_A" "$IF_A" "$IFINDEX_A" "$M" "$N"
@@ -293,7 +291,7 @@ second_rxlat()
 {
 	local first
 	setup || return 1
-	start_rxlat first "$NS_B" -i "$IF_B" || t_abort first_start "rxlat did not start"
+	start_named_rxlat first "$NS_B" -i "$IF_B" || t_abort first_start "rxlat did not start"
 	first=$RX_PID
 	refused second || return 1
 	assert_match second_message \
