@@ -554,6 +554,19 @@ _t_forward_signal()
 	[[ -n $_T_CHILD ]] && kill -TERM "$_T_CHILD" 2>/dev/null
 }
 
+# The exit status of the background child PID. wait returns early when a
+# trapped signal arrives: keep waiting until the child itself has ended.
+t_wait_exit()	# PID
+{
+	local rc
+	while :; do
+		wait "$1"
+		rc=$?
+		kill -0 "$1" 2>/dev/null || break
+	done
+	return "$rc"
+}
+
 # run_test NAME FUNCTION [ARGS...]: runs FUNCTION in its own subshell.
 run_test()
 {
@@ -569,13 +582,8 @@ run_test()
 	_T_CHILD=$pid
 	_t_watchdog "$pid" "${RXLAT_TEST_TIMEOUT:-300}" "$BASHPID" &
 	wd=$!
-	# wait returns early when a trapped signal arrives: keep waiting
-	# until the test itself has ended.
-	while :; do
-		wait "$pid"
-		rc=$?
-		kill -0 "$pid" 2>/dev/null || break
-	done
+	t_wait_exit "$pid"
+	rc=$?
 	_T_CHILD=
 	kill "$wd" 2>/dev/null
 	wait "$wd" 2>/dev/null

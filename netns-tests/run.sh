@@ -87,11 +87,8 @@ run_item()
 		count_line "$line"
 	done
 	exec {fd}<&-
-	while :; do
-		wait "$CURRENT"
-		rc=$?
-		kill -0 "$CURRENT" 2>/dev/null || break
-	done
+	t_wait_exit "$CURRENT"
+	rc=$?
 	CURRENT=
 	if ((rc != 0 && fails == 0)); then
 		report FAIL "$name" "exited with status $rc without reporting a failed check"
