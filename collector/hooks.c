@@ -30,6 +30,7 @@
 #include "collector.h"
 #include "log.h"
 #include "report.h"
+#include "signals.h"
 #include "hooks_bpf.skel.h"
 
 /* P_BOTH: a program attached in either set, whenever its stage is */
@@ -456,6 +457,11 @@ static int plan_all(const struct rxlat_config *cfg, struct plan *plan,
 		enum point *p = &plan->point[s];
 		const char *reason;
 
+		/* each probe attaches a trampoline: slow under emulation */
+		if (signals_stop()) {
+			btf__free(vmlinux);
+			return -EINTR;
+		}
 		if (!cfg->stages[s])
 			continue;
 		*p = plan_stage(s, cfg, vmlinux, plan, info, &reason);
@@ -593,6 +599,8 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		return -ENOMEM;
 	h->cgroup_fd = -1;
 	err = plan_all(cfg, &h->plan, info);
+	if (!err && signals_stop())
+		err = -EINTR;
 	if (!err)
 		err = check_any_stage(cfg, info);
 	if (err)
@@ -619,6 +627,12 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		goto fail;
 
 	err = hooks_bpf__load(h->skel);
+	if (err && signals_stop())
+		goto fail; /* the verifier gave up for the stop signal */
+	if (!err && signals_stop())
+		err = -EINTR;
+	if (err == -EINTR)
+		goto fail;
 	if (err) {
 		if (err == -EPERM)
 			rxlat_err("loading the latency hooks was refused (EPERM): run as root "

@@ -522,6 +522,8 @@ int main(int argc, char **argv)
 	}
 	if (cfg.list_stages) {
 		err = hooks_plan(&cfg, &c.info);
+		if (err == -EINTR)
+			return 0; /* stopped by a signal: no plan to print */
 		if (err == -ENOENT || err == -EPERM)
 			return 1;
 		print_plan(&cfg, &c.info, stdout, "");
@@ -529,11 +531,11 @@ int main(int argc, char **argv)
 	}
 	/* subscribed first: a named interface deleted while starting is seen */
 	err = links_open(&c.links);
-	if (err || stopped())
+	if (stopped() || err)
 		goto out;
 	/* then the hooks: a run that could measure nothing is refused before any XDP */
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
-	if (err || stopped())
+	if (stopped() || err)
 		goto out;
 	if (cfg.nifaces && !cfg.no_xdp)
 		err = stamper_attach(&c.stamper, &cfg);
