@@ -24,10 +24,19 @@ fi
 need() { need_rxlat timeout; }
 
 # Namespaces and UDP from A to a reader in B for the whole test, spread
-# over the queues by 8 flows.
+# over the queues by 8 flows. Not under QEMU: there rxlat attaches fentry
+# trampolines, and one patched into udp_queue_rcv_one_skb while the other
+# vCPU runs it tripped the emulator (an "Oops: int3" at the function's
+# first byte on 6.12, a stale translated block; real CPUs are synchronised
+# by the kernel's text_poke_bp). The host runs every round under traffic.
 traffic()
 {
 	ns_pair || t_abort setup "cannot create the namespaces"
+	if [[ -n ${RXLAT_VM:-} ]]; then
+		TRAFFIC="no traffic (QEMU)"
+		return 0
+	fi
+	TRAFFIC="$PPS pps UDP"
 	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count 100000000 --timeout 600
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$BG_PID" ||
 		t_abort receiver "rxlat-pktgen recv did not start: $(tail -n 1 "$T_DIR/recv.err")"
@@ -122,7 +131,7 @@ sigkill_rounds()
 			[[ -z $out ]] || unclean+=("$out")
 		fi
 	done
-	log "kill: $KILL_ROUNDS SIGKILL rounds under $PPS pps UDP, $early of them before 'map memory', delays ${min}..${max} ms"
+	log "kill: $KILL_ROUNDS SIGKILL rounds under $TRAFFIC, $early of them before 'map memory', delays ${min}..${max} ms"
 	assert_eq nothing_left "" "${bad[*]}" "left behind after SIGKILL"
 	assert_eq next_start_clean "" "${unclean[*]}"
 }
