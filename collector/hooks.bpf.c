@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rxlat latency hooks. Each program reads the start time a packet carries
- * (the XDP stamp, else a realtime skb->tstamp) at the entry of one point of
+ * (the XDP stamp, else a realtime skb->tstamp written by the tc stamper or
+ * the kernel) at the entry of one point of
  * the receive path and adds now - start to the series of its stage,
  * interface and receive queue. The skb is only read at function entry:
  * by the time tcp_data_queue() or udp_queue_rcv_one_skb() return, it may
@@ -18,6 +19,7 @@
 #include <bpf/bpf_endian.h>
 #include "rxlat.h"
 #include "rxlat_hist.h"
+#include "rxlat_clock.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -48,6 +50,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct rxlat_hist);
 } rxlat_hists SEC(".maps");
+
+/* Interfaces where rxlat knows the tc stamper runs (user space fills it). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RXLAT_MAX_IFACES_LIMIT);
+	__type(key, __u32); /* ifindex */
+	__type(value, __u8);
+} rxlat_tc_ifaces SEC(".maps");
 
 /* Kernel layouts that changed: CO-RE picks the one this kernel has. */
 struct sk_buff___tstamp_type { /* 6.11+ */
@@ -170,6 +180,55 @@ static __always_inline bool netns_sk(const struct sock *sk)
 	return sk->__sk_common.skc_net.net->ns.inum == rxlat_cfg.netns_ino;
 }
 
+/*
+ * The start, in CLOCK_MONOTONIC, of a realtime stamp ts; false when the
+ * kernel's offset is being refreshed right now. The offset is the one of
+ * this moment, unless the realtime clock stepped since the stamp was taken:
+ * a stamp taken before the step the hooks saw last is converted with the
+ * offset before it. Which one: the start that lies before now and before
+ * the step (for the old offset), the later of the two if both do. A step
+ * smaller than the time the packet spent in between can be mistaken by
+ * at most its own size.
+ */
+static __always_inline bool realtime_start(__s64 ts, __u64 now, __u64 *start)
+{
+	struct rxlat_clock *c = &rxlat_state.clock;
+	__u64 cur, old;
+	__s64 offs;
+
+	if (!rxlat_realtime_offset(now, &offs))
+		return false;
+	if (offs != c->offs) { /* a step, or the first realtime stamp (prev 0) */
+		if (c->offs)
+			__sync_fetch_and_add(&c->steps, 1);
+		c->prev = c->offs;
+		c->prev_until = now;
+		c->offs = offs;
+	}
+	cur = ts - offs;
+	old = ts - c->prev;
+	*start = cur;
+	if (old <= now && old < c->prev_until && (cur > now || old > cur))
+		*start = old;
+	return true;
+}
+
+/* Where a packet's start time comes from, and that time. */
+static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, __u32 ifindex,
+					  __u64 *start)
+{
+	__s64 ts = skb->tstamp;
+	__u32 src = RXLAT_SRC_KERNEL;
+
+	if (ts <= 0 || !tstamp_is_realtime(skb))
+		return RXLAT_SRC_NONE;
+	if ((ts & RXLAT_TC_MARK) && bpf_map_lookup_elem(&rxlat_tc_ifaces, &ifindex))
+		src = RXLAT_SRC_TC;
+	if (!realtime_start(ts, now, start))
+		return RXLAT_SRC_NONE;
+	return src;
+}
+
 static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
@@ -185,16 +244,11 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 		src = RXLAT_SRC_XDP;
 	} else {
 		__u16 qm = skb->queue_mapping;
-		__s64 ts = skb->tstamp;
 
 		/* skb_iif is set after the netif_receive_skb tracepoint */
 		ifindex = skb->skb_iif ?: skb->dev->ifindex;
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
-		src = RXLAT_SRC_NONE;
-		if (ts > 0 && tstamp_is_realtime(skb)) {
-			start = ts - rxlat_state.mono_to_real;
-			src = RXLAT_SRC_KERNEL;
-		}
+		src = packet_start(skb, now, ifindex, &start);
 	}
 
 	slot = iface_slot(ifindex);
@@ -209,7 +263,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	if (src == RXLAT_SRC_NONE)
 		return;
 
-	/* A start after now (a realtime clock step) counts as 0 ns. */
+	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
 	__u64 lat = now > start ? now - start : 0;
 
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);

@@ -698,12 +698,6 @@ int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nsl
 
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch)
 {
-	struct timespec real, mono;
-
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	h->skel->bss->rxlat_state.mono_to_real =
-	    (real.tv_sec - mono.tv_sec) * 1000000000LL + (real.tv_nsec - mono.tv_nsec);
 	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_state.epoch, 1, __ATOMIC_SEQ_CST);
 }
 
@@ -746,4 +740,20 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 	/* the old ifindex is gone: nothing records under it any more */
 	bpf_map_delete_elem(fd, &from);
 	return 0;
+}
+
+int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on)
+{
+	int fd = bpf_map__fd(h->skel->maps.rxlat_tc_ifaces);
+	__u8 one = 1;
+
+	if (on)
+		return bpf_map_update_elem(fd, &ifindex, &one, BPF_ANY) ? -errno : 0;
+	bpf_map_delete_elem(fd, &ifindex);
+	return 0;
+}
+
+__u64 hooks_clock_steps(const struct rxlat_hooks *h)
+{
+	return __atomic_load_n(&h->skel->bss->rxlat_state.clock.steps, __ATOMIC_RELAXED);
 }

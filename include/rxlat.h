@@ -186,19 +186,44 @@ struct rxlat_bpf_config {
 	__u64 udp_consume_hi;
 };
 
+/*
+ * CLOCK_REALTIME - CLOCK_MONOTONIC as the hooks last saw it, and the value
+ * before the last step of the realtime clock: a realtime stamp taken before
+ * a step and read after it is converted with the offset it was taken with
+ * (see realtime_start() in collector/hooks.bpf.c).
+ */
+struct rxlat_clock {
+	__s64 offs;	  /* offset seen last */
+	__s64 prev;	  /* offset before the last step */
+	__u64 prev_until; /* CLOCK_MONOTONIC when the step was first seen */
+	__u64 steps;	  /* steps seen (realtime or TAI offset changes) */
+};
+
 /* What the latency hooks and user space both write: one instance in .bss. */
 struct rxlat_bpf_state {
 	/* Report epoch, advanced by user space at every report (see max_ns[]). */
 	__u64 epoch;
-	/*
-	 * Offset CLOCK_REALTIME - CLOCK_MONOTONIC, refreshed by user space at
-	 * every report, to compare a realtime skb->tstamp with
-	 * bpf_ktime_get_ns().
-	 */
-	__s64 mono_to_real;
+	struct rxlat_clock clock; /* written by the hooks only */
 	/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
 	__u64 udp_read_seen;
 };
+
+/*
+ * The tc ingress stamper (tc/rxlat_tc.bpf.c) keeps its stamp in skb->tstamp
+ * as a CLOCK_REALTIME value, the type the socket layer expects there, with
+ * the lowest nanosecond bit set; a kernel receive stamp it passes gets that
+ * bit cleared. Where rxlat knows the tc stamper runs (rxlat_tc_ifaces), an
+ * odd realtime stamp is the tc stamper's (see tc/README.md).
+ */
+#define RXLAT_TC_MARK 1ull
+
+/*
+ * rxlat's own tc filter (netlink attach, kernels without tcx links): one
+ * priority and handle, so that rxlat finds it again and never touches a
+ * filter it did not create.
+ */
+#define RXLAT_TC_PRIO	1
+#define RXLAT_TC_HANDLE 0x52584c54u /* "RXLT" */
 
 /* Interface slot table value (key: ifindex). */
 struct rxlat_ifslot {

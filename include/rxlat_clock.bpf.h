@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CLOCK_REALTIME in BPF, for the tc stamper and the latency hooks alike.
+ * BPF has no realtime clock, and an offset that user space reads and hands
+ * down is wrong from the moment the clock steps until the next refresh.
+ * The kernel keeps its own offset CLOCK_REALTIME - CLOCK_MONOTONIC in every
+ * CPU's hrtimer bases, and clock_was_set() refreshes the copies of all
+ * online CPUs right after a step, an adjtimex() or a leap second.
+ *
+ * The bases are per-CPU data that BPF could name through BTF, but the
+ * kernel resolves such a name through kallsyms, which holds no data symbols
+ * without CONFIG_KALLSYMS_ALL (the case on some hosts). So the bases are
+ * reached through a pointer every kernel has: the current task's ITIMER_REAL
+ * hrtimer, set up at fork with the base of the CPU it forked on.
+ *
+ * In the moment between the timekeeper's update and the refresh, a copy is
+ * stale; so it is checked against the live clocks: the TAI offset copied
+ * with it must equal bpf_ktime_get_tai_ns() - bpf_ktime_get_ns(), which
+ * reads the timekeeper itself. A TAI offset change and a realtime step both
+ * move it, so a copy that passes is current; one that fails is not used.
+ */
+#ifndef RXLAT_CLOCK_BPF_H
+#define RXLAT_CLOCK_BPF_H
+
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+/* The two clock reads of the check are a few ns apart; a step is >= 1 s
+ * for TAI, and a realtime step below this bound is an error below it. */
+#define RXLAT_CLOCK_SLACK_NS 1000000ll
+
+/*
+ * The hrtimer bases of some online CPU. The idle task of CPU 0 (init_task)
+ * never had its timer set up: its first child, init or kthreadd, has.
+ */
+static __always_inline const struct hrtimer_cpu_base *rxlat_hrtimer_bases(void)
+{
+	struct task_struct *t = (void *)bpf_get_current_task();
+	struct hrtimer_clock_base *base = BPF_CORE_READ(t, signal, real_timer.base);
+
+	if (!base) {
+		void *child = BPF_CORE_READ(t, children.next);
+
+		t = child - bpf_core_field_offset(struct task_struct, sibling);
+		base = BPF_CORE_READ(t, signal, real_timer.base);
+	}
+	return base ? BPF_CORE_READ(base, cpu_base) : NULL;
+}
+
+/*
+ * *offs = CLOCK_REALTIME - CLOCK_MONOTONIC now; mono is a
+ * bpf_ktime_get_ns() read just before. False while the kernel's copy is
+ * being refreshed: the caller then has no realtime for this packet.
+ */
+static __always_inline bool rxlat_realtime_offset(__u64 mono, __s64 *offs)
+{
+	const struct hrtimer_cpu_base *b = rxlat_hrtimer_bases();
+	__s64 live, copy;
+
+	if (!b)
+		return false;
+	/* base indexes unchanged since 4.16; CO-RE relocates the field offsets */
+	copy = BPF_CORE_READ(b, clock_base[HRTIMER_BASE_TAI].offset);
+	live = (__s64)(bpf_ktime_get_tai_ns() - mono);
+	if (live - copy > RXLAT_CLOCK_SLACK_NS || copy - live > RXLAT_CLOCK_SLACK_NS)
+		return false;
+	*offs = BPF_CORE_READ(b, clock_base[HRTIMER_BASE_REALTIME].offset);
+	return true;
+}
+
+#endif /* RXLAT_CLOCK_BPF_H */
