@@ -24,7 +24,7 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
 BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu
 
-all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
+all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
 
 $(BUILD):
 	@mkdir -p $@
@@ -101,6 +101,7 @@ format:
 install: all
 	install -D -m 0755 $(BUILD)/rxlat $(DESTDIR)$(BINDIR)/rxlat
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
+	install -D -m 0644 $(BUILD)/rxlat_tc.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_tc.bpf.o
 	install -D -m 0644 $(BUILD)/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
 	install -D -m 0644 $(BUILD)/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
 	install -D -m 0644 $(BUILD)/libxdp/xdp-dispatcher.o $(DESTDIR)$(LIBDIR)/xdp-dispatcher.o

@@ -6,20 +6,23 @@
 #include "caps.h"
 #include "log.h"
 
-int caps_drop(void)
+int caps_drop(bool net_admin)
 {
-	cap_value_t keep[] = { CAP_BPF };
+	cap_value_t want[] = { CAP_BPF, CAP_NET_ADMIN }, keep[2];
 	cap_t cur = cap_get_proc(), caps = cap_init();
-	cap_flag_value_t held = CAP_CLEAR;
-	int nkeep = 1, err = 0;
+	int nkeep = 0, err = 0;
 
 	if (!cur || !caps) {
 		err = -errno;
 		goto out;
 	}
 	/* only what is held: a capability not permitted cannot be set */
-	if (cap_get_flag(cur, CAP_BPF, CAP_PERMITTED, &held) || held != CAP_SET)
-		nkeep = 0;
+	for (int i = 0; i < (net_admin ? 2 : 1); i++) {
+		cap_flag_value_t held = CAP_CLEAR;
+
+		if (!cap_get_flag(cur, want[i], CAP_PERMITTED, &held) && held == CAP_SET)
+			keep[nkeep++] = want[i];
+	}
 	if (nkeep && (cap_set_flag(caps, CAP_EFFECTIVE, nkeep, keep, CAP_SET) ||
 		      cap_set_flag(caps, CAP_PERMITTED, nkeep, keep, CAP_SET))) {
 		err = -errno;

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <net/if.h>
+#include <sys/types.h>
+#include <linux/bpf.h>
 #include <linux/types.h>
 #include "rxlat.h"
 
@@ -27,6 +29,7 @@ struct rxlat_config {
 	int nifaces;
 	enum rxlat_xdp_mode xdp_mode;
 	bool no_xdp;
+	bool tc; /* --tc: the tc stamper instead of the XDP one */
 	enum rxlat_stamp_mode stamp;
 	bool per_queue;
 	bool stages[RXLAT_NR_STAGES];
@@ -45,7 +48,12 @@ struct rxlat_config {
  * the poll-end reset of its batch stamps, attached whenever there is one.
  */
 struct rxlat_stamper;
-int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg);
+/*
+ * Attaches the XDP stamper to the named interfaces; use_tc[i] is set for
+ * each where another program holds XDP or the stamper cannot attach (said
+ * in one line). *out is NULL when no interface has it.
+ */
+int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[]);
 int stamper_find(struct rxlat_stamper **out, bool quiet);
 /* Sum the per-CPU counters per (ifindex, queue); *keys and *vals are malloc'ed. */
 int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
@@ -58,6 +66,27 @@ void stamper_destroy(struct rxlat_stamper *st);
  */
 void stamper_detach_iface(struct rxlat_stamper *st, int i);
 int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i);
+
+/* holders.c: which process holds a BPF link or program (0: none). */
+__u32 for_each_link(__u32 (*fn)(const struct bpf_link_info *, const void *), const void *arg);
+pid_t link_holder(__u32 link_id, char comm[16]);
+pid_t prog_holder(__u32 prog_id, char comm[16]);
+
+/*
+ * tc.c: the tc ingress stamper, per named interface i of the config: a tcx
+ * link, else a cls_bpf filter of rxlat's own, or a filter running the
+ * stamper that iproute2 loaded (used, never touched).
+ */
+enum rxlat_tc_how { RXLAT_TC_NONE, RXLAT_TC_TCX, RXLAT_TC_FILTER, RXLAT_TC_FOREIGN };
+struct rxlat_tc;
+int tc_open(struct rxlat_tc **out);
+/* RXLAT_TC_NONE when it cannot be attached (said). */
+enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
+/* gone: the interface was deleted, and its filter with it. */
+void tc_detach(struct rxlat_tc *t, int i, bool gone);
+/* Are filters attached through netlink (removing them needs CAP_NET_ADMIN)? */
+bool tc_netlink(const struct rxlat_tc *t);
+void tc_destroy(struct rxlat_tc *t);
 
 /* hooks.c: the latency hooks, one attach point set per stage. */
 struct rxlat_hooks;
@@ -81,6 +110,10 @@ void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
 /* Interface slot of ifindex from now belongs to ifindex to: 0 or -errno. */
 int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
+/* Realtime stamps on ifindex with the tc mark are the tc stamper's (on) or not. */
+int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
+/* Steps of the realtime clock the hooks saw. */
+__u64 hooks_clock_steps(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);
 
 #endif

@@ -8,10 +8,15 @@ USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lmnl -lcap -lm
 
 # hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),
 # so that its names do not collide with hooks.c's own hooks_*() functions.
-SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat_reset.skel.h $(BUILD)/hooks_bpf.skel.h
+SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat_reset.skel.h $(BUILD)/hooks_bpf.skel.h \
+         $(BUILD)/rxlat_tc.skel.h
 
 $(BUILD)/hooks_bpf.skel.h: $(BUILD)/hooks.bpf.o
 	$(BPFTOOL) gen skeleton $< name hooks_bpf > $@.tmp && mv $@.tmp $@
+
+# the same for the tc stamper: tc.c has tc_*() functions of its own
+$(BUILD)/rxlat_tc.skel.h: $(BUILD)/rxlat_tc.bpf.o
+	$(BPFTOOL) gen skeleton $< name rxlat_tc_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/collector/%.o: collector/%.c $(SKELS) include/*.h collector/*.h | $(BUILD)
 	@mkdir -p $(dir $@)

@@ -16,7 +16,7 @@
 
 struct opts {
 	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output;
-	struct arg_lit *no_xdp, *per_queue, *list_stages, *verbose, *help, *version;
+	struct arg_lit *no_xdp, *tc, *per_queue, *list_stages, *verbose, *help, *version;
 	struct arg_dbl *interval, *duration;
 	struct arg_int *max_ifaces, *max_queues;
 	struct arg_end *end;
@@ -146,6 +146,9 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 				     "XDP attach mode (default: native)"),
 		.no_xdp =
 		    arg_lit0(NULL, "no-xdp", "use a stamper that xdp-loader attached, attach none"),
+		.tc = arg_lit0(NULL, "tc",
+			       "stamp at tc ingress of each -i IFACE instead of in XDP (rxlat "
+			       "falls back to it where XDP cannot attach)"),
 		.stamp = arg_str0(
 		    NULL, "stamp",
 		    join(stamp_syntax, sizeof(stamp_syntax), stamps, NCHOICES(stamps), "|"),
@@ -177,10 +180,10 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,	o.xdp_mode,   o.no_xdp,	     o.stamp,	 o.per_queue,
-			  o.stages,	o.attach,     o.interval,    o.duration, o.output,
-			  o.max_ifaces, o.max_queues, o.list_stages, o.verbose,	 o.help,
-			  o.version,	o.end };
+	void *table[] = { o.iface,     o.xdp_mode,   o.no_xdp,	   o.tc,	  o.stamp,
+			  o.per_queue, o.stages,     o.attach,	   o.interval,	  o.duration,
+			  o.output,    o.max_ifaces, o.max_queues, o.list_stages, o.verbose,
+			  o.help,      o.version,    o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -205,6 +208,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 
 	cfg->verbose = o.verbose->count > 0;
 	cfg->no_xdp = o.no_xdp->count > 0;
+	cfg->tc = o.tc->count > 0;
 	cfg->per_queue = o.per_queue->count > 0;
 	cfg->list_stages = o.list_stages->count > 0;
 	cfg->interval_s = o.interval->count ? o.interval->dval[0] : 1.0;
@@ -276,6 +280,14 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	if (cfg->no_xdp && (o.xdp_mode->count || o.stamp->count)) {
 		rxlat_err("--no-xdp uses a stamper loaded elsewhere: --xdp-mode and --stamp "
 			  "do not apply");
+		goto out;
+	}
+	if (cfg->tc && (o.xdp_mode->count || o.stamp->count)) {
+		rxlat_err("--tc stamps at tc ingress: --xdp-mode and --stamp do not apply");
+		goto out;
+	}
+	if (cfg->tc && !o.iface->count) {
+		rxlat_err("--tc needs the interfaces to stamp: add -i IFACE");
 		goto out;
 	}
 	for (int i = 0; i < o.iface->count; i++) {

@@ -35,6 +35,8 @@ struct collector {
 	struct rxlat_config *cfg; /* a named interface that comes back: new ifindex */
 	struct rxlat_hooks *hooks;
 	struct rxlat_stamper *stamper;
+	struct rxlat_tc *tc;
+	bool use_tc[RXLAT_MAX_CLI_IFACES]; /* named interface i: tc stamper, not XDP */
 	struct rxlat_hooks_info info;
 	struct rxlat_collect col;
 	__u32 *slot_ifindex;  /* max_ifaces */
@@ -180,10 +182,15 @@ static int named_left(const struct collector *c)
 
 static void iface_gone(struct collector *c, int i)
 {
-	const char *what = c->cfg->no_xdp ? "" : ": its stamper was detached";
+	const char *what = c->cfg->no_xdp && !c->use_tc[i] ? "" : ": its stamper was detached";
 
 	c->gone[i] = true;
-	stamper_detach_iface(c->stamper, i);
+	if (c->use_tc[i]) {
+		tc_detach(c->tc, i, true);
+		hooks_tc_iface(c->hooks, c->cfg->ifindexes[i], false);
+	} else {
+		stamper_detach_iface(c->stamper, i);
+	}
 	if (named_left(c))
 		rxlat_info("%s is gone%s; measuring the other interfaces", c->cfg->ifnames[i],
 			   what);
@@ -211,6 +218,19 @@ static void iface_back(struct collector *c, int i, __u32 ifindex)
 	}
 	cfg->ifindexes[i] = ifindex;
 	c->gone[i] = false;
+	if (c->use_tc[i]) {
+		if (tc_attach(c->tc, i, ifindex, name) == RXLAT_TC_NONE ||
+		    hooks_tc_iface(c->hooks, ifindex, true))
+			rxlat_err(
+			    "%s is back (ifindex %u) but the tc stamper cannot be attached to "
+			    "it; measuring it without stamps",
+			    name, ifindex);
+		else
+			rxlat_info("%s is back (ifindex %u): tc stamper attached again, reported "
+				   "under the same name",
+				   name, ifindex);
+		return;
+	}
 	if (cfg->no_xdp) {
 		rxlat_info("%s is back (ifindex %u): reported under its name again; --no-xdp: "
 			   "rxlat attaches no stamper to it",
@@ -452,6 +472,38 @@ static bool stopped(void)
 	return true;
 }
 
+static const char *const tc_how[] = {
+	[RXLAT_TC_TCX] = "a tcx link",
+	[RXLAT_TC_FILTER] = "a cls_bpf filter, pref 1 handle 0x52584c54",
+};
+
+/* The tc stamper on the named interfaces that use it (--tc, or XDP taken). */
+static int attach_tc(struct collector *c)
+{
+	const struct rxlat_config *cfg = c->cfg;
+	int err = 0;
+
+	for (int i = 0; i < cfg->nifaces && !err; i++) {
+		enum rxlat_tc_how how;
+
+		if (!c->use_tc[i])
+			continue;
+		if (!c->tc && (err = tc_open(&c->tc)))
+			return err;
+		how = tc_attach(c->tc, i, cfg->ifindexes[i], cfg->ifnames[i]);
+		if (how == RXLAT_TC_NONE)
+			return -EBUSY;
+		if (how != RXLAT_TC_FOREIGN)
+			rxlat_info("tc stamper attached to %s ingress through %s", cfg->ifnames[i],
+				   tc_how[how]);
+		err = hooks_tc_iface(c->hooks, cfg->ifindexes[i], true);
+		if (err)
+			rxlat_err("cannot mark %s as tc-stamped: %s", cfg->ifnames[i],
+				  strerror(-err));
+	}
+	return err;
+}
+
 /* Everything attached: from here every report covers its own interval. */
 static int start_measuring(struct collector *c)
 {
@@ -459,7 +511,8 @@ static int start_measuring(struct collector *c)
 	size_t nxdp;
 	int err;
 
-	err = caps_drop();
+	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN */
+	err = caps_drop(tc_netlink(c->tc));
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */
@@ -537,14 +590,19 @@ int main(int argc, char **argv)
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (stopped() || err)
 		goto out;
-	if (cfg.nifaces && !cfg.no_xdp)
-		err = stamper_attach(&c.stamper, &cfg);
+	if (cfg.tc)
+		memset(c.use_tc, 1, sizeof(c.use_tc));
+	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
+		err = stamper_attach(&c.stamper, &cfg, c.use_tc);
 	else if (cfg.no_xdp)
 		err = stamper_find(&c.stamper, false);
-	else if (stamper_find(&c.stamper, true))
+	else if (stamper_find(&c.stamper, true) && !cfg.tc)
 		rxlat_info("no XDP stamper attached (no -i given and none loaded): only "
 			   "kernel receive timestamps can be measured");
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
+	if (stopped() || err)
+		goto out;
+	err = attach_tc(&c);
 	if (stopped() || err)
 		goto out;
 	warn_down(&cfg);
@@ -573,6 +631,7 @@ int main(int argc, char **argv)
 out:
 	/* links are closed here; the kernel detaches them even if we die */
 	hooks_destroy(c.hooks);
+	tc_destroy(c.tc);
 	stamper_destroy(c.stamper);
 	links_close(c.links);
 	collect_free(&c.col);

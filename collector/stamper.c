@@ -28,7 +28,6 @@
 /* program names as the kernel keeps them (cut to 15 characters) */
 #define STAMPER_NAME	"rxlat_xdp"
 #define DISPATCHER_NAME "xdp_dispatcher"
-#define READ_STAMPS	", or read its stamps with 'rxlat --no-xdp -i "
 
 struct rxlat_stamper {
 	struct rxlat_xdp *skel; /* NULL when found, not loaded */
@@ -92,25 +91,6 @@ static bool prog_is(__u32 id, const char *want)
 	return !strcmp(name, want);
 }
 
-/* Calls fn for every BPF link until it returns non-zero; returns that. */
-static __u32 for_each_link(__u32 (*fn)(const struct bpf_link_info *, const void *), const void *arg)
-{
-	__u32 id = 0, ret = 0;
-
-	while (!ret && !bpf_link_get_next_id(id, &id)) {
-		struct bpf_link_info info = {};
-		__u32 len = sizeof(info);
-		int fd = bpf_link_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-			ret = fn(&info, arg);
-		close(fd);
-	}
-	return ret;
-}
-
 struct xdp_att {
 	__u32 prog_id, ifindex;
 };
@@ -139,83 +119,6 @@ static __u32 match_dispatched_stamper(const struct bpf_link_info *l, const void 
 	    prog_is(l->prog_id, STAMPER_NAME))
 		return l->prog_id;
 	return 0;
-}
-
-static bool fdinfo_has_link(const char *path, __u32 link_id)
-{
-	char buf[512], *p;
-	FILE *f = fopen(path, "r");
-	bool found = false;
-
-	if (!f)
-		return false;
-	while (!found && fgets(buf, sizeof(buf), f))
-		if ((p = strstr(buf, "link_id:")) == buf)
-			found = strtoul(p + strlen("link_id:"), NULL, 10) == link_id;
-	fclose(f);
-	return found;
-}
-
-static bool pid_holds_link(const char *pid, __u32 link_id)
-{
-	char path[PATH_MAX], target[64];
-	struct dirent *e;
-	bool found = false;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%s/fd", pid);
-	d = opendir(path);
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d))) {
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, e->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		if (strcmp(target, "anon_inode:bpf_link"))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, e->d_name);
-		found = fdinfo_has_link(path, link_id);
-	}
-	closedir(d);
-	return found;
-}
-
-/* The process that holds BPF link link_id (its fdinfo names it), or 0. */
-static pid_t link_holder(__u32 link_id, char comm[16])
-{
-	pid_t self = getpid(), pid = 0;
-	struct dirent *e;
-	DIR *d = opendir("/proc");
-
-	comm[0] = '\0';
-	if (!d)
-		return 0;
-	while (!pid && (e = readdir(d))) {
-		char *end;
-		long p = strtol(e->d_name, &end, 10);
-
-		if (*end || p <= 0 || p == self || !pid_holds_link(e->d_name, link_id))
-			continue;
-		pid = (pid_t)p;
-	}
-	closedir(d);
-	if (pid) {
-		char path[64];
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-		f = fopen(path, "r");
-		if (f) {
-			if (fgets(comm, 16, f))
-				comm[strcspn(comm, "\n")] = '\0';
-			fclose(f);
-		}
-	}
-	return pid;
 }
 
 /*
@@ -260,17 +163,21 @@ static int attached_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
 	return 0;
 }
 
+#define TC_INSTEAD "stamping at tc ingress instead"
+
 /*
- * Says what holds the interface and how to get on, each hint one that works
- * as written: a link cannot be removed from outside (xdp-loader unload gets
- * EBUSY), and libxdp adds programs only beside its own dispatcher.
+ * Says what holds the interface's XDP hook. Another rxlat stamper there:
+ * an error with the way to read its stamps, -EBUSY. Any other program: the
+ * tc stamper takes over, said in one line, 1. Free: 0. Each hint is one that
+ * works as written: a link cannot be removed from outside (xdp-loader
+ * unload gets EBUSY), and libxdp adds programs only beside its own
+ * dispatcher.
  */
 static int describe_existing(__u32 ifindex, const char *ifname)
 {
 	struct xdp_mode_ids modes[3], *m = NULL;
 	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX];
 	struct xdp_att att;
-	bool stamper;
 	__u32 link_id;
 	pid_t pid;
 
@@ -282,10 +189,9 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 	if (!m)
 		return 0;
 	prog_name(m->id, name);
-	stamper = !strcmp(name, STAMPER_NAME);
 	att = (struct xdp_att){ m->id, ifindex };
 	link_id = for_each_link(match_xdp_link, &att);
-	if (link_id) {
+	if (link_id && !strcmp(name, STAMPER_NAME)) {
 		pid = link_holder(link_id, comm);
 		if (pid && !strcmp(comm, "rxlat"))
 			rxlat_err("%s is measured by another rxlat (pid %d): stop it (kill %d), or "
@@ -294,15 +200,28 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 		else if (pid)
 			rxlat_err(
 			    "%s has XDP program '%s' (id %u) attached through a BPF link held "
-			    "by %s (pid %d): stop that process (kill %d)%s%s%s",
-			    ifname, name, m->id, comm, pid, pid, stamper ? READ_STAMPS : "",
-			    stamper ? ifname : "", stamper ? "'" : "");
+			    "by %s (pid %d): stop that process (kill %d), or read its stamps "
+			    "with 'rxlat --no-xdp -i %s'",
+			    ifname, name, m->id, comm, pid, pid, ifname);
 		else
 			rxlat_err("%s has XDP program '%s' (id %u) attached through BPF link %u, "
 				  "which no running process holds (a link pinned in a bpf "
-				  "filesystem): the interface stays taken while that pin exists",
-				  ifname, name, m->id, link_id);
+				  "filesystem): read its stamps with 'rxlat --no-xdp -i %s'",
+				  ifname, name, m->id, link_id, ifname);
 		return -EBUSY;
+	}
+	if (link_id) {
+		pid = link_holder(link_id, comm);
+		if (pid)
+			rxlat_info(
+			    "%s: XDP is taken by program '%s' (id %u) through a BPF link held "
+			    "by %s (pid %d): " TC_INSTEAD,
+			    ifname, name, m->id, comm, pid);
+		else
+			rxlat_info("%s: XDP is taken by program '%s' (id %u) through BPF link %u, "
+				   "which no running process holds: " TC_INSTEAD,
+				   ifname, name, m->id, link_id);
+		return 1;
 	}
 	if (!strcmp(name, DISPATCHER_NAME)) {
 		if (for_each_link(match_dispatched_stamper, &m->id)) {
@@ -310,30 +229,27 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 				  "%u, running the rxlat stamper): read its stamps with 'rxlat "
 				  "--no-xdp -i %s'",
 				  ifname, m->id, ifname);
-		} else {
-			stamper_object(obj, sizeof(obj));
-			rxlat_err(
-			    "%s already has an XDP program attached (libxdp's dispatcher, id "
-			    "%u, %s mode): load the stamper beside its programs with "
-			    "'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux 6.12 "
-			    "and later), then run 'rxlat --no-xdp -i %s'",
-			    ifname, m->id, m->loader, m->loader, ifname, obj, ifname);
+			return -EBUSY;
 		}
-		return -EBUSY;
+		stamper_object(obj, sizeof(obj));
+		rxlat_info("%s: XDP is taken by libxdp's dispatcher (id %u, %s mode): " TC_INSTEAD
+			   "; to stamp in XDP, stop rxlat, load the stamper beside its programs "
+			   "with 'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux "
+			   "6.12 and later), then run 'rxlat --no-xdp -i %s'",
+			   ifname, m->id, m->loader, m->loader, ifname, obj, ifname);
+		return 1;
 	}
-	if (stamper)
+	if (!strcmp(name, STAMPER_NAME)) {
 		rxlat_err("%s already has an XDP program attached (id %u, the rxlat stamper, "
 			  "%s mode, loaded without rxlat): read its stamps with 'rxlat --no-xdp -i "
 			  "%s', or detach it with 'ip link set dev %s %s off'",
 			  ifname, m->id, m->loader, ifname, ifname, m->ip);
-	else
-		rxlat_err(
-		    "%s already has an XDP program attached (id %u, name '%s', %s mode, "
-		    "without libxdp's dispatcher, so nothing can be loaded beside it): detach "
-		    "it with 'ip link set dev %s %s off' (this removes that program), then "
-		    "run rxlat again",
-		    ifname, m->id, name, m->loader, ifname, m->ip);
-	return -EBUSY;
+		return -EBUSY;
+	}
+	rxlat_info("%s: XDP is taken by program '%s' (id %u, %s mode, without libxdp's "
+		   "dispatcher, so nothing can run beside it): " TC_INSTEAD,
+		   ifname, name, m->id, m->loader);
+	return 1;
 }
 
 /*
@@ -376,18 +292,23 @@ static struct rxlat_stamper *stamper_new(void)
 	return st;
 }
 
-int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg)
+int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[])
 {
 	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	const char *mode = cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native";
 	struct rxlat_stamper *st;
-	int err, i;
+	int err, i, nxdp = 0;
 
 	for (i = 0; i < cfg->nifaces; i++) {
 		err = describe_existing(cfg->ifindexes[i], cfg->ifnames[i]);
-		if (err)
+		if (err < 0)
 			return err;
+		use_tc[i] = err > 0;
+		nxdp += !use_tc[i];
 	}
+	*out = NULL;
+	if (!nxdp)
+		return 0;
 	st = stamper_new();
 	if (!st)
 		return -ENOMEM;
@@ -419,25 +340,31 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg)
 
 	for (i = 0; i < cfg->nifaces; i++) {
 		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
-		int fd;
+		int fd = -1;
 
+		st->link_fds[st->nlinks++] = -1;
+		if (use_tc[i])
+			continue;
 		/* A link, not a netlink attach: the kernel detaches it when the
 		 * last fd closes, so no exit path of rxlat leaves it behind. */
 		fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), cfg->ifindexes[i],
 				     BPF_XDP, &opts);
 		if (fd < 0) {
 			err = -errno;
-			if ((err == -EBUSY || err == -EEXIST) &&
-			    describe_existing(cfg->ifindexes[i], cfg->ifnames[i]))
-				goto fail;
-			rxlat_err("cannot attach the XDP stamper to %s in %s mode: %s%s",
-				  cfg->ifnames[i], mode, strerror(-err),
-				  cfg->xdp_mode == RXLAT_XDP_SKB
-				      ? ""
-				      : " (driver without native XDP? try --xdp-mode skb)");
-			goto fail;
+			if (err == -EBUSY || err == -EEXIST) {
+				/* taken since the check above */
+				err = describe_existing(cfg->ifindexes[i], cfg->ifnames[i]);
+				if (err < 0)
+					goto fail;
+			} else {
+				rxlat_info("%s: the XDP stamper cannot attach in %s mode "
+					   "(%s): " TC_INSTEAD,
+					   cfg->ifnames[i], mode, strerror(-err));
+			}
+			use_tc[i] = true;
+			continue;
 		}
-		st->link_fds[st->nlinks++] = fd;
+		st->link_fds[i] = fd;
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode, cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
 	}

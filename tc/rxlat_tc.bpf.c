@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rxlat tc ingress stamper: for a packet that carries no XDP stamp, it
+ * records when the packet reached tc ingress, so that the latency hooks can
+ * measure it where the XDP stamper cannot run. It never drops, redirects or
+ * changes packet bytes, and lets the next filter run (TC_ACT_UNSPEC, which
+ * is TCX_NEXT under tcx).
+ *
+ * The stamp lives in skb->tstamp, as a CLOCK_REALTIME value: the type the
+ * socket layer reports to SO_TIMESTAMP* users, and the one forwarding
+ * clears (why this slot, and what it changes: tc/README.md). Its lowest bit
+ * is set; a kernel receive stamp passing here gets that bit cleared, which
+ * moves it by at most 1 ns, so that the hooks can tell the two apart.
+ *
+ * Loads with iproute2 alone:
+ *   tc qdisc add dev IF clsact
+ *   tc filter add dev IF ingress bpf da obj rxlat_tc.bpf.o sec tc
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "rxlat.h"
+#include "rxlat_clock.bpf.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define TC_ACT_UNSPEC_ (-1)
+
+/*
+ * An rxlat_meta at the start of the metadata area or right before the
+ * packet. The area is at most 32 bytes: the second place is at one of the
+ * four offsets a multiple of 4 leaves.
+ */
+static __always_inline bool xdp_stamped(const struct __sk_buff *skb)
+{
+	void *meta = (void *)(long)skb->data_meta, *data = (void *)(long)skb->data;
+
+	for (int off = 0; off <= 12; off += 4) {
+		const struct rxlat_meta *m = meta + off;
+
+		if ((void *)(m + 1) > data)
+			return false;
+		if ((off == 0 || (void *)(m + 1) == data) && m->magic == RXLAT_META_MAGIC)
+			return true;
+	}
+	return false;
+}
+
+SEC("tc")
+int rxlat_tc(struct __sk_buff *skb)
+{
+	__u64 ts = skb->tstamp, now;
+	__u8 type = skb->tstamp_type;
+	__s64 offs;
+
+	if (xdp_stamped(skb))
+		return TC_ACT_UNSPEC_; /* the earlier stamp wins; nothing to add */
+	if (ts && type == BPF_SKB_TSTAMP_UNSPEC) {
+		/* the kernel's receive stamp (realtime): kept, marked as such */
+		if (ts & RXLAT_TC_MARK)
+			skb->tstamp = ts & ~RXLAT_TC_MARK;
+		return TC_ACT_UNSPEC_;
+	}
+	now = bpf_ktime_get_ns();
+	/*
+	 * A monotonic delivery time (the sender's departure time, over veth)
+	 * that has passed can no longer hold the packet back anywhere; one in
+	 * the future, or another clock's, is left to whoever set it.
+	 */
+	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now))
+		return TC_ACT_UNSPEC_;
+	if (!rxlat_realtime_offset(now, &offs))
+		return TC_ACT_UNSPEC_; /* the kernel is updating its offsets */
+	if (ts)
+		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
+	skb->tstamp = (now + offs) | RXLAT_TC_MARK;
+	return TC_ACT_UNSPEC_;
+}
