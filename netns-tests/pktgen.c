@@ -170,7 +170,7 @@ static void usage(FILE *out)
 		"usage: %s send --dev IF --dst-mac MAC --src-ip A --dst-ip B --dport P --count N\n"
 		"                    [--flows F] [--size BYTES] [--sport-base S] [--pps RATE]\n"
 		"       %s recv --port P --count N [--v6] [--size BYTES] [--timeout SECONDS]\n"
-		"                   [--timestamp]\n",
+		"                   [--timestamp | --timestamp-late] [--hold MS]\n",
 		prog, prog);
 }
 
@@ -407,13 +407,15 @@ static double now_s(void)
 }
 
 struct recv_opts {
-	unsigned long port, count, size, timeout;
-	bool v6, timestamp;
+	unsigned long port, count, size, timeout, hold_ms;
+	bool v6, timestamp, timestamp_late;
 };
 
 struct recv_counts {
 	unsigned long received, valid, invalid, dup;
-	uint8_t *seen; /* one bit per sequence number */
+	unsigned long stamps; /* datagrams with an SCM_TIMESTAMPNS */
+	long long max_off_ns; /* largest |CLOCK_REALTIME at read - stamp| */
+	uint8_t *seen;	      /* one bit per sequence number */
 };
 
 /* Parses recv's options into *o: -1 to go on, else the exit status. */
@@ -426,6 +428,8 @@ static int parse_recv_args(int argc, char **argv, struct recv_opts *o)
 		{ "size", required_argument, NULL, 'b' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "timestamp", no_argument, NULL, 'T' },
+		{ "timestamp-late", no_argument, NULL, 'L' },
+		{ "hold", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -447,6 +451,13 @@ static int parse_recv_args(int argc, char **argv, struct recv_opts *o)
 			break;
 		case 'T':
 			o->timestamp = true;
+			break;
+		case 'L':
+			o->timestamp_late = true;
+			break;
+		case 'H':
+			if (parse_ulong(optarg, 0, 60000, &o->hold_ms))
+				goto bad_arg;
 			break;
 		case 'b':
 			if (parse_ulong(optarg, SEQ_LEN, RECV_BUF, &o->size))
@@ -554,6 +565,38 @@ static void count_datagram(const uint8_t *buf, ssize_t n, const struct recv_opts
 	}
 }
 
+/* One datagram, and how far its receive timestamp (if any) is from now. */
+static ssize_t read_one(int fd, uint8_t *buf, size_t len, struct recv_counts *c)
+{
+	char ctrl[CMSG_SPACE(sizeof(struct timespec))];
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = ctrl,
+			      .msg_controllen = sizeof(ctrl) };
+	struct timespec now;
+	ssize_t n = recvmsg(fd, &msg, MSG_DONTWAIT);
+
+	if (n < 0)
+		return n;
+	clock_gettime(CLOCK_REALTIME, &now);
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		struct timespec ts;
+		long long off;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+		off = (now.tv_sec - ts.tv_sec) * 1000000000LL + (now.tv_nsec - ts.tv_nsec);
+		if (off < 0)
+			off = -off;
+		if (off > c->max_off_ns)
+			c->max_off_ns = off;
+		c->stamps++;
+	}
+	return n;
+}
+
 /* Reads until o->count datagrams or the timeout: 0, or -1 on an error. */
 static int receive(int fd, const struct recv_opts *o, struct recv_counts *c)
 {
@@ -577,7 +620,7 @@ static int receive(int fd, const struct recv_opts *o, struct recv_counts *c)
 		}
 		if (!r)
 			continue;
-		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		n = read_one(fd, buf, sizeof(buf), c);
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR)
 				continue;
@@ -611,9 +654,22 @@ static int cmd_recv(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
+	/* --hold: datagrams queue up first; --timestamp-late asks for receive
+	 * timestamps only then, for datagrams that arrived without */
+	if (o.hold_ms)
+		usleep((useconds_t)(o.hold_ms * 1000));
+	if (o.timestamp_late &&
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int))) {
+		fprintf(stderr, "%s recv: SO_TIMESTAMPNS: %s\n", prog, strerror(errno));
+		close(fd);
+		free(c.seen);
+		return 1;
+	}
 
 	ret = 1;
 	if (!receive(fd, &o, &c)) {
+		if (o.timestamp || o.timestamp_late)
+			printf("timestamps %lu max_offset_ns %lld\n", c.stamps, c.max_off_ns);
 		printf("received %lu valid %lu invalid %lu duplicate %lu\n", c.received, c.valid,
 		       c.invalid, c.dup);
 		fflush(stdout);

@@ -330,11 +330,23 @@ other_process_link()
 	attaches_again attaches_after_kill
 }
 
+# XDP taken: rxlat stamps at tc ingress instead, says so in one line, exits
+# 0 and leaves no tc filter or qdisc of its own behind.
+falls_back()	# NAME
+{
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" -d 0.5 -o json >/dev/null 2>"$T_DIR/$1.err"
+	assert_eq "$1_exit" 0 "$?" "exit of rxlat -i $IF_B: $(grep error "$T_DIR/$1.err")" || return 1
+	assert_eq "$1_one_line" 1 "$(grep -c "stamping at tc ingress instead" "$T_DIR/$1.err")" \
+		"lines saying so"
+	assert_eq "$1_no_qdisc_left" "" "$(in_ns "$NS_B" tc qdisc show dev "$IF_B" clsact)"
+}
+
 # A program attached without a link and without libxdp's dispatcher: libxdp
-# cannot load beside it, so that must not be offered.
+# cannot load beside it, so that must not be offered; rxlat stamps at tc
+# ingress instead, and the program goes on seeing every frame.
 foreign_program()	# native|skb
 {
-	local mode=$1 name
+	local mode=$1 name count
 	setup || return 1
 	# LIBXDP_SKIP_DISPATCHER: a plain netlink attach, as ip or any loader does
 	t_track_xdp "$NS_B" "$IF_B"
@@ -344,14 +356,23 @@ foreign_program()	# native|skb
 	assert_eq attached_plain xdp_count "$name" "program attached to $IF_B" || return 1
 	assert_cmd loader_refuses_beside bash -c "! nsenter --net=/run/netns/$NS_B xdp-loader load -m $mode -p $(t_pin_dir beside) $IF_B $STAMPER >/dev/null 2>&1"
 
-	refused foreign || return 1
+	falls_back foreign || return 1
 	assert_match foreign_message \
-		"^rxlat: error: $IF_B already has an XDP program attached \\(id [0-9]+, name 'xdp_count', $mode mode, without libxdp's dispatcher, so nothing can be loaded beside it\\): detach it with 'ip link set dev $IF_B [a-z]+ off' \\(this removes that program\\)" \
-		"$(cat "$T_DIR/foreign.err")"
+		"^rxlat: $IF_B: XDP is taken by program 'xdp_count' \\(id [0-9]+, $mode mode, without libxdp's dispatcher, so nothing can run beside it\\): stamping at tc ingress instead\$" \
+		"$(grep "stamping at tc" "$T_DIR/foreign.err")"
 	assert_eq foreign_no_loader_advice 0 "$(grep -c xdp-loader "$T_DIR/foreign.err")"
-	follow_hint follow_ip_hint "$NS_B" "$(hint "$T_DIR/foreign.err" "ip link set")"
-	assert_eq foreign_removed "" "$(link_xdp_prog "$NS_B" "$IF_B")"
-	attaches_again attaches_after_detach
+
+	# the same with traffic: every datagram stamped at tc, and counted by
+	# the foreign program as well
+	start_named_rxlat tc "$NS_B" -i "$IF_B" || return 1
+	count=$(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | jq '.[0].formatted.value')
+	send_udp tc "$NS_A" "$N" || return 1
+	sleep 0.6 # one more report
+	stop_named_rxlat tc || return 1
+	assert_eq tc_udp_all_from_tc "$N" "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0' "$T_DIR/tc.out")"
+	assert_eq tc_udp_none_from_xdp 0 "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.xdp] | add // 0' "$T_DIR/tc.out")"
+	assert_eq foreign_counts_every_frame "$N" \
+		$(($(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | jq '.[0].formatted.value') - count))
 }
 
 # The stamper loaded by xdp-loader alone: read it, or detach it
@@ -388,10 +409,10 @@ dispatcher()
 	t_xdp_load "$NS_B" "$IF_B" native "$OTHER_XDP" "$(t_pin_dir other)" || t_abort load "xdp-loader load failed"
 	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | jq -r .name)
 	assert_eq dispatcher_attached xdp_dispatcher "$name" "program attached to $IF_B" || return 1
-	refused dispatched || return 1
+	falls_back dispatched || return 1
 	assert_match dispatched_message \
-		"^rxlat: error: $IF_B already has an XDP program attached \\(libxdp's dispatcher, id [0-9]+, native mode\\): load the stamper beside its programs with 'xdp-loader load -m native $IF_B $STAMPER' \\(xdp-tools 1.5 or later on Linux 6.12 and later\\), then run 'rxlat --no-xdp -i $IF_B'\$" \
-		"$(cat "$T_DIR/dispatched.err")"
+		"^rxlat: $IF_B: XDP is taken by libxdp's dispatcher \\(id [0-9]+, native mode\\): stamping at tc ingress instead; to stamp in XDP, stop rxlat, load the stamper beside its programs with 'xdp-loader load -m native $IF_B $STAMPER' \\(xdp-tools 1.5 or later on Linux 6.12 and later\\), then run 'rxlat --no-xdp -i $IF_B'\$" \
+		"$(grep "stamping at tc" "$T_DIR/dispatched.err")"
 	read -ra words <<<"$(hint "$T_DIR/dispatched.err" "xdp-loader load")"
 	if ! out=$(in_ns "$NS_B" "${words[@]}" 2>&1); then
 		# The hint's condition: Debian 12's xdp-loader (1.3) builds its
