@@ -369,7 +369,11 @@ cost_one()
 		ids=("$id")
 		;;
 	*)
-		rxlat_start "$rxout" -i "$IF_R" --stamp "$mode" -d $((COST_SECS + 60)) -o json
+		if [ "$mode" = tc ]; then
+			rxlat_start "$rxout" -i "$IF_R" --tc -d $((COST_SECS + 60)) -o json
+		else
+			rxlat_start "$rxout" -i "$IF_R" --stamp "$mode" -d $((COST_SECS + 60)) -o json
+		fi
 		mapfile -t ids < <(rxlat_ids prog)
 		[ "${#ids[@]}" -gt 0 ] || die "no BPF programs found in rxlat's file descriptors"
 		;;
@@ -401,7 +405,7 @@ part_cost()
 	: >"$COST_ROWS"
 	: >"$COST_LOAD"
 	for load in tcp udp; do
-		for mode in xdp_pass batch packet; do
+		for mode in xdp_pass batch packet tc; do
 			note "cost: $load load, $mode"
 			cost_one "$load" "$mode"
 		done
@@ -416,7 +420,9 @@ part_cost()
 	while IFS=$'\t' read -r load mode fig; do
 		printf '     %-4s %-8s %s\n' "$load" "$mode" "$fig"
 	done <"$COST_LOAD"
-	echo "   runs/pkt: run_cnt / run_cnt of the XDP program (packets that reached the veth); below 1 where"
+	echo "   tc: rxlat --tc, the tc ingress stamper instead of XDP (its hooks convert realtime stamps)."
+	echo "   runs/pkt: run_cnt / run_cnt of the XDP program, or of the tc stamper in the tc rows (packets"
+	echo "   that reached the veth); below 1 where"
 	echo "   GRO merged packets, above 1 where a hook runs twice per packet or also sees other traffic on the"
 	echo "   host (tracepoint and cgroup programs run for every namespace). ns/pkt = ns/run x runs/pkt."
 	echo "   ns/run includes bpf_stats' own overhead: the XDP_PASS rows (an empty program) show that floor."
@@ -431,7 +437,7 @@ part_cost()
 	{
 		n++; ld[n] = $1; md[n] = $2; nm[n] = $3; ty[n] = $4; cnt[n] = $5; tim[n] = $6
 		key[n] = $1 " " $2
-		if ($4 == "xdp") xdp[key[n]] = $5
+		if ($4 == "xdp" || $4 == "sched_cls") xdp[key[n]] = $5
 	}
 	END {
 		printf "%-4s %-8s %-24s %-11s %11s %8s %9s %8s\n", "load", "stamp", "program", "type", "run_cnt", "ns/run", "runs/pkt", "ns/pkt"
@@ -518,9 +524,10 @@ cost_of()
 mem_fit=$(awk -F'\t' '{ o = $6 - $3 * $4; if (!n++ || o > hi) hi = o; e = $4 }
 	END { printf "%d B x series + at most %.1f KiB", e, hi / 1024 }' "$MEM_ROWS")
 echo
-printf 'summary: TCP with rxlat vs XDP_PASS (%s Gbit/s; no XDP %s): batch %sx (GRO %s segs/skb), packet %sx (%s), ip_rcv only %sx; XDP stamper %s ns/run batch, %s packet (XDP_PASS %s) under UDP; histograms %s; took %ds\n' \
+printf 'summary: TCP with rxlat vs XDP_PASS (%s Gbit/s; no XDP %s): batch %sx (GRO %s segs/skb), packet %sx (%s), ip_rcv only %sx; XDP stamper %s ns/run batch, %s packet (XDP_PASS %s), tc stamper %s under UDP; histograms %s; took %ds\n' \
 	"${TP_MEAN[b]}" "${TP_MEAN[a]}" \
 	"$(ratio "${TP_MEAN[c]}" "$TP_BASE")" "${TP_GRO[c]}" "$(ratio "${TP_MEAN[d]}" "$TP_BASE")" "${TP_GRO[d]}" \
 	"$(ratio "${TP_MEAN[e]}" "$TP_BASE")" \
 	"$(cost_of udp batch xdp)" "$(cost_of udp packet xdp)" "$(cost_of udp xdp_pass xdp)" \
+	"$(cost_of udp tc sched_cls)" \
 	"$mem_fit" $(($(date +%s) - START))

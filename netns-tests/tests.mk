@@ -4,13 +4,17 @@
 
 TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
                  $(BUILD)/rxlat-meta-probe $(BUILD)/meta_probe.bpf.o \
-                 $(BUILD)/rxlat_xdp_packet.bpf.o $(BUILD)/xdp_count.bpf.o
+                 $(BUILD)/rxlat_xdp_packet.bpf.o $(BUILD)/xdp_count.bpf.o \
+                 $(BUILD)/tc_count.bpf.o $(BUILD)/rxlat-clockstep
 
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o
 
 $(BUILD)/rxlat-pktgen: netns-tests/pktgen.c netns-tests/frame.h | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@ -lpcap
+
+$(BUILD)/rxlat-clockstep: netns-tests/clockstep.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c netns-tests/check.h netns-tests/frame.h \
 		collector/xdp_counters.h $(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
