@@ -16,7 +16,9 @@
  *    byte a second, is cut off: MHD's own timeout is for silence only);
  *  - take more than PROM_RESPONSE_S to read a response;
  *  - hold all connections: past PROM_CONN_MAX the oldest one that has not
- *    sent its request yet is closed, so that a scrape still gets in.
+ *    sent its request for a second is closed, past 3 x PROM_CONN_MAX the
+ *    oldest that has not sent it at all, so that a scrape still gets in
+ *    (MHD stops accepting at 4 x PROM_CONN_MAX).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -177,13 +179,16 @@ static void cut(struct prom_conn *c)
 	shutdown(c->fd, SHUT_RDWR);
 }
 
-/* The oldest connection still waiting for its request goes, for a new one. */
-static void make_room(struct prom_server *p, const struct prom_conn *keep)
+/*
+ * The oldest connection that has waited min_age or more for its request
+ * goes, for a new one.
+ */
+static void make_room(struct prom_server *p, const struct prom_conn *keep, double min_age)
 {
 	struct prom_conn *old = NULL;
 
 	for (struct prom_conn *c = p->conns; c; c = c->next)
-		if (c != keep && !c->responding && !c->cut &&
+		if (c != keep && !c->responding && !c->cut && since_s(&c->since) >= min_age &&
 		    (!old || since_s(&c->since) > since_s(&old->since)))
 			old = c;
 	if (old)
@@ -222,8 +227,15 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 		p->conns->pprev = &c->next;
 	p->conns = c;
 	*ctx = c;
-	if (++p->nconns > PROM_CONN_MAX)
-		make_room(p, c);
+	/*
+	 * Past PROM_CONN_MAX, a connection that has not sent its request for a
+	 * second; near MHD's own limit (where it stops accepting and new
+	 * connections wait in the kernel's queue), any that has not.
+	 */
+	if (++p->nconns > 3 * PROM_CONN_MAX)
+		make_room(p, c, 0);
+	else if (p->nconns > PROM_CONN_MAX)
+		make_room(p, c, 1);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **req_ctx,
@@ -316,10 +328,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct prom_conn *c = ci ? ci->socket_context : NULL;
 
+	static int started;
+
 	(void)version;
 	(void)upload;
-	(void)upload_size;
-	(void)req_ctx;
 	if (c && !c->responding) {
 		c->responding = true;
 		clock_gettime(CLOCK_MONOTONIC, &c->since);
@@ -327,6 +339,19 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	/* answered before any body is read: MHD then closes the connection */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	/*
+	 * A response queued at the first call, when the headers are in, makes
+	 * MHD close the connection after it: the second call (the request,
+	 * body and all, read) keeps it open for the next scrape.
+	 */
+	if (!*req_ctx) {
+		*req_ctx = &started;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0; /* a GET with a body: the body is dropped */
+		return MHD_YES;
+	}
 	if (!strcmp(url, "/metrics"))
 		return reply_metrics(cls, conn);
 	if (!strcmp(url, "/"))
@@ -367,7 +392,7 @@ static int start_daemon(struct prom_server *p, int lfd)
 	if (p->cfg->prom_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	p->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, lfd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(2 * PROM_CONN_MAX),
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(4 * PROM_CONN_MAX),
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_IDLE_S,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_HEADER_MEM,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
