@@ -7,6 +7,7 @@ DESTDIR  ?=
 BINDIR   := $(PREFIX)/sbin
 LIBDIR   := $(PREFIX)/lib/rxlat
 MANDIR   := $(PREFIX)/share/man/man8
+SHAREDIR := $(PREFIX)/share/rxlat
 UNITDIR  ?= /etc/systemd/system
 
 CC       ?= cc
@@ -105,12 +106,15 @@ install: all
 	install -D -m 0644 $(BUILD)/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
 	install -D -m 0644 $(BUILD)/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
 	install -D -m 0644 $(BUILD)/libxdp/xdp-dispatcher.o $(DESTDIR)$(LIBDIR)/xdp-dispatcher.o
+	install -d $(DESTDIR)$(SHAREDIR)
+	install -m 0644 configs/prometheus.yml configs/rxlat.rules.yml configs/rxlat.rules.test.yml \
+		configs/rxlat-dashboard.json $(DESTDIR)$(SHAREDIR)/
 	test -e $(DESTDIR)/etc/default/rxlat || \
 		install -D -m 0644 configs/rxlat.default $(DESTDIR)/etc/default/rxlat
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rxlat $(DESTDIR)$(MANDIR)/rxlat.8 $(DESTDIR)$(UNITDIR)/rxlat.service
-	rm -rf $(DESTDIR)$(LIBDIR)
+	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(SHAREDIR)
 
 clean:
 	rm -rf $(BUILD)

@@ -288,3 +288,13 @@ int collect_xdp(struct rxlat_collect *c, const struct rxlat_xdp_key *keys,
 	c->xdp_nprev = n;
 	return 0;
 }
+
+void collect_ifname(struct rxlat_collect *c, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	if_name(c, ifindex, name);
+}
+
+bool collect_wanted(const struct rxlat_collect *c, __u32 ifindex)
+{
+	return iface_wanted(c, ifindex);
+}

@@ -98,4 +98,11 @@ int collect_xdp(struct rxlat_collect *c, const struct rxlat_xdp_key *keys,
 		const struct rxlat_xdp_counters *vals, size_t n, struct rxlat_xdp_row **out,
 		size_t *nout);
 
+/*
+ * For the Prometheus endpoint: the name the reports give ifindex ("other"
+ * for 0), and whether its stamper counters are reported (-i).
+ */
+void collect_ifname(struct rxlat_collect *c, __u32 ifindex, char name[RXLAT_IFNAME_LEN]);
+bool collect_wanted(const struct rxlat_collect *c, __u32 ifindex);
+
 #endif

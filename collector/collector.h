@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <net/if.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <linux/bpf.h>
 #include <linux/types.h>
@@ -21,7 +22,7 @@
 
 enum rxlat_xdp_mode { RXLAT_XDP_NATIVE, RXLAT_XDP_SKB };
 enum rxlat_attach_mode { RXLAT_ATTACH_AUTO, RXLAT_ATTACH_FENTRY, RXLAT_ATTACH_FALLBACK };
-enum rxlat_output { RXLAT_OUT_TEXT, RXLAT_OUT_JSON };
+enum rxlat_output { RXLAT_OUT_TEXT, RXLAT_OUT_JSON, RXLAT_OUT_NONE };
 
 struct rxlat_config {
 	char ifnames[RXLAT_MAX_CLI_IFACES][IF_NAMESIZE];
@@ -41,6 +42,10 @@ struct rxlat_config {
 	bool verbose;
 	__u32 max_ifaces;
 	__u32 max_queues;
+	/* --prometheus: the "[ADDR:]PORT" given, empty when off; prom.h */
+	char prom_listen[64];
+	struct sockaddr_storage prom_addr;
+	unsigned int prom_buckets; /* exported buckets per power of two */
 };
 
 /*

@@ -12,13 +12,14 @@
 #include "collector.h"
 #include "log.h"
 #include "options.h"
+#include "prom.h"
 #include "report.h"
 
 struct opts {
-	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output;
+	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output, *prometheus;
 	struct arg_lit *no_xdp, *tc, *per_queue, *list_stages, *verbose, *help, *version;
 	struct arg_dbl *interval, *duration;
-	struct arg_int *max_ifaces, *max_queues;
+	struct arg_int *max_ifaces, *max_queues, *prom_buckets;
 	struct arg_end *end;
 };
 
@@ -30,7 +31,9 @@ static const char *const stamps[] = {
 static const char *const attaches[] = { [RXLAT_ATTACH_AUTO] = "auto",
 					[RXLAT_ATTACH_FENTRY] = "fentry",
 					[RXLAT_ATTACH_FALLBACK] = "fallback" };
-static const char *const outputs[] = { [RXLAT_OUT_TEXT] = "text", [RXLAT_OUT_JSON] = "json" };
+static const char *const outputs[] = {
+	[RXLAT_OUT_TEXT] = "text", [RXLAT_OUT_JSON] = "json", [RXLAT_OUT_NONE] = "none"
+};
 #define NCHOICES(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* names joined by sep into buf, which is returned */
@@ -117,6 +120,33 @@ static void print_arg_error(const struct opts *o)
 	free(buf);
 }
 
+/* --prometheus and what goes with it */
+static int parse_prometheus(const struct opts *o, struct rxlat_config *cfg)
+{
+	int k = o->prom_buckets->count ? o->prom_buckets->ival[0] : PROM_BUCKETS_DEFAULT;
+
+	if (!o->prometheus->count) {
+		if (cfg->output == RXLAT_OUT_NONE) {
+			rxlat_err("-o none prints no report: give --prometheus [ADDR:]PORT to "
+				  "export the metrics, or choose -o text or -o json");
+			return -1;
+		}
+		if (o->prom_buckets->count) {
+			rxlat_err("--prometheus-buckets applies to --prometheus only: give "
+				  "--prometheus [ADDR:]PORT too");
+			return -1;
+		}
+		return 0;
+	}
+	if (k != 1 && k != 2 && k != 4 && k != 8) {
+		rxlat_err("--prometheus-buckets %d: choose 1, 2, 4 or 8 buckets per power of two",
+			  k);
+		return -1;
+	}
+	cfg->prom_buckets = (unsigned int)k;
+	return prom_parse_listen(o->prometheus->sval[0], cfg) ? -1 : 0;
+}
+
 static void usage(FILE *f, void **table)
 {
 	fputs("Usage: rxlat", f);
@@ -168,7 +198,11 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.output = arg_str0(
 		    "o", "output",
 		    join(output_syntax, sizeof(output_syntax), outputs, NCHOICES(outputs), "|"),
-		    "terminal histograms or JSON lines (default: text)"),
+		    "terminal histograms, JSON lines or no report (default: text)"),
+		.prometheus = arg_str0(NULL, "prometheus", "[ADDR:]PORT",
+				       "serve /metrics there (a bare port: 127.0.0.1)"),
+		.prom_buckets = arg_int0(NULL, "prometheus-buckets", "1|2|4|8",
+					 "exported buckets per power of two (default: 2)"),
 		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
 				       "interfaces with a series of their own (default: 16)"),
 		.max_queues = arg_int0(NULL, "max-queues", "N",
@@ -180,10 +214,10 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,     o.xdp_mode,   o.no_xdp,	   o.tc,	  o.stamp,
-			  o.per_queue, o.stages,     o.attach,	   o.interval,	  o.duration,
-			  o.output,    o.max_ifaces, o.max_queues, o.list_stages, o.verbose,
-			  o.help,      o.version,    o.end };
+	void *table[] = { o.iface,	 o.xdp_mode,   o.no_xdp,       o.tc,	     o.stamp,
+			  o.per_queue,	 o.stages,     o.attach,       o.interval,   o.duration,
+			  o.output,	 o.prometheus, o.prom_buckets, o.max_ifaces, o.max_queues,
+			  o.list_stages, o.verbose,    o.help,	       o.version,    o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -276,6 +310,8 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		cfg->output = v;
 	}
 	if (o.stages->count && parse_stages(o.stages->sval[0], cfg->stages))
+		goto out;
+	if (parse_prometheus(&o, cfg))
 		goto out;
 	if (cfg->no_xdp && (o.xdp_mode->count || o.stamp->count)) {
 		rxlat_err("--no-xdp uses a stamper loaded elsewhere: --xdp-mode and --stamp "

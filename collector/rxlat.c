@@ -28,6 +28,7 @@
 #include "links.h"
 #include "log.h"
 #include "options.h"
+#include "prom.h"
 #include "report.h"
 #include "signals.h"
 
@@ -44,6 +45,7 @@ struct collector {
 	struct rxlat_links *links;
 	bool gone[RXLAT_MAX_CLI_IFACES]; /* named interface i is gone */
 	bool torn;			 /* a report was cut short: the next starts on a new line */
+	struct prom_server *prom;	 /* --prometheus, else NULL */
 };
 
 /* The stamper's counters over the interval; none without a stamper. */
@@ -121,6 +123,9 @@ static int report(struct collector *c, bool final)
 	int err;
 
 	hooks_new_epoch(c->hooks, &old_epoch);
+	/* -o none: the epoch still advances, which refreshes the clock offset */
+	if (c->cfg->output == RXLAT_OUT_NONE)
+		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_gettime(CLOCK_REALTIME, &r.time);
 	r.interval_s = (now.tv_sec - c->last.tv_sec) + (now.tv_nsec - c->last.tv_nsec) / 1e9;
@@ -356,6 +361,7 @@ static int drain(int fd, void *buf, size_t len, const char *what)
 static int run_loop(struct collector *c)
 {
 	int ep = -1, tick = -1, stop = -1, sfd = signals_fd(), lfd = links_fd(c->links), err;
+	int pfd = prom_fd(c->prom);
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0) {
@@ -373,6 +379,8 @@ static int run_loop(struct collector *c)
 		err = watch(ep, lfd);
 	if (!err)
 		err = watch(ep, tick);
+	if (!err && pfd >= 0)
+		err = watch(ep, pfd);
 	if (err)
 		goto out;
 	if (c->cfg->duration_s > 0) {
@@ -406,6 +414,8 @@ static int run_loop(struct collector *c)
 					err = report(c, false);
 			} else if (evs[i].data.fd == lfd) {
 				err = handle_links(c);
+			} else if (evs[i].data.fd == pfd) {
+				err = prom_handle(c->prom);
 			} else if (evs[i].data.fd == stop) {
 				/* the run time is over */
 				err = drain(stop, &ticks, sizeof(ticks), "run timer");
@@ -532,6 +542,11 @@ static int start_measuring(struct collector *c)
 		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
 		return err;
 	}
+	if (c->prom) {
+		err = prom_start(c->prom, c->hooks, c->stamper, &c->col, &c->info);
+		if (err)
+			return err;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
 	return 0;
 }
@@ -582,6 +597,10 @@ int main(int argc, char **argv)
 		print_plan(&cfg, &c.info, stdout, "");
 		return 0;
 	}
+	/* the port first: one in use is refused before anything is attached */
+	err = prom_open(&c.prom, &cfg);
+	if (err)
+		return 1;
 	/* subscribed first: a named interface deleted while starting is seen */
 	err = links_open(&c.links);
 	if (stopped() || err)
@@ -630,6 +649,7 @@ int main(int argc, char **argv)
 	err = run_loop(&c);
 out:
 	/* links are closed here; the kernel detaches them even if we die */
+	prom_close(c.prom);
 	hooks_destroy(c.hooks);
 	tc_destroy(c.tc);
 	stamper_destroy(c.stamper);

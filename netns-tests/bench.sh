@@ -30,7 +30,17 @@
 #   BENCH_COST_SECONDS  iperf3 time per cost run (default 3)
 #   BENCH_UDP_LEN       UDP payload bytes of the cost runs (default 200)
 #   BENCH_MEM_SIZES     IFACESxQUEUES list (default "4x4 16x16 64x16 16x64")
+#   BENCH_PROM          "only": the Prometheus figure alone (part 4, below);
+#                       any other non-empty value: parts 1-3, then part 4
+#   BENCH_PROM_SECONDS  length of each part 4 run (default 60)
 #   BUILD               build directory (default: build/ of this tree)
+#
+# 4. (on demand, BENCH_PROM) the Prometheus endpoint serving 16 interfaces x
+#    64 queues x 5 stages, every series holding samples (written into the
+#    series array with bpftool, as traffic cannot reach every stage on every
+#    kernel), scraped once a second: the collector's RSS and CPU share, the
+#    exposition's size and series count, at 2 (default) and 8 buckets per
+#    power of two.
 
 set -u -o pipefail
 
@@ -51,7 +61,7 @@ MEM_SIZES=${BENCH_MEM_SIZES:-4x4 16x16 64x16 16x64}
 # lib.sh's cleanup removes everything named with T_PREFIX.
 T_PREFIX="${RXLAT_T_PREFIX}$$"
 T_NETNS=() T_PINS=() T_PIDS=() T_XDP=() T_QDISC=() T_NS_SEQ=0 T_DIR=''
-NS_S='' NS_R=''
+NS_S='' NS_R='' NS_P=''
 IF_S=rxlat-b${$}s # at most 15 characters: pid_max is 7 digits
 IF_R=rxlat-b${$}r
 ADDR_S=192.0.2.1
@@ -502,6 +512,110 @@ part_memory()
 	echo "   take overflow. 'all rxlat maps' adds the stamper's fixed-size maps (per-CPU counters) and page rounding."
 }
 
+# ------------------------------------------------- part 4: Prometheus
+
+PROM_IFACES=16
+PROM_QUEUES=64
+PROM_SECS=${BENCH_PROM_SECONDS:-60}
+
+# A bpftool batch file that gives every (stage, interface, queue) series of
+# the series array map ID a few samples: 5 x 16 x 64 lines.
+prom_fill_batch()	# MAP-ID OUT
+{
+	awk -v id="$1" -v ni="$PROM_IFACES" -v nq="$PROM_QUEUES" 'BEGIN {
+		# struct rxlat_hist: 226 buckets, sum_ns, 4 sources, 2 maxima (u64 each)
+		for (b = 0; b < 1864; b++)
+			v[b] = 0
+		v[8 * 40] = 100; v[8 * 48] = 7; v[8 * 226 + 2] = 3; v[8 * 227] = 107
+		val = ""
+		for (b = 0; b < 1864; b++)
+			val = val " " v[b]
+		for (s = 0; s < 5; s++)
+			for (i = 0; i < ni; i++)
+				for (q = 0; q < nq; q++) {
+					k = (s * (ni + 1) + i) * (nq + 1) + q
+					printf "map update id %d key %d %d %d %d value%s\n", id,
+						k % 256, int(k / 256) % 256, int(k / 65536) % 256, 0, val
+				}
+	}' >"$2"
+}
+
+# CPU ticks (user + system) of PID
+proc_ticks()	# PID
+{
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# One run at K buckets per power of two: prints a row of the table.
+prom_run()	# K
+{
+	local k=$1 args=() i id t0 t1 rss0 hwm idle busy n=0 size=0 dur=0 series out
+	for ((i = 0; i < PROM_IFACES; i++)); do
+		args+=(-i "rxp$i")
+	done
+	rxlat_start /dev/null "${args[@]}" --per-queue --max-ifaces "$PROM_IFACES" \
+		--max-queues "$PROM_QUEUES" -o none --prometheus 9474 --prometheus-buckets "$k"
+	for id in $(rxlat_ids map); do
+		[ "$(bpftool -j map show id "$id" | jq -r .name)" = rxlat_hists ] && break
+	done
+	prom_fill_batch "$id" "$T_DIR/fill.batch"
+	bpftool batch file "$T_DIR/fill.batch" >/dev/null || die "bpftool batch (filling the series) failed"
+	rss0=$(proc_status_kb "$RX_PID" VmRSS)
+	# idle: the report timer only, no scrape
+	t0=$(proc_ticks "$RX_PID")
+	sleep 10
+	idle=$(awk -v d="$(($(proc_ticks "$RX_PID") - t0))" -v hz="$(getconf CLK_TCK)" \
+		'BEGIN { printf "%.1f", 100 * d / hz / 10 }')
+	t0=$(proc_ticks "$RX_PID")
+	t1=$(date +%s%N)
+	for ((i = 0; i < PROM_SECS; i++)); do
+		out=$(in_ns "$NS_P" curl -s -o "$T_DIR/scrape.prom" -w '%{http_code} %{size_download} %{time_total}' \
+			--max-time 10 http://127.0.0.1:9474/metrics) || die "scrape $i failed"
+		read -r code size secs <<<"$out"
+		[ "$code" = 200 ] || die "scrape $i: HTTP $code"
+		dur=$(awk -v a="$dur" -v b="$secs" 'BEGIN { print a + b }')
+		n=$((n + 1))
+		sleep "$(awk -v t="$i" -v s="$t1" -v now="$(date +%s%N)" \
+			'BEGIN { d = s / 1e9 + t + 1 - now / 1e9; printf "%.3f", (d > 0 ? d : 0) }')"
+	done
+	busy=$(awk -v d="$(($(proc_ticks "$RX_PID") - t0))" -v hz="$(getconf CLK_TCK)" \
+		-v ns="$(($(date +%s%N) - t1))" 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }')
+	hwm=$(proc_status_kb "$RX_PID" VmHWM)
+	series=$(grep -vc '^#' "$T_DIR/scrape.prom")
+	printf '%4d %9d %11.1f %11.1f %9.1f %9.1f %10.1f %10.0f\n' "$k" "$series" \
+		"$(awk -v b="$size" 'BEGIN { print b / 1048576 }')" \
+		"$(awk -v d="$dur" -v n="$n" 'BEGIN { print 1000 * d / n }')" "$idle" "$busy" \
+		"$(awk -v r="$rss0" 'BEGIN { print r / 1024 }')" "$(awk -v r="$hwm" 'BEGIN { print r / 1024 }')"
+	rxlat_stop
+}
+
+part_prometheus()
+{
+	local i
+	ns_create NS_P || die "cannot create the namespace of part 4"
+	for ((i = 0; i < PROM_IFACES; i++)); do
+		if ! { ip -n "$NS_P" link add "rxp$i" numrxqueues "$PROM_QUEUES" \
+			numtxqueues "$PROM_QUEUES" type veth peer name "rxq$i" \
+			numrxqueues "$PROM_QUEUES" numtxqueues "$PROM_QUEUES" &&
+			ip -n "$NS_P" link set "rxp$i" up && ip -n "$NS_P" link set "rxq$i" up; }; then
+			die "cannot create veth rxp$i"
+		fi
+	done
+	NS_R=$NS_P # rxlat_start runs rxlat there
+	echo
+	echo "4. Prometheus endpoint: $PROM_IFACES interfaces x $PROM_QUEUES queues x 5 stages, every series"
+	echo "   with samples, scraped once a second for $PROM_SECS s (CPU: share of one CPU; idle: 10 s, no scrape)"
+	echo
+	printf '%4s %9s %11s %11s %9s %9s %10s %10s\n' "k" "samples" "scrape" "scrape" "CPU idle" \
+		"CPU 1/s" "RSS" "RSS peak"
+	printf '%4s %9s %11s %11s %9s %9s %10s %10s\n' "" "(lines)" "(MiB)" "(ms)" "(%)" "(%)" "(MiB)" "(MiB)"
+	for k in 2 8; do
+		prom_run "$k"
+	done
+	echo
+	echo "   k: exported buckets per power of two (--prometheus-buckets); samples: lines of one scrape"
+}
+
 # ------------------------------------------------------------------ main
 
 declare -A TP_MEAN TP_GRO
@@ -509,11 +623,17 @@ TP_BASE=0
 START=$(date +%s)
 
 echo "rxlat benchmark: kernel $(uname -r), $(nproc) CPUs, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+if [ "${BENCH_PROM:-}" = only ]; then
+	command -v curl >/dev/null || die "'curl' not found (make deps installs it)"
+	part_prometheus
+	exit 0
+fi
 setup
 echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R, receiver GRO $GRO"
 part_throughput
 part_cost
 part_memory
+[ -n "${BENCH_PROM:-}" ] && part_prometheus
 
 # one line: throughput ratios, stamper cost, memory per series
 cost_of()

@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /metrics over HTTP with libmicrohttpd, in its external-epoll mode: MHD's
+ * epoll fd and a timerfd sit in an epoll set of their own, whose fd rxlat's
+ * main loop watches; prom_handle() runs MHD and re-arms the timer to what
+ * MHD_get_timeout() asks (0 while MHD has data ready to send: the loop
+ * comes back at once, after its other fds had their turn).
+ *
+ * One thread, so a scrape reads the maps, the interface names and the
+ * stamper exactly as the reports do, with no lock, and no thread is left
+ * holding capabilities that caps_drop() took from the main one.
+ *
+ * What a client cannot do (MHD itself answers malformed requests with 400
+ * and header blocks over the connection's memory with 431):
+ *  - take more than PROM_REQUEST_S to send a request (a slow client, one
+ *    byte a second, is cut off: MHD's own timeout is for silence only);
+ *  - take more than PROM_RESPONSE_S to read a response;
+ *  - hold all connections: past PROM_CONN_MAX the oldest one that has not
+ *    sent its request for a second is closed, past 3 x PROM_CONN_MAX the
+ *    oldest that has not sent it at all, so that a scrape still gets in
+ *    (MHD stops accepting at 4 x PROM_CONN_MAX).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "collect.h"
+#include "collector.h"
+#include "log.h"
+#include "prom.h"
+
+#define PROM_CONN_MAX	  64
+#define PROM_IDLE_S	  10 /* MHD's timeout: a connection silent this long is closed */
+#define PROM_REQUEST_S	  10
+#define PROM_RESPONSE_S	  30
+#define PROM_HEADER_MEM	  (32 * 1024) /* request header block, and the send buffer */
+#define PROM_BLOCK	  (16 * 1024)
+#define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+struct prom_conn {
+	struct prom_conn *next, **pprev;
+	int fd;
+	bool responding, cut;
+	struct timespec since; /* opened, last response done, or request come */
+};
+
+struct prom_server {
+	const struct rxlat_config *cfg;
+	struct MHD_Daemon *d;
+	int ep, tfd;
+	struct prom_metrics *m; /* NULL until measuring starts */
+	struct prom_conn *conns;
+	unsigned int nconns;
+	struct rxlat_hooks *hooks;
+	struct rxlat_stamper *st;
+	struct rxlat_collect *col;
+};
+
+/* ---- the listening address ------------------------------------------- */
+
+static int bad_listen(const char *arg, const char *why)
+{
+	rxlat_err("--prometheus '%s': %s; give a port (127.0.0.1), ADDR:PORT or [ADDR6]:PORT, "
+		  "as in --prometheus 9474 or --prometheus 0.0.0.0:9474",
+		  arg, why);
+	return -EINVAL;
+}
+
+static int parse_port(const char *arg, const char *s, in_port_t *port)
+{
+	char *end;
+	long v;
+
+	if (!*s || strspn(s, "0123456789") != strlen(s))
+		return bad_listen(arg, "the port is not a number");
+	v = strtol(s, &end, 10);
+	if (v < 1 || v > 65535 || strlen(s) > 5)
+		return bad_listen(arg, "the port must be from 1 to 65535");
+	*port = htons((in_port_t)v);
+	return 0;
+}
+
+int prom_parse_listen(const char *arg, struct rxlat_config *cfg)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&cfg->prom_addr;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&cfg->prom_addr;
+	const char *colon = strrchr(arg, ':');
+	char host[64];
+	size_t hl;
+
+	memset(&cfg->prom_addr, 0, sizeof(cfg->prom_addr));
+	if (strlen(arg) >= sizeof(cfg->prom_listen))
+		return bad_listen(arg, "too long");
+	snprintf(cfg->prom_listen, sizeof(cfg->prom_listen), "%s", arg);
+	if (!colon) {
+		a4->sin_family = AF_INET;
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		return parse_port(arg, arg, &a4->sin_port);
+	}
+	hl = colon - arg;
+	memcpy(host, arg, hl);
+	host[hl] = '\0';
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		host[hl - 1] = '\0';
+		a6->sin6_family = AF_INET6;
+		if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
+			return bad_listen(arg, "not a numeric IPv6 address in brackets");
+		return parse_port(arg, colon + 1, &a6->sin6_port);
+	}
+	a4->sin_family = AF_INET;
+	if (strchr(host, ':') || inet_pton(AF_INET, host, &a4->sin_addr) != 1)
+		return bad_listen(arg, "not a numeric IPv4 address (IPv6 goes in brackets)");
+	return parse_port(arg, colon + 1, &a4->sin_port);
+}
+
+/* The listening socket; -errno with the error printed, naming the fix. */
+static int listen_socket(const struct rxlat_config *cfg)
+{
+	const struct sockaddr *sa = (const struct sockaddr *)&cfg->prom_addr;
+	socklen_t len =
+	    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	const char *arg = cfg->prom_listen;
+	int one = 1, fd, err;
+
+	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		err = -errno;
+		rxlat_err("--prometheus %s: cannot make a socket: %s", arg, strerror(-err));
+		return err;
+	}
+	/* a restarted rxlat binds at once despite TIME_WAIT; a listener still refuses */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (!bind(fd, sa, len) && !listen(fd, 64))
+		return fd;
+	err = -errno;
+	close(fd);
+	if (err == -EADDRINUSE)
+		rxlat_err("--prometheus %s: the port is in use (another rxlat or exporter?): stop "
+			  "it, or choose another port",
+			  arg);
+	else if (err == -EADDRNOTAVAIL)
+		rxlat_err("--prometheus %s: no interface of this network namespace has that "
+			  "address: give one it has, 127.0.0.1 or 0.0.0.0",
+			  arg);
+	else if (err == -EACCES)
+		rxlat_err("--prometheus %s: a port below 1024 needs CAP_NET_BIND_SERVICE: choose "
+			  "a port from 1024 up",
+			  arg);
+	else
+		rxlat_err("--prometheus %s: cannot listen there: %s", arg, strerror(-err));
+	return err;
+}
+
+/* ---- connections ----------------------------------------------------- */
+
+static double since_s(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* Closes c's socket for MHD to see: it then ends the connection as usual. */
+static void cut(struct prom_conn *c)
+{
+	if (c->cut)
+		return;
+	c->cut = true;
+	shutdown(c->fd, SHUT_RDWR);
+}
+
+/*
+ * The oldest connection that has waited min_age or more for its request
+ * goes, for a new one.
+ */
+static void make_room(struct prom_server *p, const struct prom_conn *keep, double min_age)
+{
+	struct prom_conn *old = NULL;
+
+	for (struct prom_conn *c = p->conns; c; c = c->next)
+		if (c != keep && !c->responding && !c->cut && since_s(&c->since) >= min_age &&
+		    (!old || since_s(&c->since) > since_s(&old->since)))
+			old = c;
+	if (old)
+		cut(old);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct prom_server *p = cls;
+	struct prom_conn *c = *ctx;
+	const union MHD_ConnectionInfo *ci;
+
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (c) {
+			*c->pprev = c->next;
+			if (c->next)
+				c->next->pprev = c->pprev;
+			p->nconns--;
+			free(c);
+		}
+		*ctx = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	c = calloc(1, sizeof(*c));
+	if (!c || !ci) {
+		free(c);
+		return; /* not policed: MHD's own timeout still ends it */
+	}
+	c->fd = ci->connect_fd;
+	clock_gettime(CLOCK_MONOTONIC, &c->since);
+	c->next = p->conns;
+	c->pprev = &p->conns;
+	if (p->conns)
+		p->conns->pprev = &c->next;
+	p->conns = c;
+	*ctx = c;
+	/*
+	 * Past PROM_CONN_MAX, a connection that has not sent its request for a
+	 * second; near MHD's own limit (where it stops accepting and new
+	 * connections wait in the kernel's queue), any that has not.
+	 */
+	if (++p->nconns > 3 * PROM_CONN_MAX)
+		make_room(p, c, 0);
+	else if (p->nconns > PROM_CONN_MAX)
+		make_room(p, c, 1);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **req_ctx,
+			 enum MHD_RequestTerminationCode code)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct prom_conn *c = ci ? ci->socket_context : NULL;
+
+	(void)cls;
+	(void)code;
+	(void)req_ctx;
+	if (c) {
+		c->responding = false;
+		clock_gettime(CLOCK_MONOTONIC, &c->since);
+	}
+}
+
+/* Cuts the connections past their time; true while any is open. */
+static bool police(struct prom_server *p)
+{
+	for (struct prom_conn *c = p->conns; c; c = c->next)
+		if (since_s(&c->since) > (c->responding ? PROM_RESPONSE_S : PROM_REQUEST_S))
+			cut(c);
+	return p->conns != NULL;
+}
+
+/* ---- requests ---------------------------------------------------------- */
+
+static ssize_t read_scrape(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	ssize_t n = prom_scrape_read(cls, buf, max);
+
+	(void)pos;
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n ? n : MHD_CONTENT_READER_END_OF_STREAM;
+}
+
+static void free_scrape(void *cls)
+{
+	prom_scrape_free(cls);
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
+				  const char *text)
+{
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connection *conn)
+{
+	struct prom_scrape *s;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (!p->m)
+		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "rxlat is starting\n");
+	s = prom_scrape_new(p->m);
+	if (!s)
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PROM_BLOCK, read_scrape, s,
+					      free_scrape);
+	if (!r) {
+		prom_scrape_free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **req_ctx)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct prom_conn *c = ci ? ci->socket_context : NULL;
+
+	static int started;
+
+	(void)version;
+	(void)upload;
+	if (c && !c->responding) {
+		c->responding = true;
+		clock_gettime(CLOCK_MONOTONIC, &c->since);
+	}
+	/* answered before any body is read: MHD then closes the connection */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	/*
+	 * A response queued at the first call, when the headers are in, makes
+	 * MHD close the connection after it: the second call (the request,
+	 * body and all, read) keeps it open for the next scrape.
+	 */
+	if (!*req_ctx) {
+		*req_ctx = &started;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		*upload_size = 0; /* a GET with a body: the body is dropped */
+		return MHD_YES;
+	}
+	if (!strcmp(url, "/metrics"))
+		return reply_metrics(cls, conn);
+	if (!strcmp(url, "/"))
+		return reply_text(conn, MHD_HTTP_OK, "rxlat: the metrics are at /metrics\n");
+	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+}
+
+/* MHD's messages (a client's broken request, mostly) with -v only */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const struct prom_server *p = cls;
+	char msg[256];
+	size_t n;
+
+	if (!p->cfg->verbose)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	rxlat_info("prometheus endpoint: %s", msg);
+}
+
+/* ---- the server ---------------------------------------------------------- */
+
+static int add_fd(int ep, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+static int start_daemon(struct prom_server *p, int lfd)
+{
+	const union MHD_DaemonInfo *di;
+	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+
+	if (p->cfg->prom_addr.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	p->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, lfd,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(4 * PROM_CONN_MAX),
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_IDLE_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_HEADER_MEM,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, p, MHD_OPTION_END);
+	if (!p->d) {
+		close(lfd); /* MHD owns it only once started */
+		return -EIO;
+	}
+	di = MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!di)
+		return -EIO;
+	return add_fd(p->ep, di->epoll_fd);
+}
+
+int prom_open(struct prom_server **out, const struct rxlat_config *cfg)
+{
+	struct prom_server *p;
+	int lfd, err;
+
+	*out = NULL;
+	if (!cfg->prom_listen[0])
+		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		rxlat_err("out of memory");
+		return -ENOMEM;
+	}
+	p->cfg = cfg;
+	p->tfd = -1;
+	p->ep = epoll_create1(EPOLL_CLOEXEC);
+	lfd = listen_socket(cfg);
+	if (lfd < 0) {
+		prom_close(p);
+		return lfd;
+	}
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	err = p->ep < 0 || p->tfd < 0 ? -errno : add_fd(p->ep, p->tfd);
+	if (err)
+		close(lfd);
+	else
+		err = start_daemon(p, lfd);
+	if (err) {
+		rxlat_err("--prometheus %s: cannot start the HTTP server: %s", cfg->prom_listen,
+			  strerror(-err));
+		prom_close(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- what a scrape reads ------------------------------------------------- */
+
+static void ops_slots(void *ctx, __u32 *slot_ifindex, __u32 n)
+{
+	struct prom_server *p = ctx;
+
+	hooks_ifslots(p->hooks, slot_ifindex, n);
+}
+
+static void ops_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	struct prom_server *p = ctx;
+
+	collect_ifname(p->col, ifindex, name);
+}
+
+static bool ops_wanted(void *ctx, __u32 ifindex)
+{
+	struct prom_server *p = ctx;
+
+	return collect_wanted(p->col, ifindex);
+}
+
+static int ops_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
+		   size_t *n)
+{
+	struct prom_server *p = ctx;
+
+	*keys = NULL;
+	*vals = NULL;
+	*n = 0;
+	return p->st ? stamper_counters(p->st, keys, vals, n) : 0;
+}
+
+/* ADDR:PORT as a URL has it; a static buffer */
+static const char *url_host(const struct rxlat_config *cfg)
+{
+	static char buf[INET6_ADDRSTRLEN + 16];
+	const struct sockaddr_in *a4 = (const struct sockaddr_in *)&cfg->prom_addr;
+	const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)&cfg->prom_addr;
+	char host[INET6_ADDRSTRLEN] = "?";
+
+	if (cfg->prom_addr.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof(host));
+		snprintf(buf, sizeof(buf), "[%s]:%u", host, ntohs(a6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &a4->sin_addr, host, sizeof(host));
+		snprintf(buf, sizeof(buf), "%s:%u", host, ntohs(a4->sin_port));
+	}
+	return buf;
+}
+
+int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
+	       struct rxlat_collect *col, const struct rxlat_hooks_info *info)
+{
+	struct prom_ops ops = { p, ops_slots, ops_ifname, ops_wanted, ops_xdp };
+	struct prom_layout l = {
+		.hists = hooks_hists(hooks),
+		.max_ifaces = p->cfg->max_ifaces,
+		.max_queues = p->cfg->max_queues,
+		.per_queue = p->cfg->per_queue,
+		.per_pow2 = p->cfg->prom_buckets,
+	};
+	int err;
+
+	p->hooks = hooks;
+	p->st = st;
+	p->col = col;
+	memcpy(l.attach, info->attach, sizeof(l.attach));
+	err = prom_metrics_new(&p->m, &l, &ops);
+	/* the reports' own baseline, taken a moment ago (collect_start()) */
+	if (!err)
+		err = prom_metrics_baseline(p->m, col->prev, col->xdp_prev_keys, col->xdp_prev_vals,
+					    col->xdp_nprev);
+	if (err) {
+		rxlat_err("--prometheus: cannot set up the metrics: %s", strerror(-err));
+		prom_metrics_free(p->m);
+		p->m = NULL;
+		return err;
+	}
+	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
+		   prom_nr_buckets(p->cfg->prom_buckets));
+	return 0;
+}
+
+int prom_fd(const struct prom_server *p)
+{
+	return p ? p->ep : -1;
+}
+
+/* The next wake-up: what MHD asks for, at most 1 s while connections are policed. */
+static void rearm(struct prom_server *p, bool policing)
+{
+	struct itimerspec its = {};
+	MHD_UNSIGNED_LONG_LONG ms;
+	bool mhd = MHD_get_timeout(p->d, &ms) == MHD_YES;
+
+	if (policing && (!mhd || ms > 1000)) {
+		ms = 1000;
+		mhd = true;
+	}
+	if (mhd) {
+		its.it_value.tv_sec = (time_t)(ms / 1000);
+		its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+		if (!ms)
+			its.it_value.tv_nsec = 1;
+	}
+	timerfd_settime(p->tfd, 0, &its, NULL);
+}
+
+int prom_handle(struct prom_server *p)
+{
+	__u64 ticks;
+
+	/* the timer, if it woke us (else EAGAIN: MHD's fd did) */
+	if (read(p->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+		return -errno;
+	police(p);
+	if (MHD_run(p->d) != MHD_YES) {
+		rxlat_err("--prometheus: the HTTP server failed");
+		return -EIO;
+	}
+	rearm(p, police(p));
+	return 0;
+}
+
+void prom_close(struct prom_server *p)
+{
+	if (!p)
+		return;
+	if (p->d)
+		MHD_stop_daemon(p->d); /* closes the connections and the listening socket */
+	prom_metrics_free(p->m);
+	if (p->tfd >= 0)
+		close(p->tfd);
+	if (p->ep >= 0)
+		close(p->ep);
+	free(p);
+}

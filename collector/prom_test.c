@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of prom.c without BPF or HTTP: a plain array stands in for the
+ * series array, plain tables for the slots, names and stamper counters.
+ * Checks that every le is exactly the largest value of its bucket at each
+ * export resolution, that coarse buckets are exact sums of the fine ones,
+ * the baseline, that no counter goes down when slots share a name or a
+ * stamper key goes away, label escaping, and that the exposition is the
+ * same read in 1-byte pieces as in one. One line per check.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "prom.h"
+#include "rxlat_hist.h"
+
+#define MAX_IFACES 3
+#define MAX_QUEUES 2
+#define NSERIES	   (RXLAT_NR_STAGES * (MAX_IFACES + 1) * (MAX_QUEUES + 1))
+
+static __u32 slot_owner[MAX_IFACES];
+static const char *names[4]; /* by ifindex 1..3 */
+static struct rxlat_xdp_key xkeys[4];
+static struct rxlat_xdp_counters xvals[4];
+static size_t nx;
+
+static void f_slots(void *ctx, __u32 *out, __u32 n)
+{
+	(void)ctx;
+	memcpy(out, slot_owner, n * sizeof(*out));
+}
+
+static void f_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	(void)ctx;
+	snprintf(name, RXLAT_IFNAME_LEN, "%s", ifindex < 4 ? names[ifindex] : "?");
+}
+
+static bool f_wanted(void *ctx, __u32 ifindex)
+{
+	(void)ctx;
+	return ifindex != 3;
+}
+
+static int f_xdp(void *ctx, struct rxlat_xdp_key **k, struct rxlat_xdp_counters **v, size_t *n)
+{
+	(void)ctx;
+	*k = malloc(sizeof(xkeys));
+	*v = malloc(sizeof(xvals));
+	if (!*k || !*v)
+		return -1;
+	memcpy(*k, xkeys, sizeof(xkeys));
+	memcpy(*v, xvals, sizeof(xvals));
+	*n = nx;
+	return 0;
+}
+
+static const struct prom_ops ops = { NULL, f_slots, f_ifname, f_wanted, f_xdp };
+
+static struct rxlat_hist *at(struct rxlat_hist *live, int stage, int slot, int q)
+{
+	return &live[rxlat_series_index(stage, slot, q, MAX_IFACES, MAX_QUEUES)];
+}
+
+static void sample(struct rxlat_hist *h, __u64 ns, __u64 n)
+{
+	h->buckets[rxlat_hist_bucket(ns)] += n;
+	h->sum_ns += ns * n;
+	h->sources[RXLAT_SRC_XDP] += n;
+}
+
+/* The whole exposition, read max bytes at a time; malloc'ed. */
+static char *scrape(struct prom_metrics *m, size_t max)
+{
+	struct prom_scrape *s = prom_scrape_new(m);
+	size_t len = 0, cap = 1 << 16;
+	char *out = malloc(cap + 1);
+	ssize_t n;
+
+	if (!s || !out) {
+		prom_scrape_free(s);
+		free(out);
+		return NULL;
+	}
+	do {
+		if (len + max > cap) {
+			char *p = realloc(out, 2 * cap + max + 1);
+
+			if (!p)
+				break;
+			out = p;
+			cap = 2 * cap + max;
+		}
+		n = prom_scrape_read(s, out + len, max);
+		len += n > 0 ? (size_t)n : 0;
+	} while (n > 0);
+	out[len] = '\0';
+	prom_scrape_free(s);
+	return out;
+}
+
+/* The value of the line that starts with series (name{labels}), or -1. */
+static long long value(const char *text, const char *series)
+{
+	size_t n = strlen(series);
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, series, n) && p[n] == ' ')
+			return atoll(p + n + 1);
+	return -1;
+}
+
+static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k, bool per_queue)
+{
+	struct prom_layout l = { live, MAX_IFACES, MAX_QUEUES, per_queue, k, { "tp_btf:x" } };
+	struct prom_metrics *m;
+
+	if (prom_metrics_new(&m, &l, &ops))
+		return NULL;
+	return m;
+}
+
+/* "0.000000071" -> 71: the label's decimal seconds as ns, exactly */
+static __u64 le_ns(const char *s)
+{
+	__u64 ns = 0;
+	int frac = -1;
+
+	for (; *s && *s != '"'; s++) {
+		if (*s == '.') {
+			frac = 0;
+			continue;
+		}
+		ns = ns * 10 + (__u64)(*s - '0');
+		if (frac >= 0)
+			frac++;
+	}
+	for (frac = frac < 0 ? 0 : frac; frac < 9; frac++)
+		ns *= 10;
+	return ns;
+}
+
+/* Every exported le holds its bucket's largest value and the next one not. */
+static void test_le_exact(void)
+{
+	static struct rxlat_hist live[NSERIES];
+	unsigned int ks[] = { 1, 2, 4, 8 };
+
+	memset(live, 0, sizeof(live));
+	slot_owner[0] = 1;
+	names[1] = "eth0";
+	sample(at(live, 0, 0, 0), 1000, 1);
+	for (int i = 0; i < 4; i++) {
+		struct prom_metrics *m = new_metrics(live, ks[i], true);
+		char *text = m ? scrape(m, 4096) : NULL, name[32];
+		unsigned int nle = 0;
+		__u32 prev = 0;
+
+		for (const char *p = text ? strstr(text, "le=\"") : NULL; p;
+		     p = strstr(p + 1, "le=\"")) {
+			__u64 ns;
+			__u32 b;
+
+			nle++;
+			if (!strncmp(p + 4, "+Inf", 4))
+				continue;
+			ns = le_ns(p + 4);
+			b = rxlat_hist_bucket(ns);
+			if (rxlat_hist_bucket(ns + 1) == b || rxlat_hist_le(b) != ns)
+				check_fail("le %llu ns is not the top of bucket %u",
+					   (unsigned long long)ns, b);
+			if (nle > 1 && b - prev != RXLAT_HIST_SUB / ks[i])
+				check_fail(
+				    "le %llu ns: %u fine buckets after the previous, want %u",
+				    (unsigned long long)ns, b - prev, RXLAT_HIST_SUB / ks[i]);
+			prev = b;
+		}
+		CHECK_U64("exported buckets", nle, prom_nr_buckets(ks[i]));
+		if (!text)
+			check_fail("no exposition");
+		snprintf(name, sizeof(name), "le_exact_%u_per_pow2", ks[i]);
+		check_done(name);
+		free(text);
+		prom_metrics_free(m);
+	}
+}
+
+/* Coarse buckets are the fine ones summed: equal at each shared le. */
+static void test_coarse_sums(void)
+{
+	static struct rxlat_hist live[NSERIES];
+	struct prom_metrics *fine, *coarse;
+	char *ft, *ct;
+	unsigned int shared = 0;
+
+	memset(live, 0, sizeof(live));
+	srand(7);
+	for (int i = 0; i < 5000; i++)
+		sample(at(live, 1, 0, 1), (__u64)rand() % 3000000, (__u64)(rand() % 3 + 1));
+	fine = new_metrics(live, 8, true);
+	coarse = new_metrics(live, 2, true);
+	ft = fine ? scrape(fine, 1 << 16) : NULL;
+	ct = coarse ? scrape(coarse, 1 << 16) : NULL;
+	for (const char *p = ct ? strstr(ct, "rxlat_stage_latency_seconds_bucket{") : NULL; p;
+	     p = strstr(p + 1, "rxlat_stage_latency_seconds_bucket{")) {
+		char series[256];
+		size_t n = strcspn(p, " ");
+
+		snprintf(series, sizeof(series), "%.*s", (int)n, p);
+		CHECK_U64(series, value(ft, series), value(ct, series));
+		shared++;
+	}
+	CHECK_U64(
+	    "count, coarse vs fine",
+	    value(ct, "rxlat_stage_latency_seconds_count{stage=\"tcp_do_rcv\",ifname=\"eth0\","
+		      "queue=\"1\"}"),
+	    value(ft, "rxlat_stage_latency_seconds_count{stage=\"tcp_do_rcv\",ifname=\"eth0\","
+		      "queue=\"1\"}"));
+	CHECK_U64("le values of the coarse export", shared, prom_nr_buckets(2));
+	check_done("coarse_buckets_are_exact_sums");
+	free(ft);
+	free(ct);
+	prom_metrics_free(fine);
+	prom_metrics_free(coarse);
+}
+
+/*
+ * The baseline is left out; two slots of one name are one series that only
+ * grows; a slot keeps its first name; the overflow slot is "other".
+ */
+static void test_never_down(void)
+{
+	static struct rxlat_hist live[NSERIES];
+	const char *cnt = "rxlat_stage_latency_seconds_count{stage=\"ip_rcv\",ifname=\"veth1\","
+			  "queue=\"all\"}";
+	struct prom_metrics *m;
+	char *t1, *t2, *t3;
+
+	memset(live, 0, sizeof(live));
+	memset(slot_owner, 0, sizeof(slot_owner));
+	slot_owner[0] = 1;
+	names[1] = "veth1";
+	sample(at(live, 0, 0, 0), 500, 10); /* before the first interval */
+	m = new_metrics(live, 2, false);
+	if (!m || prom_metrics_baseline(m, live, NULL, NULL, 0)) {
+		check_failed("never_down", "setup failed");
+		prom_metrics_free(m);
+		return;
+	}
+	sample(at(live, 0, 0, 1), 500, 3);
+	t1 = scrape(m, 100);
+	/* veth1 deleted, made again without -i: a new slot of the same name */
+	slot_owner[1] = 2;
+	names[2] = "veth1";
+	sample(at(live, 0, 1, 0), 700, 4);
+	sample(at(live, 0, MAX_IFACES, 2), 900, 5); /* the overflow slot */
+	t2 = scrape(m, 100);
+	names[1] = "renamed"; /* a slot keeps its first name */
+	sample(at(live, 0, 0, 0), 500, 1);
+	t3 = scrape(m, 1);
+	CHECK_U64("count after the baseline", value(t1, cnt), 3);
+	CHECK_U64("two slots of one name", value(t2, cnt), 7);
+	CHECK_U64("after a rename", value(t3, cnt), 8);
+	CHECK_U64("overflow series",
+		  value(t3, "rxlat_stage_latency_seconds_count{stage=\"ip_rcv\",ifname=\"other\","
+			    "queue=\"all\"}"),
+		  5);
+	CHECK_U64("overflow counter",
+		  value(t3, "rxlat_overflow_samples_total{stage=\"ip_rcv\",limit=\"max_ifaces\"}"),
+		  5);
+	CHECK_U64("sum in seconds, exact",
+		  (__u64) !!strstr(t3, "_sum{stage=\"ip_rcv\",ifname=\"veth1\",queue=\"all\"} "
+				       "0.0000048\n"),
+		  1);
+	check_done("never_down_slots_merged_by_name");
+	free(t1);
+	free(t2);
+	free(t3);
+	prom_metrics_free(m);
+}
+
+/* Stamper counters: baseline, kept when a key goes, summed per label, -i filter. */
+static void test_xdp(void)
+{
+	static struct rxlat_hist live[NSERIES];
+	const char *seen = "rxlat_xdp_packets_seen_total{ifname=\"veth1\",queue=\"0\"}";
+	struct rxlat_xdp_key k0[] = { { 1, 0 } };
+	struct rxlat_xdp_counters v0[] = { { 100, 100, 0 } };
+	struct prom_metrics *m;
+	char *t1, *t2;
+
+	memset(live, 0, sizeof(live));
+	names[1] = "veth1";
+	names[2] = "veth1";
+	names[3] = "eth9";
+	m = new_metrics(live, 2, true);
+	if (!m || prom_metrics_baseline(m, live, k0, v0, 1)) {
+		check_failed("xdp", "setup failed");
+		prom_metrics_free(m);
+		return;
+	}
+	xkeys[0] = (struct rxlat_xdp_key){ 1, 0 };
+	xvals[0] = (struct rxlat_xdp_counters){ 130, 120, 0 };
+	xkeys[1] = (struct rxlat_xdp_key){ 3, 0 }; /* not named with -i */
+	xvals[1] = (struct rxlat_xdp_counters){ 9, 9, 0 };
+	xkeys[2] = (struct rxlat_xdp_key){ 0, 0 }; /* the stamper's own overflow */
+	xvals[2] = (struct rxlat_xdp_counters){ 4, 4, 4 };
+	nx = 3;
+	t1 = scrape(m, 7);
+	/* veth1 back under a new ifindex; the old key gone from the map */
+	xkeys[0] = (struct rxlat_xdp_key){ 2, 0 };
+	xvals[0] = (struct rxlat_xdp_counters){ 5, 5, 0 };
+	nx = 1;
+	t2 = scrape(m, 7);
+	CHECK_U64("seen after the baseline", value(t1, seen), 30);
+	CHECK_U64("kept and summed", value(t2, seen), 35);
+	CHECK_U64("stamper overflow",
+		  value(t2, "rxlat_xdp_meta_refused_total{ifname=\"other\",queue=\"other\"}"), 4);
+	CHECK_U64("filtered out", (__u64) !!strstr(t1, "eth9"), 0);
+	check_done("xdp_counters_kept_and_summed");
+	free(t1);
+	free(t2);
+	prom_metrics_free(m);
+	nx = 0;
+}
+
+static void test_escaping_and_pieces(void)
+{
+	static struct rxlat_hist live[NSERIES];
+	struct prom_metrics *m;
+	char *whole, *bytes;
+
+	memset(live, 0, sizeof(live));
+	memset(slot_owner, 0, sizeof(slot_owner));
+	slot_owner[2] = 3;
+	names[3] = "a\"b\\c";
+	sample(at(live, 4, 2, 1), 12345, 2);
+	m = new_metrics(live, 4, true);
+	whole = m ? scrape(m, 1 << 20) : NULL;
+	bytes = m ? scrape(m, 1) : NULL;
+	if (!whole || !bytes || strcmp(whole, bytes))
+		check_fail("1-byte reads differ from one read");
+	if (whole && !strstr(whole, "ifname=\"a\\\"b\\\\c\",queue=\"1\""))
+		check_fail("ifname not escaped");
+	if (whole && !strstr(whole, "rxlat_build_info{version=\"" RXLAT_VERSION
+				    "\",stage=\"ip_rcv\",attach=\"tp_btf:x\"} 1\n"))
+		check_fail("build_info missing");
+	check_done("escaping_and_piecewise_reads");
+	free(whole);
+	free(bytes);
+	prom_metrics_free(m);
+}
+
+int main(void)
+{
+	test_le_exact();
+	test_coarse_sums();
+	test_never_down();
+	test_xdp();
+	test_escaping_and_pieces();
+	return check_exit_status();
+}

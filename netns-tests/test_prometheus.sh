@@ -1,0 +1,547 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rxlat's Prometheus endpoint (--prometheus) with a real Prometheus server:
+# Debian's prometheus scrapes rxlat every second on the receiving
+# namespace's loopback during traffic of a known count; through its HTTP API
+# histogram_quantile(0.99) agrees with rxlat's own p99 within one bucket and
+# _count grows by exactly the datagrams sent. Also: promtool on a live
+# scrape and on configs/, 20 scrapes a second for 30 s, hostile clients
+# (malformed, oversized, one byte a second, hundreds at once) while scrapes
+# go on, the systemd unit (systemd-analyze verify, and its command line
+# under its capability bounding set with setpriv), and bad input.
+#
+# Not under QEMU: prometheus and promtool (two Go binaries, 98 MB) are not
+# in the VM's initramfs; the endpoint is user space only and reads the map
+# whose kernel side test_collector.sh proves on every kernel.
+
+# shellcheck disable=SC2016 # $s and the like in single quotes are jq's or the inner shell's
+# shellcheck source=netns-tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+N=${RXLAT_TEST_PACKETS:-2000}
+PORT=7100
+MPORT=9474 # rxlat's endpoint, on the receiving namespace's loopback
+PPORT=9090 # the test's Prometheus server, there too
+URL=http://127.0.0.1:$MPORT/metrics
+UNIT_IN=$RXLAT_ROOT/configs/rxlat.service.in
+RXLAT_ARGS=()
+
+# A skip for the whole test under QEMU, where the tools are not: true then.
+vm_skip()	# NAME
+{
+	[[ -n ${RXLAT_VM:-} ]] || return 1
+	skip "$1" "prometheus and promtool (Go binaries of 98 MB together) are not in the VM's" \
+		"initramfs; the endpoint is user space only, the host run covers it"
+}
+
+need() { need_rxlat curl prometheus promtool "$@"; }
+
+# The endpoint's exposition, from inside NS_B, into FILE; curl's status.
+scrape_to()	# FILE
+{
+	in_ns "$NS_B" curl -sf --max-time 5 -o "$1" "$URL"
+}
+
+# rxlat as a pure exporter (no -o json of start_rxlat); stdout in rxlat.out.
+start_exporter()	# CMD...
+{
+	: >"$T_DIR/rxlat.err"
+	t_bg rxlat in_ns "$NS_B" "$@"
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
+	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
+}
+
+# N datagrams from NS_A to NS_B, all received (8 flows over the queues).
+send_udp()	# CHECK N [PKTGEN-SEND-ARGS...]
+{
+	local check=$1 n=$2 pid
+	shift 2
+	t_bg "recv_$check" in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$n" --timeout 60
+	pid=$BG_PID
+	t_wait_line "$T_DIR/recv_$check.out" '^ready$' 10 "$pid" ||
+		t_abort "${check}_receiver" "rxlat-pktgen recv did not start"
+	assert_cmd "${check}_send" in_ns "$NS_A" timeout 90 "$PKTGEN" send --dev "$IF_A" \
+		--dst-mac "$MAC_B" --src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" \
+		--count "$n" --flows 8 "$@"
+	t_wait_pid "$pid" 60
+	assert_eq "${check}_recv" "received $n valid $n invalid 0 duplicate 0" \
+		"$(tail -n 1 "$T_DIR/recv_$check.out")"
+}
+
+# ---------------------------------------------------------------- Prometheus
+
+# Debian's Prometheus in NS_B, scraping rxlat every second, with the
+# recording rules of configs/; returns once it has scraped rxlat.
+start_prometheus()
+{
+	local i
+	cat >"$T_DIR/prometheus.yml" <<-EOF
+		global: {scrape_interval: 1s, scrape_timeout: 1s, evaluation_interval: 1s}
+		rule_files: ["$RXLAT_ROOT/configs/rxlat.rules.yml"]
+		scrape_configs:
+		  - job_name: rxlat
+		    static_configs: [{targets: ["127.0.0.1:$MPORT"]}]
+	EOF
+	t_bg prometheus in_ns "$NS_B" prometheus --config.file="$T_DIR/prometheus.yml" \
+		--storage.tsdb.path="$T_DIR/tsdb" --web.listen-address="127.0.0.1:$PPORT" \
+		--log.level=warn
+	PROM_PID=$BG_PID
+	for ((i = 0; i < 300; i++)); do
+		[[ $(promq 'max(up{job="rxlat"})' | jq -r '.[0].value[1] // 0') == 1 ]] &&
+			[[ $(promq 'count(rxlat_build_info)' | jq -r '.[0].value[1] // 0') == 5 ]] && return 0
+		kill -0 "$PROM_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	fail prometheus_start "prometheus did not scrape rxlat: $(tail -n 2 "$T_DIR/prometheus.err")"
+}
+
+# The result array of an instant query, at TIME (default now); [] on error.
+promq()	# EXPR [TIME]
+{
+	local args=(--data-urlencode "query=$1")
+	[[ -n ${2:-} ]] && args+=(--data-urlencode "time=$2")
+	in_ns "$NS_B" curl -s --max-time 10 --get "${args[@]}" \
+		"http://127.0.0.1:$PPORT/api/v1/query" | jq -c 'if .status == "success" then .data.result else [] end' 2>/dev/null ||
+		echo '[]'
+}
+
+# One number from an instant query; 0 when it has no result.
+promv()	# EXPR [TIME]
+{
+	promq "$@" | jq -r '.[0].value[1] // "0"'
+}
+
+# ---------------------------------------------------------------- buckets
+
+# Fine bucket of a latency in ns (include/rxlat_hist.h).
+fine_bucket()	# NS
+{
+	local ns=$1 k=0
+	((ns < 64)) && { echo 0; return; }
+	((ns >= 1 << 34)) && { echo 225; return; }
+	while ((ns >> (k + 1))); do ((k++)); done
+	echo $((1 + 8 * (k - 6) + ((ns >> (k - 3)) & 7)))
+}
+
+# Exported bucket of a latency, at K buckets per power of two.
+export_bucket()	# NS K
+{
+	local b
+	b=$(fine_bucket "$1")
+	if ((b == 0 || b == 225)); then
+		echo $((b == 0 ? 0 : 1 + 28 * $2))
+	else
+		echo $((1 + (b - 1) / (8 / $2)))
+	fi
+}
+
+# ---------------------------------------------------------------- tests
+
+# Every panel query of the dashboard, the variables filled in, returns data.
+dashboard_queries()	# TIME
+{
+	local expr empty=() n=0
+	while IFS= read -r expr; do
+		expr=${expr//'$__rate_interval'/5s}
+		expr=${expr//'$instance'/.*}
+		expr=${expr//'$stage'/udp_queue_rcv}
+		n=$((n + 1))
+		[[ $(promq "$expr" "$1" | jq length) -gt 0 ]] || empty+=("$expr")
+	done < <(jq -r '.panels[] | .targets[]?.expr' "$RXLAT_ROOT/configs/rxlat-dashboard.json")
+	assert_eq dashboard_queries_answer "$n of $n" "$((n - ${#empty[@]})) of $n" \
+		"panel queries with data${empty[0]:+ (none: ${empty[0]})}"
+}
+
+# Prometheus' p99 and _count against rxlat's own for the same samples, at K
+# buckets per power of two.
+quantile_and_count()	# K
+{
+	local k=$1 t0 t1 c0 c1 p99 prom_ns rxlat_ns eb_prom eb_rxlat
+	vm_skip quantile && return 0
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	# one report, at exit: its p99 covers exactly the samples of the run
+	start_rxlat -i "$IF_B" -r 1000 --prometheus "$MPORT" --prometheus-buckets "$k" || return 1
+	start_prometheus || return 1
+	scrape_to "$T_DIR/live.prom" || t_abort scrape "curl $URL failed"
+	assert_cmd promtool_check_metrics promtool check metrics <"$T_DIR/live.prom"
+	t0=$(date +%s.%N)
+	sleep 1.2
+	send_udp traffic "$N"
+	sleep 3 # two scrapes and more after the last datagram
+	t1=$(date +%s.%N)
+
+	c0=$(promv 'sum(rxlat_stage_latency_seconds_count{stage="udp_queue_rcv"})' "$t0")
+	c1=$(promv 'sum(rxlat_stage_latency_seconds_count{stage="udp_queue_rcv"})' "$t1")
+	assert_eq count_before 0 "$c0" "udp_queue_rcv _count before the traffic"
+	assert_eq count_increase "$N" "$((c1 - c0))" "udp_queue_rcv _count increase"
+	assert_eq ip_rcv_count_increase "$N" \
+		"$(promv 'sum(rxlat_stage_latency_seconds_count{stage="ip_rcv"})' "$t1")"
+	assert_eq xdp_seen "$N" "$(promv 'sum(rxlat_xdp_packets_seen_total)' "$t1")"
+	assert_eq samples_from_xdp "$N" \
+		"$(promv 'sum(rxlat_stage_samples_total{stage="udp_queue_rcv",source="xdp"})' "$t1")"
+	p99=$(promv 'histogram_quantile(0.99, sum by (le) (rxlat_stage_latency_seconds_bucket{stage="udp_queue_rcv"}))' "$t1")
+	dashboard_queries "$t1"
+	assert_ne recording_rule_p99 "[]" \
+		"$(promq 'instance_stage:rxlat_stage_latency_seconds:p99_5m{stage="udp_queue_rcv"}' "$t1")"
+	stop_rxlat || return 1
+
+	rxlat_ns=$(q '[.[].series[] | select(.stage == "udp_queue_rcv")] | .[0].p99_ns // 0')
+	assert_eq report_count "$N" "$(stage_sum udp_queue_rcv .count)" "rxlat's own count"
+	prom_ns=$(awk -v s="$p99" 'BEGIN { printf "%.0f", s * 1e9 }')
+	eb_prom=$(export_bucket "$prom_ns" "$k")
+	eb_rxlat=$(export_bucket "$rxlat_ns" "$k")
+	log "p99: Prometheus $prom_ns ns (bucket $eb_prom), rxlat $rxlat_ns ns (bucket $eb_rxlat), $k per power of two"
+	assert_le p99_within_one_bucket 1 "$((eb_prom > eb_rxlat ? eb_prom - eb_rxlat : eb_rxlat - eb_prom))" \
+		"buckets between Prometheus' p99 ($prom_ns ns) and rxlat's ($rxlat_ns ns)"
+	assert_eq build_info_attach "$(q -r '.[0].attach.udp_queue_rcv')" \
+		"$(promq 'rxlat_build_info{stage="udp_queue_rcv"}' "$t1" | jq -r '.[0].metric.attach')"
+}
+
+# 20 scrapes a second for 30 s, one at a time, from inside NS_B: prints
+# "ok failed elapsed-ms"; the last exposition is in DIR/last.
+scrape_loop()	# URL SECONDS PER-SECOND DIR
+{
+	local n=$(($2 * $3)) i ok=0 bad=0 start next now d code
+	start=$(date +%s%N)
+	for ((i = 0; i < n; i++)); do
+		next=$((start + i * 1000000000 / $3))
+		now=$(date +%s%N)
+		d=$((next - now))
+		((d > 0)) && sleep "$((d / 1000000000)).$(printf '%09d' $((d % 1000000000)))"
+		code=$(curl -s -o "$4/last" -w '%{http_code}' --max-time 5 "$1")
+		if [[ $code == 200 ]] && [[ $(tail -n 1 "$4/last") == rxlat_build_info* ]]; then
+			ok=$((ok + 1))
+		else
+			bad=$((bad + 1))
+			echo "scrape $i: HTTP $code" >>"$4/failed"
+		fi
+	done
+	echo "$ok $bad $((($(date +%s%N) - start) / 1000000))"
+}
+
+# Sum of the values of the exposition's lines that start with PREFIX (and
+# hold TEXT).
+expo_sum()	# FILE PREFIX [TEXT]
+{
+	awk -v p="$2" -v t="${3:-}" 'index($0, p) == 1 && index($0, t) { s += $NF }
+		END { printf "%d", s }' "$1"
+}
+
+scrape_storm()
+{
+	local total=15000 res ok bad ms st send_pid
+	vm_skip storm && return 0
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat -i "$IF_B" --per-queue -r 1 --prometheus "$MPORT" || return 1
+	# 500 datagrams a second during the 30 s of scrapes
+	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$total" --timeout 90
+	local recv_pid=$BG_PID
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" || t_abort receiver "not ready"
+	t_bg send in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
+		--dst-ip "$IP4_B" --dport "$PORT" --count "$total" --flows 8 --pps 500
+	send_pid=$BG_PID
+	mkdir -p "$T_DIR/storm"
+	res=$(in_ns "$NS_B" bash -c "$(declare -f scrape_loop); scrape_loop $URL 30 20 $T_DIR/storm")
+	read -r ok bad ms <<<"$res"
+	log "600 scrapes: $ok answered, $bad failed, in $ms ms"
+	assert_eq storm_no_failed_scrape 0 "$bad" "failed scrapes ($(head -n 1 "$T_DIR/storm/failed" 2>/dev/null))"
+	assert_eq storm_scrapes 600 "$ok"
+	assert_le storm_rate_kept 33000 "$ms" "ms for 600 scrapes at 20/s"
+	t_wait_pid "$send_pid" 30
+	t_wait_pid "$recv_pid" 30
+	assert_eq storm_recv "received $total valid $total invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+	sleep 1.2 # a report interval: the samples in flight are in a report
+	scrape_to "$T_DIR/final.prom" || t_abort final_scrape "curl $URL failed"
+	stop_rxlat || return 1
+	for st in ip_rcv udp_queue_rcv; do
+		assert_eq "final_count_$st" "$(stage_sum "$st" .count)" \
+			"$(expo_sum "$T_DIR/final.prom" "rxlat_stage_latency_seconds_count{stage=\"$st\"")" \
+			"$st: last scrape's _count vs the sum of rxlat's reports"
+		assert_eq "final_xdp_source_$st" "$(stage_sum "$st" .sources.xdp)" \
+			"$(expo_sum "$T_DIR/final.prom" "rxlat_stage_samples_total{stage=\"$st\"" 'source="xdp"')"
+	done
+	assert_eq final_count_is_total "$total" "$(stage_sum udp_queue_rcv .count)"
+	assert_eq final_xdp_seen "$(q '[.[].xdp[].seen] | add')" \
+		"$(expo_sum "$T_DIR/final.prom" rxlat_xdp_packets_seen_total)"
+}
+
+# ---------------------------------------------------------------- hostile clients
+# These run inside NS_B (bash -c with the function's text): bash's /dev/tcp.
+
+# One raw request; prints the response's status line, or "closed".
+raw_request()	# PORT REQUEST-TEXT
+{
+	local fd line req
+	# one write where it fits: the server may answer (and close) after the
+	# first line, and a second write would be cut short
+	trap '' PIPE
+	printf -v req '%b' "$2"
+	exec {fd}<>"/dev/tcp/127.0.0.1/$1" || { echo "refused"; return; }
+	printf '%s' "$req" 2>/dev/null 1>&"$fd"
+	if IFS= read -r -t 10 -u "$fd" line; then
+		echo "${line%$'\r'}"
+	else
+		echo "closed"
+	fi
+	exec {fd}<&-
+}
+
+# A request sent one byte a second; prints after how many seconds the
+# server closed the connection, or what it answered.
+slow_client()	# PORT
+{
+	local fd req i line rc
+	req=$'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: one-byte-a-second-and-then-some\r\n\r\n'
+	trap '' PIPE
+	exec {fd}<>"/dev/tcp/127.0.0.1/$1" || { echo "refused"; return; }
+	for ((i = 0; i < ${#req}; i++)); do
+		printf '%s' "${req:i:1}" 2>/dev/null 1>&"$fd" || { echo "closed $i"; return; }
+		IFS= read -r -t 1 -u "$fd" line
+		rc=$?
+		((rc > 128)) && continue # a second of silence: go on
+		if ((rc != 0)) && [[ -z $line ]]; then
+			echo "closed $i"
+			return
+		fi
+		echo "answered ${line%$'\r'}"
+		return
+	done
+	echo "completed"
+}
+
+# COUNT connections that send half a request and wait; prints how many the
+# server had closed after SECONDS.
+flood_client()	# PORT COUNT SECONDS
+{
+	local fds=() fd i closed=0 line
+	for ((i = 0; i < $2; i++)); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || { closed=$((closed + 1)); continue; }
+		printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' 2>/dev/null 1>&"$fd"
+		fds+=("$fd")
+	done
+	sleep "$3"
+	for fd in "${fds[@]}"; do
+		# EOF: status 1 at once; still open: a timeout (> 128)
+		IFS= read -r -t 0.2 -u "$fd" line
+		(($? <= 128)) && closed=$((closed + 1))
+		exec {fd}<&-
+	done
+	echo "$closed"
+}
+
+in_nsb_fn()	# FUNCTION ARGS...
+{
+	local fn=$1
+	shift
+	in_ns "$NS_B" bash -c "$(declare -f "$fn"); $fn $*"
+}
+
+hostile_clients()
+{
+	local got slow_pid flood_pid conc_pid ok bad ms i many=()
+	vm_skip hostile && return 0
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_exporter "$RXLAT" -i "$IF_B" --per-queue -o none --prometheus "$MPORT" || return 1
+	send_udp traffic 200
+
+	assert_match malformed '^HTTP/1\.[01] 400' \
+		"$(in_nsb_fn raw_request "$MPORT" "'BLAH BLAH\r\n\r\n'")"
+	assert_match bad_version '^HTTP/1\.[01] 505' \
+		"$(in_nsb_fn raw_request "$MPORT" "'GET /metrics HTTP/7.1\r\nHost: x\r\n\r\n'")"
+	assert_match post_refused '^HTTP/1\.[01] 405' \
+		"$(in_nsb_fn raw_request "$MPORT" "'POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc'")"
+	assert_match unknown_path '^HTTP/1\.[01] 404' \
+		"$(in_nsb_fn raw_request "$MPORT" "'GET /nope HTTP/1.1\r\nHost: x\r\n\r\n'")"
+	got=$(in_nsb_fn raw_request "$MPORT" "'GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: $(printf 'a%.0s' {1..70000})\r\n\r\n'")
+	assert_match oversized_header '^(HTTP/1\.[01] 4[0-9][0-9]|closed)' "$got"
+	got=$(in_nsb_fn raw_request "$MPORT" "'GET /metrics?$(printf 'a%.0s' {1..70000}) HTTP/1.1\r\nHost: x\r\n\r\n'")
+	assert_match oversized_url '^(HTTP/1\.[01] 4[0-9][0-9]|closed)' "$got"
+
+	# a slow client and a flood of half requests, while scrapes go on
+	in_nsb_fn slow_client "$MPORT" >"$T_DIR/slow.out" 2>&1 &
+	slow_pid=$!
+	in_nsb_fn flood_client "$MPORT" 300 14 >"$T_DIR/flood.out" 2>&1 &
+	flood_pid=$!
+	sleep 1
+	mkdir -p "$T_DIR/conc"
+	in_ns "$NS_B" bash -c "$(declare -f scrape_loop); scrape_loop $URL 10 5 $T_DIR/conc" \
+		>"$T_DIR/conc.res" &
+	conc_pid=$!
+	# and 100 whole requests at once, 5 times
+	for ((i = 0; i < 100; i++)); do
+		many+=(-o /dev/null "$URL")
+	done
+	for _ in 1 2 3 4 5; do
+		got=$(in_ns "$NS_B" curl -s --parallel --parallel-max 100 --max-time 20 \
+			-w '%{http_code}\n' "${many[@]}" 2>/dev/null | sort | uniq -c | tr -s ' \n' ' ')
+		log "100 requests at once: how many got which HTTP status (000: refused): $got"
+	done
+	t_wait_exit "$conc_pid"
+	read -r ok bad ms <"$T_DIR/conc.res"
+	assert_eq scrapes_during_attack 50 "$ok" "scrapes answered (failed: $bad; $(head -n 1 "$T_DIR/conc/failed" 2>/dev/null))"
+	t_wait_exit "$slow_pid"
+	t_wait_exit "$flood_pid"
+	got=$(cat "$T_DIR/slow.out")
+	assert_match slow_client_cut '^closed ([0-9]+)$' "$got" "the slow client"
+	[[ $got =~ ^closed\ ([0-9]+)$ ]] &&
+		assert_le slow_client_cut_in_time 13 "${BASH_REMATCH[1]}" "seconds (bytes) before the cut"
+	assert_eq flood_all_closed 300 "$(cat "$T_DIR/flood.out")" "half requests closed within 14 s"
+	assert_true still_running "rxlat died" kill -0 "$RXLAT_PID"
+	if scrape_to "$T_DIR/after.prom"; then
+		pass scrape_after
+	else
+		fail scrape_after "curl $URL failed after the attack"
+	fi
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq exporter_exit 0 "$?"
+	assert_eq exporter_no_report 0 "$(wc -c <"$T_DIR/rxlat.out")" "bytes on stdout with -o none"
+}
+
+# ---------------------------------------------------------------- the unit
+
+# CapabilityBoundingSet of the unit as setpriv's -all,+cap,...
+unit_bounding_set()	# UNIT
+{
+	awk -F= '$1 == "CapabilityBoundingSet" { print $2 }' "$1" |
+		tr '[:upper:]' '[:lower:]' | sed -e 's/cap_/+/g' -e 's/ /,/g' -e 's/^/-all,/'
+}
+
+# The unit's options (configs/rxlat.default), for the test's interface.
+unit_opts()
+{
+	sed -n -e 's/^RXLAT_OPTS="\(.*\)"$/\1/p' "$RXLAT_ROOT/configs/rxlat.default" |
+		sed -e "s/eth0/$IF_B/"
+}
+
+unit_file()
+{
+	local unit out bset opts plan before
+	vm_skip unit && return 0
+	need setpriv systemd-analyze || return 1
+	unit=$T_DIR/rxlat.service
+	sed -e "s|@BINDIR@|$BUILD|g" "$UNIT_IN" >"$unit"
+	# Documentation=man:rxlat(8) must resolve: the man page of this build
+	mkdir -p "$T_DIR/man/man8" && cp "$BUILD/rxlat.8" "$T_DIR/man/man8/"
+	if out=$(MANPATH=$T_DIR/man systemd-analyze verify "$unit" 2>&1); then
+		pass systemd_analyze_verify
+	elif grep -qiE 'not been booted|failed to (initialize|connect)|No such file or directory.*(/run/systemd|bus)' <<<"$out"; then
+		skip systemd_analyze_verify "systemd-analyze cannot run in this container: $(tail -n 1 <<<"$out")"
+	else
+		fail systemd_analyze_verify "$out"
+	fi
+	log "$(systemd-analyze security --offline=true "$unit" 2>/dev/null | tail -n 1)"
+
+	bset=$(unit_bounding_set "$unit")
+	assert_match bounding_set '^-all(,\+[a-z_]+)+$' "$bset"
+	ns_pair || t_abort setup "cannot create the namespaces"
+	read -r -a opts <<<"$(unit_opts)"
+	before=$(prog_count_settles 0)
+	# the plan with every capability, then the unit's command line under
+	# its bounding set and NoNewPrivileges
+	start_exporter "$RXLAT" "${opts[@]}" || return 1
+	plan=$(grep 'rxlat: stage' "$T_DIR/rxlat.err")
+	kill -TERM "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	start_exporter setpriv --bounding-set="$bset" --inh-caps=-all --no-new-privs -- \
+		"$RXLAT" "${opts[@]}" || return 1
+	assert_eq unit_same_plan "$plan" "$(grep 'rxlat: stage' "$T_DIR/rxlat.err")" \
+		"stages under the unit's bounding set"
+	assert_eq unit_keeps_cap_bpf 0000008000000000 \
+		"$(awk '/^CapEff/ { print $2 }' "/proc/$RXLAT_PID/status")" "CapEff once attached"
+	send_udp unit "$N"
+	sleep 0.3
+	scrape_to "$T_DIR/unit.prom" || t_abort unit_scrape "curl $URL failed"
+	assert_eq unit_count "$N" \
+		"$(expo_sum "$T_DIR/unit.prom" 'rxlat_stage_latency_seconds_count{stage="udp_queue_rcv"')"
+	kill -TERM "$RXLAT_PID" # the unit's KillSignal
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq unit_exit 0 "$?" "exit status after SIGTERM"
+	assert_eq unit_nothing_left "$before" "$(prog_count_settles "$before")"
+	assert_eq unit_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+}
+
+# ---------------------------------------------------------------- bad input
+
+# rxlat ARGS in NS_B: exit 1, one line matching ERE, nothing attached.
+refused()	# NAME ERE ARGS...
+{
+	local name=$1 ere=$2 before rc
+	shift 2
+	before=$(prog_count_settles "$(rxlat_prog_count)")
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" "$@" >/dev/null 2>"$T_DIR/$name.err"
+	rc=$?
+	assert_eq "${name}_exit" 1 "$rc"
+	assert_match "${name}_message" "^rxlat: error: $ere" "$(cat "$T_DIR/$name.err")"
+	assert_eq "${name}_one_line" 1 "$(wc -l <"$T_DIR/$name.err")"
+	assert_eq "${name}_nothing_attached" "$before" "$(prog_count_settles "$before")"
+}
+
+bad_input()
+{
+	local xdp_before
+	vm_skip bad_input && return 0
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	refused port_zero "--prometheus '0': the port must be from 1 to 65535" --prometheus 0
+	refused port_big "--prometheus '70000': the port must be from 1 to 65535" --prometheus 70000
+	refused port_word "--prometheus 'metrics': the port is not a number" --prometheus metrics
+	refused bad_ipv4 "--prometheus '999.1.1.1:9474': not a numeric IPv4 address" \
+		--prometheus 999.1.1.1:9474
+	refused bad_ipv6 "--prometheus '\[fe80::zz\]:9474': not a numeric IPv6 address" \
+		--prometheus '[fe80::zz]:9474'
+	refused foreign_addr "--prometheus 192.0.2.77:9474: no interface of this network namespace has that address" \
+		--prometheus 192.0.2.77:9474
+	refused buckets "--prometheus-buckets 3: choose 1, 2, 4 or 8" --prometheus 9474 --prometheus-buckets 3
+	refused buckets_alone "--prometheus-buckets applies to --prometheus only" --prometheus-buckets 2
+	refused none_alone "-o none prints no report: give --prometheus" -o none
+	# a port below 1024 without CAP_NET_BIND_SERVICE
+	in_ns "$NS_B" setpriv --bounding-set=-net_bind_service --inh-caps=-net_bind_service -- \
+		"$RXLAT" -i "$IF_B" --prometheus 80 >/dev/null 2>"$T_DIR/low.err"
+	assert_eq low_port_exit 1 "$?"
+	assert_match low_port_message \
+		"^rxlat: error: --prometheus 80: a port below 1024 needs CAP_NET_BIND_SERVICE: choose a port from 1024 up$" \
+		"$(cat "$T_DIR/low.err")"
+	# the port of a running rxlat: the second one attaches nothing
+	start_exporter "$RXLAT" -i "$IF_B" -o none --prometheus "$MPORT" || return 1
+	xdp_before=$(link_xdp_prog "$NS_B" "$IF_B")
+	in_ns "$NS_B" "$RXLAT" --no-xdp --prometheus "$MPORT" >/dev/null 2>"$T_DIR/inuse.err"
+	assert_eq port_in_use_exit 1 "$?"
+	assert_match port_in_use_message \
+		"^rxlat: error: --prometheus $MPORT: the port is in use \(another rxlat or exporter\?\): stop it, or choose another port$" \
+		"$(cat "$T_DIR/inuse.err")"
+	assert_eq port_in_use_xdp_unchanged "$xdp_before" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq first_exporter_exit 0 "$?"
+}
+
+# The files of configs/: promtool checks them, and the rules' own tests pass.
+configs_check()
+{
+	vm_skip configs && return 0
+	require_cmd tools promtool jq || return 1
+	assert_cmd promtool_check_config promtool check config "$RXLAT_ROOT/configs/prometheus.yml"
+	assert_cmd promtool_check_rules promtool check rules "$RXLAT_ROOT/configs/rxlat.rules.yml"
+	assert_cmd promtool_test_rules promtool test rules "$RXLAT_ROOT/configs/rxlat.rules.test.yml"
+	assert_eq dashboard_panels "heatmap table timeseries" \
+		"$(jq -r '[.panels[].type | select(. != "row")] | unique | join(" ")' \
+			"$RXLAT_ROOT/configs/rxlat-dashboard.json")"
+}
+
+suite_begin
+run_test configs configs_check
+run_test quantile_fine quantile_and_count 8
+run_test quantile_default quantile_and_count 2
+run_test storm scrape_storm
+run_test hostile hostile_clients
+run_test unit unit_file
+run_test bad_input bad_input
+suite_end
