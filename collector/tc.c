@@ -176,34 +176,40 @@ static bool prog_named(__u32 id, const char *name)
 
 static __u32 match_tcx_link(const struct bpf_link_info *l, const void *arg)
 {
-	const __u32 *ifindex = arg;
+	const __u32 *prog_id = arg;
 
-	/* the tcx info starts with the ifindex, as the XDP one does */
-	if (l->type == LINK_TYPE_TCX && l->xdp.ifindex == *ifindex &&
-	    prog_named(l->prog_id, TC_PROG_NAME))
-		return l->id;
-	return 0;
+	return l->type == LINK_TYPE_TCX && l->prog_id == *prog_id ? l->id : 0;
 }
 
-/* Another rxlat's tcx link on ifindex: said, -EBUSY. */
+/*
+ * Another rxlat's tcx link on ifindex: said, -EBUSY. The query names the
+ * programs at this namespace's ifindex (the links' own ifindexes could be
+ * another namespace's), and program ids are unique: its link is found by it.
+ */
 static int tcx_taken(__u32 ifindex, const char *ifname)
 {
-	__u32 link_id = for_each_link(match_tcx_link, &ifindex);
+	__u32 ids[64], n = 64, link_id = 0, prog_id = 0;
 	char comm[16];
 	pid_t pid;
 
-	if (!link_id)
+	if (bpf_prog_query((int)ifindex, ATTACH_TCX_INGRESS, 0, NULL, ids, &n))
+		return 0; /* no tcx here: nothing can be taken */
+	for (__u32 i = 0; i < n && !prog_id; i++)
+		if (prog_named(ids[i], TC_PROG_NAME))
+			prog_id = ids[i];
+	if (!prog_id)
 		return 0;
-	pid = link_holder(link_id, comm);
+	link_id = for_each_link(match_tcx_link, &prog_id);
+	pid = link_id ? link_holder(link_id, comm) : 0;
 	if (pid)
 		rxlat_err("%s already has the rxlat tc stamper attached by %s (pid %d): stop it "
 			  "(kill %d), then run rxlat again",
 			  ifname, comm, pid, pid);
 	else
-		rxlat_err("%s already has the rxlat tc stamper attached through tcx link %u, "
-			  "which no running process holds (a link pinned in a bpf filesystem): "
-			  "remove that pin",
-			  ifname, link_id);
+		rxlat_err("%s already has the rxlat tc stamper attached (program %u) through a "
+			  "tcx link that no running process holds (one pinned in a bpf "
+			  "filesystem): the interface stays taken while that pin exists",
+			  ifname, prog_id);
 	return -EBUSY;
 }
 

@@ -56,7 +56,6 @@ CASES=(
 	"stage_unavailable   @ setup_tdq      @ 1 @ err  @ \$IN_B \$RXLAT --stages tcp_data_queue -d 1 @ tcp_data_queue.*(trampoline|fentry)"
 	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
 	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
-	"foreign_xdp         @ setup_foreign  @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*XDP.*xdp_count"
 	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*another rxlat.*%PID%"
 	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
 	"no_privileges_list  @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT --list-stages @ (root|privilege|CAP_)"
@@ -93,15 +92,6 @@ setup_tdq()
 {
 	[[ -n ${RXLAT_VM:-} ]] || return 0
 	WANT=0 KIND=warn RE='tcp_data_queue +fentry'
-}
-
-# A foreign XDP program attached without libxdp's dispatcher, as 'ip link'
-# does: libxdp cannot load anything beside it.
-setup_foreign()
-{
-	t_track_xdp "$NS_B" "$IF_B"
-	ip -n "$NS_B" link set dev "$IF_B" xdpgeneric obj "$BUILD/xdp_count.bpf.o" sec xdp &&
-		FOREIGN=$(link_xdp_prog "$NS_B" "$IF_B")
 }
 
 setup_second()
@@ -177,30 +167,6 @@ after_no_xdp_no_stamper()
 	_t_xdp_off "$NS_B" "$IF_B"
 }
 
-# Two ways out are offered: detach the foreign program (tried by
-# follow_hints), or load the stamper beside it and use --no-xdp.
-after_foreign_xdp()
-{
-	if ((HINTS > 0)) && ((!HINT_FAILED)); then
-		eval_cmd retry "$CMD"
-		assert_eq retry_after_hint 0 "$RC" "exit status once the hint was followed; stderr: $(tail -n 1 "$T_DIR/retry.err")"
-	fi
-	if [[ ! $LINE =~ "load the stamper beside" ]]; then
-		_t_xdp_off "$NS_B" "$IF_B" # the test's own program, if a hint failed
-		return 0
-	fi
-	_t_xdp_off "$NS_B" "$IF_B"
-	setup_foreign || return 1
-	local out
-	out=$(in_ns "$NS_B" xdp-loader load -p "$(t_pin_dir beside)" "$IF_B" "$BUILD/rxlat_xdp.bpf.o" 2>&1)
-	if assert_eq hint_load_beside 0 "$?" \
-		"xdp-loader load beside the foreign program, as proposed: $(tail -n 1 <<<"$out")"; then
-		eval_cmd beside "\$IN_B \$RXLAT --no-xdp -i \$IF_B -d 0.5"
-		assert_eq hint_no_xdp_beside 0 "$RC" "rxlat --no-xdp beside it; stderr: $(tail -n 1 "$T_DIR/beside.err")"
-	fi
-	_t_xdp_off "$NS_B" "$IF_B" # the test's own programs
-}
-
 after_second_instance()
 {
 	kill -INT "$PID" 2>/dev/null
@@ -225,7 +191,7 @@ run_case()	# TABLE-LINE
 	for f in name setup WANT KIND cmd RE; do
 		printf -v "$f" '%s' "$(sed -E 's/^ +//; s/ +$//' <<<"${!f}")"
 	done
-	CMD=$cmd HINTS=0 HINT_FAILED=0 PID='' FOREIGN=''
+	CMD=$cmd HINTS=0 HINT_FAILED=0 PID=''
 	need || return 1
 	one_ns || t_abort setup "cannot create the namespace"
 	export IF_B NS_B
@@ -292,9 +258,6 @@ run_case()	# TABLE-LINE
 				"a line on stderr"
 			;;
 		esac
-		# a refused run leaves a foreign program as it was
-		[[ -n ${FOREIGN:-} ]] && assert_eq foreign_kept "$FOREIGN" "$(link_xdp_prog "$NS_B" "$IF_B")" \
-			"XDP program on $IF_B after the refused run"
 		[[ -n $LINE ]] && follow_hints "$LINE"
 		((HINTS > 0)) && log "$name: followed $HINTS hint(s)"
 		declare -F "after_$name" >/dev/null && "after_$name"
@@ -313,7 +276,7 @@ need()
 # Under QEMU only the cases whose outcome depends on the kernel (its BPF
 # features and privileges checks, XDP attachment): option parsing is the
 # same code on every kernel, and the emulation makes each start slow.
-VM_CASES=" unknown_iface stage_unavailable no_privileges no_privileges_list no_btf foreign_xdp second_instance max_memory "
+VM_CASES=" unknown_iface stage_unavailable no_privileges no_privileges_list no_btf second_instance max_memory "
 
 suite_begin
 tried=0

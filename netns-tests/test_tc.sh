@@ -302,6 +302,28 @@ two_at_once()
 	assert_eq then_attaches 0 "$?" "$(grep error "$T_DIR/third.err")"
 }
 
+# Interface indexes are per namespace: an rxlat in each end's namespace,
+# both ifindex 2, both stamping at tc; neither takes the other's for its own
+same_ifindex()
+{
+	local pid_a
+	setup || return 1
+	assert_eq same_ifindex "$IFINDEX_A" "$IFINDEX_B" "ifindexes of the two ends"
+	t_bg rxlat_a in_ns "$NS_A" "$RXLAT" --tc -i "$IF_A" -o json -r 0.5
+	pid_a=$BG_PID
+	t_wait_line "$T_DIR/rxlat_a.err" 'map memory' 30 "$pid_a" ||
+		t_abort a_start "rxlat in $NS_A did not start: $(tail -n 1 "$T_DIR/rxlat_a.err")"
+	start_rxlat --tc -i "$IF_B" || return 1
+	send_udp udp "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	kill -INT "$pid_a"
+	t_wait_pid "$pid_a" 15
+	assert_eq a_exit 0 "$?"
+	assert_eq b_udp_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
+	assert_eq a_no_udp 0 "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .count] | add // 0' "$T_DIR/rxlat_a.out")"
+}
+
 # The interface deleted and made again: the tc stamper follows it
 iface_back()
 {
@@ -342,5 +364,6 @@ run_test so_timestamp so_timestamp
 run_test tcp_from_tc tcp_from_tc
 run_test bad_input bad_input
 run_test two_at_once two_at_once
+run_test same_ifindex same_ifindex
 run_test iface_back iface_back
 suite_end
