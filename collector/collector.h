@@ -72,7 +72,10 @@ void stamper_destroy(struct rxlat_stamper *st);
 void stamper_detach_iface(struct rxlat_stamper *st, int i);
 int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i);
 
-/* holders.c: which process holds a BPF link or program (0: none). */
+/* holders.c: a program's name by id ("" when gone), and which process
+ * holds a BPF link or program (0: none). */
+void prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN]);
+bool prog_is(__u32 id, const char *want);
 __u32 for_each_link(__u32 (*fn)(const struct bpf_link_info *, const void *), const void *arg);
 pid_t link_holder(__u32 link_id, char comm[16]);
 pid_t prog_holder(__u32 prog_id, char comm[16]);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Who holds a BPF link or program: the kernel knows only ids, so the fds of
- * every process are read (/proc/PID/fdinfo names the id an fd refers to).
- * Used to tell the user which process to stop.
+ * BPF programs and links by id: a program's name, and who holds a link or
+ * program. The kernel knows only ids, so the fds of every process are read
+ * (/proc/PID/fdinfo names the id an fd refers to). Used to tell the user
+ * which process to stop.
  */
 #include <dirent.h>
 #include <limits.h>
@@ -12,6 +13,28 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "collector.h"
+
+void prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN])
+{
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	name[0] = '\0';
+	if (fd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+		memcpy(name, info.name, BPF_OBJ_NAME_LEN);
+	close(fd);
+}
+
+bool prog_is(__u32 id, const char *want)
+{
+	char name[BPF_OBJ_NAME_LEN];
+
+	prog_name(id, name);
+	return !strcmp(name, want);
+}
 
 __u32 for_each_link(__u32 (*fn)(const struct bpf_link_info *, const void *), const void *arg)
 {

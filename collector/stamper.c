@@ -69,28 +69,6 @@ static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, boo
 	return 0;
 }
 
-static void prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN])
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_prog_get_fd_by_id(id);
-
-	name[0] = '\0';
-	if (fd < 0)
-		return;
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-		memcpy(name, info.name, BPF_OBJ_NAME_LEN);
-	close(fd);
-}
-
-static bool prog_is(__u32 id, const char *want)
-{
-	char name[BPF_OBJ_NAME_LEN];
-
-	prog_name(id, name);
-	return !strcmp(name, want);
-}
-
 struct xdp_att {
 	__u32 prog_id, ifindex;
 };

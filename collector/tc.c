@@ -157,21 +157,6 @@ out:
 	return err;
 }
 
-static bool prog_named(__u32 id, const char *name)
-{
-	struct bpf_prog_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_prog_get_fd_by_id(id);
-	bool is = false;
-
-	if (fd < 0)
-		return false;
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-		is = !strcmp(info.name, name);
-	close(fd);
-	return is;
-}
-
 /* ---- attach and detach ---------------------------------------------- */
 
 static __u32 match_tcx_link(const struct bpf_link_info *l, const void *arg)
@@ -195,7 +180,7 @@ static int tcx_taken(__u32 ifindex, const char *ifname)
 	if (bpf_prog_query((int)ifindex, ATTACH_TCX_INGRESS, 0, NULL, ids, &n))
 		return 0; /* no tcx here: nothing can be taken */
 	for (__u32 i = 0; i < n && !prog_id; i++)
-		if (prog_named(ids[i], TC_PROG_NAME))
+		if (prog_is(ids[i], TC_PROG_NAME))
 			prog_id = ids[i];
 	if (!prog_id)
 		return 0;
@@ -296,7 +281,7 @@ static __u32 standalone_filter(const struct dump *d)
 {
 	for (int i = 0; i < d->n; i++)
 		if (!strcmp(d->f[i].kind, "bpf") && d->f[i].handle != RXLAT_TC_HANDLE &&
-		    d->f[i].prog_id && prog_named(d->f[i].prog_id, TC_PROG_NAME))
+		    d->f[i].prog_id && prog_is(d->f[i].prog_id, TC_PROG_NAME))
 			return d->f[i].prio;
 	return 0;
 }
