@@ -205,6 +205,28 @@ static void iface_gone(struct collector *c, int i)
 			   c->cfg->ifnames[i], what);
 }
 
+/*
+ * The tc stamper on named interface i, now at ifindex, and the hooks told
+ * that marked stamps there are its own: how it runs, or RXLAT_TC_NONE
+ * (said, and nothing left attached).
+ */
+static enum rxlat_tc_how stamp_at_tc(struct collector *c, int i, __u32 ifindex)
+{
+	const char *name = c->cfg->ifnames[i];
+	enum rxlat_tc_how how = tc_attach(c->tc, i, ifindex, name);
+	int err;
+
+	if (how == RXLAT_TC_NONE)
+		return how;
+	err = hooks_tc_iface(c->hooks, ifindex, true);
+	if (err) {
+		rxlat_err("cannot mark %s as tc-stamped: %s", name, strerror(-err));
+		tc_detach(c->tc, i, false);
+		return RXLAT_TC_NONE;
+	}
+	return how;
+}
+
 static void iface_back(struct collector *c, int i, __u32 ifindex)
 {
 	struct rxlat_config *cfg = c->cfg;
@@ -224,8 +246,7 @@ static void iface_back(struct collector *c, int i, __u32 ifindex)
 	cfg->ifindexes[i] = ifindex;
 	c->gone[i] = false;
 	if (c->use_tc[i]) {
-		if (tc_attach(c->tc, i, ifindex, name) == RXLAT_TC_NONE ||
-		    hooks_tc_iface(c->hooks, ifindex, true))
+		if (stamp_at_tc(c, i, ifindex) == RXLAT_TC_NONE)
 			rxlat_err(
 			    "%s is back (ifindex %u) but the tc stamper cannot be attached to "
 			    "it; measuring it without stamps",
@@ -482,36 +503,35 @@ static bool stopped(void)
 	return true;
 }
 
-static const char *const tc_how[] = {
-	[RXLAT_TC_TCX] = "a tcx link",
-	[RXLAT_TC_FILTER] = "a cls_bpf filter, pref 1 handle 0x52584c54",
-};
-
 /* The tc stamper on the named interfaces that use it (--tc, or XDP taken). */
 static int attach_tc(struct collector *c)
 {
 	const struct rxlat_config *cfg = c->cfg;
-	int err = 0;
+	int err;
 
-	for (int i = 0; i < cfg->nifaces && !err; i++) {
-		enum rxlat_tc_how how;
-
+	for (int i = 0; i < cfg->nifaces; i++) {
 		if (!c->use_tc[i])
 			continue;
 		if (!c->tc && (err = tc_open(&c->tc)))
 			return err;
-		how = tc_attach(c->tc, i, cfg->ifindexes[i], cfg->ifnames[i]);
-		if (how == RXLAT_TC_NONE)
+		switch (stamp_at_tc(c, i, cfg->ifindexes[i])) {
+		case RXLAT_TC_NONE:
 			return -EBUSY;
-		if (how != RXLAT_TC_FOREIGN)
-			rxlat_info("tc stamper attached to %s ingress through %s", cfg->ifnames[i],
-				   tc_how[how]);
-		err = hooks_tc_iface(c->hooks, cfg->ifindexes[i], true);
-		if (err)
-			rxlat_err("cannot mark %s as tc-stamped: %s", cfg->ifnames[i],
-				  strerror(-err));
+		case RXLAT_TC_TCX:
+			rxlat_info("tc stamper attached to %s ingress through a tcx link",
+				   cfg->ifnames[i]);
+			break;
+		case RXLAT_TC_FILTER:
+			rxlat_info(
+			    "tc stamper attached to %s ingress through a cls_bpf filter, pref "
+			    "%d handle 0x%x",
+			    cfg->ifnames[i], RXLAT_TC_PRIO, RXLAT_TC_HANDLE);
+			break;
+		case RXLAT_TC_FOREIGN: /* said by tc_attach() */
+			break;
+		}
 	}
-	return err;
+	return 0;
 }
 
 /* Everything attached: from here every report covers its own interval. */
