@@ -196,7 +196,7 @@ static __always_inline bool realtime_start(__s64 ts, __u64 now, __u64 *start)
 	__u64 cur, old;
 	__s64 offs;
 
-	if (!rxlat_realtime_offset(&offs))
+	if (!rxlat_realtime_offset(now, &offs))
 		return false;
 	if (offs != c->offs) { /* a step, or the first realtime stamp (prev 0) */
 		if (c->offs)

@@ -48,27 +48,27 @@ static __always_inline const struct hrtimer_cpu_base *rxlat_hrtimer_bases(void)
 }
 
 /*
- * *offs = CLOCK_REALTIME - CLOCK_MONOTONIC now. False while the kernel's
- * copy is being refreshed: the caller then has no realtime for this packet.
- * The TAI clock is read between two monotonic reads, so that the live
- * offset is bracketed however long this CPU was away in between (a vCPU
- * that its host preempts, for one).
+ * *offs = CLOCK_REALTIME - CLOCK_MONOTONIC now; mono is the caller's
+ * bpf_ktime_get_ns(), read before. False while the kernel's copy is being
+ * refreshed: the caller then has no realtime for this packet. The TAI clock
+ * is read between mono and a second monotonic read, so that the live offset
+ * is bracketed however long this CPU was away in between (a vCPU that its
+ * host preempts, for one).
  */
-static __always_inline bool rxlat_realtime_offset(__s64 *offs)
+static __always_inline bool rxlat_realtime_offset(__u64 mono, __s64 *offs)
 {
 	const struct hrtimer_cpu_base *b = rxlat_hrtimer_bases();
 	__s64 copy, lo, hi;
-	__u64 m1, tai, m2;
+	__u64 tai, m2;
 
 	if (!b)
 		return false;
 	/* base indexes unchanged since 4.16; CO-RE relocates the field offsets */
 	copy = BPF_CORE_READ(b, clock_base[HRTIMER_BASE_TAI].offset);
-	m1 = bpf_ktime_get_ns();
 	tai = bpf_ktime_get_tai_ns();
 	m2 = bpf_ktime_get_ns();
 	lo = (__s64)(tai - m2) - RXLAT_CLOCK_SLACK_NS;
-	hi = (__s64)(tai - m1) + RXLAT_CLOCK_SLACK_NS;
+	hi = (__s64)(tai - mono) + RXLAT_CLOCK_SLACK_NS;
 	if (copy < lo || copy > hi)
 		return false;
 	*offs = BPF_CORE_READ(b, clock_base[HRTIMER_BASE_REALTIME].offset);

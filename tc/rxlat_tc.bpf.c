@@ -68,7 +68,7 @@ int rxlat_tc(struct __sk_buff *skb)
 	 */
 	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now))
 		return TC_ACT_UNSPEC_;
-	if (!rxlat_realtime_offset(&offs))
+	if (!rxlat_realtime_offset(now, &offs))
 		return TC_ACT_UNSPEC_; /* the kernel is updating its offsets */
 	if (ts)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
