@@ -772,6 +772,30 @@ stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
 	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
 }
 
+# COUNT UDP datagrams over 8 flows, port $PORT, from FROM-NS's end of the
+# ns_pair to the other end, every one received intact; RECV-ARGS go to the
+# receiver, whose lines stay in $T_DIR/recv_CHECK.out.
+pair_udp()	# CHECK FROM-NS COUNT [RECV-ARGS...]
+{
+	local check=$1 from=$2 n=$3 dev mac src dst to
+	shift 3
+	if [[ $from == "$NS_A" ]]; then
+		dev=$IF_A mac=$MAC_B src=$IP4_A dst=$IP4_B to=$NS_B
+	else
+		dev=$IF_B mac=$MAC_A src=$IP4_B dst=$IP4_A to=$NS_A
+	fi
+	t_bg "recv_$check" in_ns "$to" "$PKTGEN" recv --port "$PORT" --count "$n" --timeout 30 "$@"
+	local recv_pid=$BG_PID
+	t_wait_line "$T_DIR/recv_$check.out" '^ready$' 10 "$recv_pid" ||
+		t_abort "${check}_receiver" "rxlat-pktgen recv did not start"
+	in_ns "$from" timeout 60 "$PKTGEN" send --dev "$dev" --dst-mac "$mac" --src-ip "$src" \
+		--dst-ip "$dst" --dport "$PORT" --count "$n" --flows 8 >/dev/null 2>&1 ||
+		t_abort "${check}_send" "rxlat-pktgen send failed"
+	t_wait_pid "$recv_pid" 40
+	assert_eq "${check}_received" "received $n valid $n invalid 0 duplicate 0" \
+		"$(tail -n 1 "$T_DIR/recv_$check.out")"
+}
+
 rxlat_prog_count()
 {
 	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'

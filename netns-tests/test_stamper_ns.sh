@@ -91,27 +91,6 @@ stop_named_rxlat()	# NAME
 	assert_eq "${1}_exit" 0 "$?" "rxlat exit status after SIGINT"
 }
 
-# COUNT UDP frames over 8 flows from FROM-NS to TO-NS's end of the pair
-send_udp()	# CHECK FROM-NS COUNT
-{
-	local dev mac src dst to
-	if [[ $2 == "$NS_A" ]]; then
-		dev=$IF_A mac=$MAC_B src=$IP4_A dst=$IP4_B to=$NS_B
-	else
-		dev=$IF_B mac=$MAC_A src=$IP4_B dst=$IP4_A to=$NS_A
-	fi
-	t_bg "recv_$1" in_ns "$to" "$PKTGEN" recv --port "$PORT" --count "$3" --timeout 30
-	local recv_pid=$BG_PID
-	t_wait_line "$T_DIR/recv_$1.out" '^ready$' 10 "$recv_pid" ||
-		t_abort "$1_receiver" "rxlat-pktgen recv did not start"
-	in_ns "$2" timeout 60 "$PKTGEN" send --dev "$dev" --dst-mac "$mac" --src-ip "$src" \
-		--dst-ip "$dst" --dport "$PORT" --count "$3" --flows 8 >/dev/null 2>&1 ||
-		t_abort "$1_send" "rxlat-pktgen send failed"
-	t_wait_pid "$recv_pid" 40
-	assert_eq "$1_received" "received $3 valid $3 invalid 0 duplicate 0" \
-		"$(tail -n 1 "$T_DIR/recv_$1.out")"
-}
-
 # The quoted command of a hint that starts with WORDS, quotes removed
 hint()	# FILE WORDS
 {
@@ -148,9 +127,9 @@ assert_exact_counts()	# NAME NS IF IFINDEX COUNT NOISE
 	local name=$1 ns=$2 other=$NS_A
 	[[ $ns == "$NS_A" ]] && other=$NS_B
 	xdp_queues "$ns" "$3" >"$T_DIR/$name.before"
-	send_udp "${name}_in" "$other" "$5" || return 1
+	pair_udp "${name}_in" "$other" "$5" || return 1
 	if (($6)); then
-		send_udp "${name}_noise" "$ns" "$6" || return 1
+		pair_udp "${name}_noise" "$ns" "$6" || return 1
 	fi
 	sleep 0.6 # one more report
 	xdp_queues "$ns" "$3" >"$T_DIR/$name.after"
@@ -197,7 +176,7 @@ foreign_counters()
 		t_abort load_b "xdp-loader load in $NS_B failed"
 	xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.before"
 	if start_named_rxlat only_b "$NS_A" --no-xdp -i "$IF_A" --per-queue; then
-		send_udp into_b "$NS_A" "$N" || return 1
+		pair_udp into_b "$NS_A" "$N" || return 1
 		sleep 0.6
 		stop_named_rxlat only_b
 	fi
@@ -234,8 +213,8 @@ shared_pin()
 	t_xdp_load "$NS_A" "$IF_A" native "$STAMPER" "$pin" || t_abort load_a "xdp-loader load failed"
 	start_named_rxlat shared "$NS_A" --no-xdp -i "$IF_A" --per-queue ||
 		t_abort shared_start "rxlat did not start: $(tail -n 1 "$T_DIR/shared.err")"
-	send_udp into_a "$NS_B" "$M" || return 1
-	send_udp into_b "$NS_A" "$N" || return 1
+	pair_udp into_a "$NS_B" "$M" || return 1
+	pair_udp into_b "$NS_A" "$N" || return 1
 	sleep 0.6
 	stop_named_rxlat shared
 	assert_eq shared_not_reported 0 "$(rxlat_seen "$T_DIR/shared.out" "$IFINDEX_A")" \
@@ -366,7 +345,7 @@ foreign_program()	# native|skb
 	# the foreign program as well
 	start_named_rxlat tc "$NS_B" -i "$IF_B" || return 1
 	count=$(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | jq '.[0].formatted.value')
-	send_udp tc "$NS_A" "$N" || return 1
+	pair_udp tc "$NS_A" "$N" || return 1
 	sleep 0.6 # one more report
 	stop_named_rxlat tc || return 1
 	assert_eq tc_udp_all_from_tc "$N" "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0' "$T_DIR/tc.out")"

@@ -42,24 +42,6 @@ setup()
 	export TC_BPF_MNT
 }
 
-# N datagrams from NS_A to NS_B over 8 flows, all received; RECV-ARGS go
-# to the receiver. CHECK_recv.out keeps the receiver's lines.
-send_udp()	# CHECK COUNT [RECV-ARGS...]
-{
-	local check=$1 n=$2
-	shift 2
-	t_bg "${check}_recv" in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$n" --timeout 30 "$@"
-	local recv_pid=$BG_PID
-	t_wait_line "$T_DIR/${check}_recv.out" '^ready$' 10 "$recv_pid" ||
-		t_abort "${check}_receiver" "rxlat-pktgen recv did not start"
-	in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
-		--dst-ip "$IP4_B" --dport "$PORT" --count "$n" --flows 8 >/dev/null 2>&1 ||
-		t_abort "${check}_send" "rxlat-pktgen send failed"
-	t_wait_pid "$recv_pid" 40
-	assert_eq "${check}_received" "received $n valid $n invalid 0 duplicate 0" \
-		"$(tail -n 1 "$T_DIR/${check}_recv.out")"
-}
-
 # rxlat's own cls_bpf filters at ingress of IF_B (kernels without tcx)
 own_filters()
 {
@@ -97,7 +79,7 @@ udp_from_tc()
 	start_rxlat --tc -i "$IF_B" || return 1
 	assert_match says_tc "tc stamper attached to $IF_B ingress through (a tcx link|a cls_bpf filter)" \
 		"$(cat "$T_DIR/rxlat.err")"
-	send_udp udp "$N"
+	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq udp_count "$N" "$(stage_sum udp_queue_rcv .count)"
@@ -125,7 +107,7 @@ xdp_wins()
 	t_xdp_load "$NS_B" "$IF_B" native "$STAMPER" "$(t_pin_dir wins)" ||
 		t_abort load "xdp-loader load failed"
 	start_rxlat --no-xdp --tc -i "$IF_B" || return 1
-	send_udp udp "$N"
+	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq udp_all_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
@@ -145,7 +127,7 @@ iproute2_filter()
 	start_rxlat --tc -i "$IF_B" || return 1
 	assert_match uses_it "^rxlat: $IF_B: stamped by the rxlat tc program that a tc filter \\(pref 49152\\) runs, loaded without rxlat\$" \
 		"$(grep 'stamped by' "$T_DIR/rxlat.err")"
-	send_udp udp "$N"
+	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq udp_all_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
@@ -166,7 +148,7 @@ foreign_round()	# NAME SIG|duration
 	local pid=$BG_PID
 	t_wait_line "$T_DIR/$name.err" 'map memory' 30 "$pid" ||
 		t_abort "${name}_start" "rxlat did not start: $(tail -n 1 "$T_DIR/$name.err")"
-	send_udp "$name" "$N"
+	pair_udp "$name" "$NS_A" "$N"
 	[[ $how != duration ]] && kill -"$how" "$pid"
 	t_wait_pid "$pid" 15 2>/dev/null # bash reports a kill otherwise
 	rc=$?
@@ -197,7 +179,7 @@ foreign_filter()
 	# what SIGKILL left (a cls_bpf filter, without tcx) still passes
 	# every packet on to the foreign one
 	count=$(foreign_count)
-	send_udp after_kill "$N"
+	pair_udp after_kill "$NS_A" "$N"
 	assert_eq after_kill_foreign_saw_all "$N" $(($(foreign_count) - count))
 	foreign_round again INT
 	if (($(own_filters) == 0)) && [[ -s $T_DIR/again.err ]]; then
@@ -224,8 +206,8 @@ timestamps_round()	# NAME RECV-ARGS...
 {
 	local name=$1 line
 	shift
-	send_udp "$name" "$N" "$@"
-	line=$(grep '^timestamps' "$T_DIR/${name}_recv.out")
+	pair_udp "$name" "$NS_A" "$N" "$@"
+	line=$(grep '^timestamps' "$T_DIR/recv_${name}.out")
 	assert_eq "${name}_all_stamped" "$N" "$(awk '{ print $2 }' <<<"$line")"
 	assert_le "${name}_within_1s" 999999999 "$(awk '{ print $4 }' <<<"$line")" "largest offset in ns"
 }
@@ -314,7 +296,7 @@ same_ifindex()
 	t_wait_line "$T_DIR/rxlat_a.err" 'map memory' 30 "$pid_a" ||
 		t_abort a_start "rxlat in $NS_A did not start: $(tail -n 1 "$T_DIR/rxlat_a.err")"
 	start_rxlat --tc -i "$IF_B" || return 1
-	send_udp udp "$N"
+	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
 	kill -INT "$pid_a"
@@ -346,7 +328,7 @@ iface_back()
 	pass attached_again
 	local lines
 	lines=$(wc -l <"$T_DIR/rxlat.out")
-	send_udp udp "$N"
+	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq udp_from_tc_after "$N" "$(tail -n +"$((lines + 1))" "$T_DIR/rxlat.out" |
