@@ -33,9 +33,9 @@ struct rxlat_stamper {
 	struct rxlat_xdp *skel; /* NULL when found, not loaded */
 	int link_fds[RXLAT_MAX_CLI_IFACES];
 	int nlinks;
-	/* rxlat_xdp_stats and rxlat_xdp_overflow of each stamper found */
-	int stats_fds[MAX_STATS_MAPS], overflow_fds[MAX_STATS_MAPS];
-	int nstats, noverflow;
+	/* rxlat_xdp_slots, rxlat_xdp_stats and rxlat_xdp_overflow of each stamper */
+	int slots_fds[MAX_STATS_MAPS], stats_fds[MAX_STATS_MAPS], overflow_fds[MAX_STATS_MAPS];
+	int nslots, nstats, noverflow;
 	int batch_fd;
 	struct rxlat_reset *reset; /* the poll-end reset, sharing batch_fd */
 	/* found stampers only: the interfaces of this namespace they run on */
@@ -312,7 +312,13 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 				  strerror(-err));
 		goto fail;
 	}
+	if (cfg->stamp == RXLAT_STAMP_PACKET)
+		rxlat_info("warning: --stamp packet gives every packet its own stamp: GRO then "
+			   "merges nothing and delivers TCP segments out of order (spurious "
+			   "retransmits, TCP throughput down to about 0.15x over veth); use the "
+			   "default --stamp batch for TCP");
 	st->batch_fd = bpf_map__fd(st->skel->maps.rxlat_batch);
+	st->slots_fds[st->nslots++] = bpf_map__fd(st->skel->maps.rxlat_xdp_slots);
 	st->stats_fds[st->nstats++] = bpf_map__fd(st->skel->maps.rxlat_xdp_stats);
 	st->overflow_fds[st->noverflow++] = bpf_map__fd(st->skel->maps.rxlat_xdp_overflow);
 
@@ -372,6 +378,10 @@ static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
 		st->stats_fds[st->nstats++] = fd;
 		return;
 	}
+	if (counters && !strcmp(info.name, "rxlat_xdp_slots") && st->nslots < MAX_STATS_MAPS) {
+		st->slots_fds[st->nslots++] = fd;
+		return;
+	}
 	if (counters && !strncmp(info.name, "rxlat_xdp_overf", 15) &&
 	    st->noverflow < MAX_STATS_MAPS) {
 		st->overflow_fds[st->noverflow++] = fd;
@@ -385,16 +395,25 @@ drop:
 	close(fd);
 }
 
-static bool seen_map(const struct rxlat_stamper *st, __u32 id)
+static bool fd_is_map(const int *fds, int n, __u32 id)
 {
-	for (int i = 0; i < st->nstats; i++) {
+	for (int i = 0; i < n; i++) {
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
 
-		if (!bpf_obj_get_info_by_fd(st->stats_fds[i], &info, &len) && info.id == id)
+		if (!bpf_obj_get_info_by_fd(fds[i], &info, &len) && info.id == id)
 			return true;
 	}
 	return false;
+}
+
+/* maps shared by several programs (one pin path) are taken once */
+static bool seen_map(const struct rxlat_stamper *st, __u32 id)
+{
+	return fd_is_map(st->stats_fds, st->nstats, id) ||
+	       fd_is_map(st->slots_fds, st->nslots, id) ||
+	       fd_is_map(st->overflow_fds, st->noverflow, id) ||
+	       (st->batch_fd >= 0 && fd_is_map(&st->batch_fd, 1, id));
 }
 
 /* A loaded stamper program, and whether it runs in this namespace. */
@@ -583,7 +602,8 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 	if (st->nstats > 1)
 		rxlat_info("--no-xdp: %d stampers with separate maps found (loaded without a "
 			   "shared pin path): per-poll stamps of only one are reset at poll end, "
-			   "the others are bounded by one jiffy",
+			   "the others find poll boundaries themselves (a gap between packets, or "
+			   "a new jiffy)",
 			   st->nstats);
 	if (st->batch_fd >= 0) {
 		err = attach_reset(st);
@@ -637,6 +657,21 @@ static int add_row(struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals
 	return 0;
 }
 
+struct slot_rows {
+	const struct rxlat_stamper *st;
+	struct rxlat_xdp_key **keys;
+	struct rxlat_xdp_counters **vals;
+	size_t *n;
+};
+
+static int add_slot_row(void *arg, const struct rxlat_xdp_key *k,
+			const struct rxlat_xdp_counters *c)
+{
+	struct slot_rows *r = arg;
+
+	return ifindex_here(r->st, k->ifindex) ? add_row(r->keys, r->vals, r->n, k, c) : 0;
+}
+
 int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
 		     struct rxlat_xdp_counters **vals, size_t *n)
 {
@@ -656,6 +691,11 @@ int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys
 				err = add_row(keys, vals, n, &k, &c);
 			prev = &k;
 		}
+	}
+	for (int m = 0; m < st->nslots && !err; m++) {
+		struct slot_rows r = { st, keys, vals, n };
+
+		err = xdp_slots_visit(st->slots_fds[m], add_slot_row, &r);
 	}
 	/* the overflow of a full table: reported as ifindex 0 */
 	for (int m = 0; m < st->noverflow && !err; m++) {
@@ -687,6 +727,8 @@ void stamper_destroy(struct rxlat_stamper *st)
 	if (st->skel) {
 		rxlat_xdp__destroy(st->skel);
 	} else {
+		for (int i = 0; i < st->nslots; i++)
+			close(st->slots_fds[i]);
 		for (int i = 0; i < st->nstats; i++)
 			close(st->stats_fds[i]);
 		for (int i = 0; i < st->noverflow; i++)

@@ -43,4 +43,38 @@ static inline int xdp_counters_sum_percpu(int fd, const void *key, struct rxlat_
 	return err;
 }
 
+/*
+ * Calls fn(arg, key, counters) for every slot of the per-CPU slot array FD
+ * (rxlat_xdp_slots) that a key holds on some CPU, once per CPU. Returns 0,
+ * the first non-zero value of fn, or a negative errno.
+ */
+typedef int (*xdp_slot_fn)(void *arg, const struct rxlat_xdp_key *key,
+			   const struct rxlat_xdp_counters *c);
+
+static inline int xdp_slots_visit(int fd, xdp_slot_fn fn, void *arg)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct rxlat_xdp_slot *v;
+
+	if (ncpu < 0)
+		return ncpu;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (__u32 i = 0; !err && i < RXLAT_XDP_SLOTS; i++) {
+		if (bpf_map_lookup_elem(fd, &i, v)) {
+			err = -errno;
+			break;
+		}
+		for (int c = 0; !err && c < ncpu; c++) {
+			struct rxlat_xdp_key k = { v[c].ifindex, v[c].rx_queue };
+
+			if (k.ifindex)
+				err = fn(arg, &k, &v[c].c);
+		}
+	}
+	free(v);
+	return err;
+}
+
 #endif /* RXLAT_XDP_COUNTERS_H */

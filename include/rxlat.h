@@ -60,11 +60,42 @@ struct rxlat_xdp_counters {
 	__u64 meta_refused; /* bpf_xdp_adjust_meta() failed: driver has no meta */
 };
 
+/*
+ * The stamper's per-CPU counter slots (map rxlat_xdp_slots): a slot counts
+ * for the key it holds on that CPU; ifindex 0 means free (no interface has
+ * index 0). Keys that find their slot taken count in rxlat_xdp_stats.
+ */
+#define RXLAT_XDP_SLOTS 256
+
+struct rxlat_xdp_slot {
+	__u32 ifindex;
+	__u32 rx_queue;
+	struct rxlat_xdp_counters c;
+};
+
+static inline __u32 rxlat_xdp_slot_of(__u32 ifindex, __u32 queue)
+{
+	/* Fibonacci hashing: the top 8 bits of the product */
+	return ((ifindex * 0x9e3779b1u) >> 24 ^ queue) & (RXLAT_XDP_SLOTS - 1);
+}
+
 /* Per-CPU state of batch stamping, shared by the stamper and the reset. */
 struct rxlat_batch {
-	__u64 stamp;   /* 0: the next packet takes a fresh stamp */
-	__u64 jiffies; /* jiffies when stamp was taken: staleness bound */
+	__u64 stamp;	/* 0: the next packet takes a fresh stamp */
+	__u64 jiffies;	/* jiffies when stamp was taken */
+	__u64 last;	/* CLOCK_MONOTONIC of the last packet, without the reset */
+	__u32 armed;	/* set by the poll-end reset when it clears stamp */
+	__u32 by_reset; /* stamp taken after the reset cleared the last one */
 };
+
+/*
+ * A stamp taken after the reset cleared the previous one is kept until the
+ * reset clears it too, for at most this many jiffies (should the reset go
+ * away meanwhile; no poll lasts that long).
+ */
+#define RXLAT_RESET_KEEP_J 2
+/* Without the reset: a gap this long between packets starts a new batch. */
+#define RXLAT_BATCH_GAP_NS 20000
 
 /*
  * Names of the stamper's pinned maps, under RXLAT_PIN_DIR when xdp-loader

@@ -60,14 +60,23 @@ check_receiver()	# COUNT
 }
 
 # "seen stamped refused queues-with-traffic" for IFINDEX, summed over CPUs
-# and queues, from the pinned per-CPU hash rxlat_xdp_stats.
+# and queues, from the pinned per-CPU slot array rxlat_xdp_slots (each CPU's
+# slot names its key) and the per-CPU hash rxlat_xdp_stats (keys whose slot
+# another key holds).
 pinned_counters()	# PIN-DIR IFINDEX
 {
-	bpftool -j map dump pinned "$1/rxlat_xdp_stats" | jq -r --argjson ifi "$2" '
-		[ .[] | .formatted | select(.key.ifindex == $ifi)
-		  | { seen: ([.values[].value.seen] | add),
-		      stamped: ([.values[].value.stamped] | add),
-		      refused: ([.values[].value.meta_refused] | add) } ]
+	{
+		bpftool -j map dump pinned "$1/rxlat_xdp_slots" | jq -c '
+			.[] | .formatted.values[].value | select(.ifindex != 0)
+			| { q: .rx_queue, ifindex, seen: .c.seen, stamped: .c.stamped,
+			    refused: .c.meta_refused }'
+		bpftool -j map dump pinned "$1/rxlat_xdp_stats" | jq -c '
+			.[] | .formatted | .key as $k | .values[].value
+			| { q: $k.rx_queue, ifindex: $k.ifindex, seen, stamped, refused: .meta_refused }'
+	} | jq -rs --argjson ifi "$2" '
+		map(select(.ifindex == $ifi)) | group_by(.q)
+		| map({ seen: (map(.seen) | add), stamped: (map(.stamped) | add),
+			refused: (map(.refused) | add) })
 		| "\(map(.seen) | add // 0) \(map(.stamped) | add // 0) \(map(.refused) | add // 0) \(map(select(.seen > 0)) | length)"'
 }
 
@@ -192,19 +201,22 @@ test_rxlat_loader()	# XDP-MODE STAMP
 
 # Batch stamps shared by the packets of a NAPI poll, packet stamps unique,
 # as seen from tc ingress with threaded NAPI (so that polls carry several
-# packets). Without rxlat's reset program the stamper renews a batch stamp
-# when jiffies move, so a poll during which the tick came may carry two
-# stamps: the probe tells those apart ("tickless" counts).
+# packets). With rxlat's poll-end reset attached (rxlat --no-xdp running
+# beside the xdp-loader stamper: "reset") a poll carries exactly one stamp,
+# whether or not the tick came during it: a stamp that changed mid-poll would
+# split what GRO holds and reorder TCP. Without the reset ("batch") the
+# stamper renews its stamp after a gap or when jiffies move, so a poll may
+# carry two stamps; only sharing is checked there.
 test_stamp_modes()
 {
-	local mode obj pin out pid summary n=$((N * 2))
+	local mode obj pin out pid rxlat_pid summary n=$((N * 2))
 	local packets distinct multi mixed multi_tl mixed_tl no_meta bad_magic lost
 	need_test_binaries "$PROBE" "$BUILD/meta_probe.bpf.o" "$XDP_OBJ_PACKET" || return 1
 	ns_pair || t_abort setup "cannot create the namespace pair"
 
-	for mode in batch packet; do
+	for mode in batch reset packet; do
 		T_NAME=${T_NAME%%.*}.$mode
-		[[ $mode == batch ]] && obj=$XDP_OBJ || obj=$XDP_OBJ_PACKET
+		[[ $mode == packet ]] && obj=$XDP_OBJ_PACKET || obj=$XDP_OBJ
 		pin=$(t_pin_dir "xdp-$mode")
 		t_xdp_load "$NS_B" "$IF_B" native "$obj" "$pin" >"$T_DIR/load.out" ||
 			t_abort load "xdp-loader load failed: $(tail -n 1 "$T_DIR/load.out")"
@@ -217,11 +229,22 @@ test_stamp_modes()
 		pid=$BG_PID
 		t_wait_line "$T_DIR/probe-$mode.out" '^attached$' 10 "$pid" ||
 			t_abort probe "rxlat-meta-probe did not attach: $(tail -n 1 "$T_DIR/probe-$mode.err")"
+		if [[ $mode == reset ]]; then
+			t_bg rxlat-reset in_ns "$NS_B" "$RXLAT" --no-xdp -i "$IF_B" -d 60 -o json
+			rxlat_pid=$BG_PID
+			t_wait_line "$T_DIR/rxlat-reset.err" 'map memory' 30 "$rxlat_pid" ||
+				t_abort start "rxlat --no-xdp did not start: $(tail -n 1 "$T_DIR/rxlat-reset.err")"
+		fi
 		start_receiver "$n" || return 1
 		send_traffic "$n"
 		check_receiver "$n"
 		kill -INT "$pid"
 		t_wait_pid "$pid" 20
+		if [[ $mode == reset ]]; then
+			kill -INT "$rxlat_pid"
+			t_wait_pid "$rxlat_pid" 20
+			assert_eq rxlat_exit 0 "$?" "rxlat --no-xdp exit status ($(tail -n 1 "$T_DIR/rxlat-reset.err"))"
+		fi
 		assert_eq probe_exit 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe-$mode.err"))"
 		summary=$(grep '^packets=' "$T_DIR/probe-$mode.out")
 		log "$mode: $summary"
@@ -235,11 +258,12 @@ test_stamp_modes()
 		assert_eq no_meta 0 "$no_meta" "packets at tc ingress without an rxlat_meta"
 		assert_eq bad_magic 0 "$bad_magic" "packets with a wrong magic"
 		assert_eq packets "$n" "$packets" "stamped packets seen at tc ingress"
-		if [[ $mode == batch ]]; then
-			assert_ge multi_packet_polls 1 "$multi_tl" \
-				"tick-free polls with at least 2 packets ($multi with ticks)"
-			assert_eq one_stamp_per_poll 0 "$mixed_tl" \
-				"tick-free polls with more than one stamp (all polls with several: $mixed)"
+		if [[ $mode == reset ]]; then
+			assert_ge multi_packet_polls 1 "$multi" "polls with at least 2 packets"
+			assert_eq one_stamp_per_poll 0 "$mixed" \
+				"polls with more than one stamp, ticks or not ($mixed_tl tick-free)"
+			assert_le shared_stamps $((packets - 1)) "$distinct" "distinct stamps"
+		elif [[ $mode == batch ]]; then
 			assert_le shared_stamps $((packets - 1)) "$distinct" "distinct stamps"
 		else
 			assert_eq unique_stamps "$packets" "$distinct" "distinct (cpu, stamp) pairs"

@@ -23,7 +23,9 @@ struct {
 
 /*
  * The end of a NAPI poll: the next packet the stamper sees on this CPU
- * belongs to another poll and takes a fresh stamp.
+ * belongs to another poll and takes a fresh stamp. "armed" tells the
+ * stamper that the reset runs, so that it keeps that stamp for the whole of
+ * the poll (see batch_stamp() in xdp/rxlat_xdp.bpf.c).
  */
 SEC("tp_btf/napi_poll")
 int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
@@ -32,7 +34,9 @@ int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
 	__u32 idx = 0;
 
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
-	if (b)
+	if (b) {
 		b->stamp = 0;
+		b->armed = 1;
+	}
 	return 0;
 }

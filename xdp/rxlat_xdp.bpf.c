@@ -25,10 +25,25 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 rxlat_stamp_mode = RXLAT_XDP_STAMP_MODE;
 
 /*
- * Both maps are pinned by name, so that every interface xdp-loader attaches
+ * The maps are pinned by name, so that every interface xdp-loader attaches
  * the object to shares them and rxlat finds them (see README, "Pin path").
  * rxlat's own loader switches pinning off.
+ *
+ * Counters per (interface, queue) live in a per-CPU array of slots, each
+ * slot holding the key it counts for: found by a multiplicative hash of the
+ * key, claimed by the first key that lands on it on this CPU (per-CPU, so
+ * without a race), one array lookup per packet. A key whose slot another
+ * key holds on this CPU counts in the hash table instead, and once that is
+ * full in the overflow array: nothing is ever dropped.
  */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RXLAT_XDP_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rxlat_xdp_slot);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} rxlat_xdp_slots SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, 4096);
@@ -68,8 +83,19 @@ static __always_inline struct rxlat_xdp_counters *counters(__u32 ifindex, __u32 
 {
 	struct rxlat_xdp_key key = { .ifindex = ifindex, .rx_queue = queue };
 	struct rxlat_xdp_counters zero = {}, *c;
-	__u32 idx = 0;
+	struct rxlat_xdp_slot *s;
+	__u32 idx = rxlat_xdp_slot_of(ifindex, queue);
 
+	s = bpf_map_lookup_elem(&rxlat_xdp_slots, &idx);
+	if (s) {
+		if (s->ifindex == ifindex && s->rx_queue == queue)
+			return &s->c;
+		if (!s->ifindex) {
+			s->ifindex = ifindex;
+			s->rx_queue = queue;
+			return &s->c;
+		}
+	}
 	c = bpf_map_lookup_elem(&rxlat_xdp_stats, &key);
 	if (c)
 		return c;
@@ -77,34 +103,52 @@ static __always_inline struct rxlat_xdp_counters *counters(__u32 ifindex, __u32 
 	c = bpf_map_lookup_elem(&rxlat_xdp_stats, &key);
 	if (c)
 		return c;
+	idx = 0;
 	return bpf_map_lookup_elem(&rxlat_xdp_overflow, &idx);
 }
 
 /*
  * A unique stamp per packet makes every packet's metadata differ, and GRO
  * never merges packets whose metadata differs (skb_metadata_differs()): with
- * per-packet stamps a TCP receiver loses GRO (8.1 -> 4.5 Gbit/s measured on
- * veth). Batch mode hands out one stamp per NAPI poll and CPU instead: the
- * first packet of a poll reads the clock, the others reuse it, and
- * rxlat_napi_reset (xdp/rxlat_reset.bpf.c, tp_btf/napi_poll) clears it when
- * the poll ends. When that reset is not attached (the stamper loaded by
- * xdp-loader alone) a stamp is still reused only within the jiffy it was
- * taken in, so it can never be more than one tick (1/HZ) old.
+ * per-packet stamps a TCP receiver loses GRO and, worse, segments that GRO
+ * holds apart are delivered out of order (spurious retransmits). Batch mode
+ * hands out one stamp per NAPI poll and CPU instead: the first packet of a
+ * poll reads the clock, the others reuse it.
+ *
+ * Where a poll ends, rxlat_napi_reset (xdp/rxlat_reset.bpf.c, tp_btf
+ * napi_poll) clears the stamp and arms the batch state. The first packet
+ * after that takes a fresh stamp and keeps it for the rest of the poll,
+ * until the reset clears it again: the stamp never changes in the middle of
+ * a poll, where a change would split what GRO holds and reorder TCP. Should
+ * the reset go away, such a stamp is kept for at most RXLAT_RESET_KEEP_J
+ * jiffies (bpf_jiffies64() is inlined to one load).
+ *
+ * Without the reset (the stamper loaded by xdp-loader alone, or rxlat gone)
+ * the stamper finds batches itself, from the clock it then reads for every
+ * packet: a packet more than RXLAT_BATCH_GAP_NS after the previous one on
+ * this CPU starts a new batch, and so does the first packet of a new jiffy,
+ * so that a stamp is never older than one tick.
  */
 static __always_inline __u64 batch_stamp(void)
 {
 	struct rxlat_batch *b;
 	__u32 idx = 0;
-	__u64 now_j;
+	__u64 now_j, now;
 
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
 	if (!b)
 		return bpf_ktime_get_ns();
 	now_j = bpf_jiffies64();
-	if (b->stamp && b->jiffies == now_j)
+	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J)
 		return b->stamp;
-	b->stamp = bpf_ktime_get_ns();
-	b->jiffies = now_j;
+	now = bpf_ktime_get_ns();
+	if (!b->stamp || b->jiffies != now_j || now - b->last > RXLAT_BATCH_GAP_NS) {
+		b->by_reset = !b->stamp && b->armed;
+		b->armed = 0;
+		b->stamp = now;
+		b->jiffies = now_j;
+	}
+	b->last = now;
 	return b->stamp;
 }
 
