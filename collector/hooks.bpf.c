@@ -106,6 +106,54 @@ static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_me
 }
 
 /*
+ * The same, where the kernel lets BPF load through skb->head (direct_mem):
+ * plain loads, which the JIT guards against faults as a probe read would,
+ * without the cost of two helper calls.
+ */
+static __always_inline bool read_meta_direct(const struct sk_buff *skb, struct rxlat_meta *m)
+{
+	const unsigned char *head = skb->head;
+	const struct skb_shared_info *shinfo;
+	const struct rxlat_meta *p;
+	__u16 mac = skb->mac_header;
+	__u8 meta_len;
+
+	if (mac == (__u16)~0U)
+		return false;
+	shinfo = (const void *)(head + skb->end);
+	meta_len = shinfo->meta_len;
+	if (meta_len < sizeof(*m))
+		return false;
+	p = (const void *)(head + mac - sizeof(*m));
+	if (p->magic != RXLAT_META_MAGIC) {
+		if (meta_len == sizeof(*m))
+			return false;
+		p = (const void *)(head + mac - meta_len);
+		if (p->magic != RXLAT_META_MAGIC)
+			return false;
+	}
+	m->ifindex = p->ifindex;
+	m->rx_queue = p->rx_queue;
+	m->stamp_lo = p->stamp_lo;
+	m->stamp_hi = p->stamp_hi;
+	return true;
+}
+
+/*
+ * Loaded alone at start-up (collector/hooks.c): whether this kernel takes
+ * read_meta_direct(). Never attached.
+ */
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(rxlat_probe_mem, struct sk_buff *skb)
+{
+	struct rxlat_meta m;
+
+	if (read_meta_direct(skb, &m))
+		__sync_fetch_and_add(&rxlat_state.udp_read_seen, 0);
+	return 0;
+}
+
+/*
  * skb->tstamp is a receive time only when it holds CLOCK_REALTIME. Since 5.18
  * it may instead carry the sender's monotonic delivery time (veth, for one):
  * read as a receive time that gives "years of latency".
@@ -124,24 +172,51 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 
 /*
  * Slot -> ifindex, claimed with compare-and-swap: the one record of which
- * interface owns which slot (user space reads it for names). rxlat_ifslots
- * is only its cache, so that a known interface costs one hash lookup; a
- * failed cache insert (two CPUs adding the same interface) loses nothing.
+ * interface owns which slot (user space reads it for names). The ifindex ->
+ * slot direction is cached so that a known interface costs one load: in
+ * rxlat_ifslot_of[] for the indexes below RXLAT_IFINDEX_DIRECT (slot + 1;
+ * RXLAT_IFSLOT_SKIP for an interface that -i leaves out), in the hash
+ * rxlat_ifslots above. A failed cache insert (two CPUs adding the same
+ * interface) loses nothing. An interface that finds every slot taken is
+ * cached with the overflow slot, so it never scans the owners again.
  */
 __u32 rxlat_slot_owner[RXLAT_MAX_IFACES_LIMIT];
+__u16 rxlat_ifslot_of[RXLAT_IFINDEX_DIRECT];
+
+static __always_inline void cache_slot(__u32 ifindex, __u32 slot)
+{
+	struct rxlat_ifslot new = { .slot = slot };
+
+	if (ifindex < RXLAT_IFINDEX_DIRECT)
+		rxlat_ifslot_of[ifindex] = slot + 1;
+	else
+		bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST);
+}
 
 static __always_inline __s32 iface_slot(__u32 ifindex)
 {
-	struct rxlat_ifslot *s, new = {};
+	struct rxlat_ifslot *s;
 	__u32 max = rxlat_cfg.max_ifaces;
 
 	if (!ifindex) /* not known: the overflow series, never a slot of its own */
 		return max;
-	s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
-	if (s)
-		return s->slot;
-	if (rxlat_cfg.ifaces_fixed)
+	if (ifindex < RXLAT_IFINDEX_DIRECT) {
+		__u16 v = rxlat_ifslot_of[ifindex];
+
+		if (v == RXLAT_IFSLOT_SKIP)
+			return -1;
+		if (v)
+			return v - 1;
+	} else {
+		s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
+		if (s)
+			return s->slot;
+	}
+	if (rxlat_cfg.ifaces_fixed) {
+		if (ifindex < RXLAT_IFINDEX_DIRECT)
+			rxlat_ifslot_of[ifindex] = RXLAT_IFSLOT_SKIP;
 		return -1;
+	}
 	for (__u32 i = 0; i < RXLAT_MAX_IFACES_LIMIT && i < max; i++) {
 		__u32 owner = rxlat_slot_owner[i];
 
@@ -150,10 +225,10 @@ static __always_inline __s32 iface_slot(__u32 ifindex)
 				    ?: ifindex;
 		if (owner != ifindex)
 			continue;
-		new.slot = i;
-		bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST);
+		cache_slot(ifindex, i);
 		return i;
 	}
+	cache_slot(ifindex, max);
 	return max;
 }
 
@@ -237,7 +312,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	struct rxlat_hist *h;
 	__s32 slot;
 
-	if (read_meta(skb, &m)) {
+	if (rxlat_cfg.direct_mem ? read_meta_direct(skb, &m) : read_meta(skb, &m)) {
 		start = rxlat_meta_stamp(&m);
 		ifindex = m.ifindex;
 		queue = m.rx_queue;

@@ -354,6 +354,26 @@ out:
 	return why;
 }
 
+/*
+ * Whether the kernel lets the hooks load through skb->head without a helper
+ * call (read_meta_direct()): the probe program alone, loaded, never attached.
+ */
+static bool direct_mem_probe(void)
+{
+	struct hooks_bpf *skel = hooks_bpf__open();
+	struct bpf_program *p;
+	bool ok;
+
+	if (!skel)
+		return false;
+	bpf_object__for_each_program (p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.rxlat_probe_mem);
+	bpf_map__set_max_entries(skel->maps.rxlat_ifslots, 1);
+	ok = !hooks_bpf__load(skel);
+	hooks_bpf__destroy(skel);
+	return ok;
+}
+
 static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct btf *vmlinux,
 			     struct plan *plan, struct rxlat_hooks_info *info, const char **reason)
 {
@@ -509,6 +529,11 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 		const struct hook_prog *hp = NULL;
 		enum point at;
 
+		if (p == skel->progs.rxlat_probe_mem) {
+			bpf_program__set_autoload(p, false);
+			continue;
+		}
+
 		for (size_t i = 0; i < sizeof(hook_progs) / sizeof(hook_progs[0]) && !hp; i++)
 			if (!strcmp(hook_progs[i].name, name))
 				hp = &hook_progs[i];
@@ -587,6 +612,20 @@ static int check_any_stage(const struct rxlat_config *cfg, const struct rxlat_ho
 	return -EOPNOTSUPP;
 }
 
+/* ifindex -> slot, where the hooks look it up (see iface_slot()) */
+static int set_ifslot(struct rxlat_hooks *h, __u32 ifindex, __u32 slot)
+{
+	struct rxlat_ifslot v = { .slot = slot };
+	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots);
+
+	if (ifindex < RXLAT_IFINDEX_DIRECT) {
+		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[ifindex], (__u16)(slot + 1),
+				 __ATOMIC_RELEASE);
+		return 0;
+	}
+	return bpf_map_update_elem(fd, &ifindex, &v, BPF_ANY) ? -errno : 0;
+}
+
 int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		 struct rxlat_hooks_info *info)
 {
@@ -617,10 +656,15 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->max_ifaces = cfg->max_ifaces;
 	bc->max_queues = cfg->max_queues;
 	bc->ifaces_fixed = cfg->nifaces > 0;
+	bc->direct_mem = direct_mem_probe();
+	if (cfg->verbose)
+		rxlat_info("metadata read with %s",
+			   bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
 	bc->netns_ino = netns_ino();
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
-	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces);
+	/* room for interfaces cached with the overflow slot too */
+	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces + 64);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
 	err = set_autoload(h->skel, &h->plan);
 	if (err)
@@ -645,12 +689,8 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	}
 
 	for (int i = 0; i < cfg->nifaces; i++) {
-		struct rxlat_ifslot slot = { .slot = i };
-
-		err = bpf_map_update_elem(bpf_map__fd(h->skel->maps.rxlat_ifslots),
-					  &cfg->ifindexes[i], &slot, BPF_ANY);
+		err = set_ifslot(h, cfg->ifindexes[i], i);
 		if (err) {
-			err = -errno;
 			rxlat_err("cannot give %s its interface slot (map update): %s",
 				  cfg->ifnames[i], strerror(-err));
 			goto fail;
@@ -729,16 +769,29 @@ void hooks_destroy(struct rxlat_hooks *h)
 
 int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 {
-	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots);
+	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots), err;
 	struct rxlat_ifslot v;
 
-	if (bpf_map_lookup_elem(fd, &from, &v) || bpf_map_update_elem(fd, &to, &v, BPF_ANY))
+	if (from < RXLAT_IFINDEX_DIRECT) {
+		__u16 d = __atomic_load_n(&h->skel->bss->rxlat_ifslot_of[from], __ATOMIC_ACQUIRE);
+
+		if (!d || d == RXLAT_IFSLOT_SKIP)
+			return -ENOENT;
+		v.slot = d - 1u;
+	} else if (bpf_map_lookup_elem(fd, &from, &v)) {
 		return -errno;
+	}
+	err = set_ifslot(h, to, v.slot);
+	if (err)
+		return err;
 	/* reports name the slot after its owner: the new ifindex from now on */
 	if (v.slot < RXLAT_MAX_IFACES_LIMIT)
 		__atomic_store_n(&h->skel->bss->rxlat_slot_owner[v.slot], to, __ATOMIC_RELEASE);
 	/* the old ifindex is gone: nothing records under it any more */
-	bpf_map_delete_elem(fd, &from);
+	if (from < RXLAT_IFINDEX_DIRECT)
+		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[from], 0, __ATOMIC_RELEASE);
+	else
+		bpf_map_delete_elem(fd, &from);
 	return 0;
 }
 

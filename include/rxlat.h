@@ -211,7 +211,13 @@ struct rxlat_bpf_config {
 	__u32 netns_ino;
 	/* With -i: only the interfaces user space put in rxlat_ifslots count. */
 	__u8 ifaces_fixed;
-	__u8 pad[3];
+	/*
+	 * The kernel lets BPF load through skb->head directly (6.17+: such
+	 * pointers are read-only untrusted memory, loads that cannot fault):
+	 * the metadata is read without a helper call.
+	 */
+	__u8 direct_mem;
+	__u8 pad[2];
 	/* Address range of skb_consume_udp(), for the consume_skb fallback. */
 	__u64 udp_consume_lo;
 	__u64 udp_consume_hi;
@@ -255,6 +261,13 @@ struct rxlat_bpf_state {
  */
 #define RXLAT_TC_PRIO	1
 #define RXLAT_TC_HANDLE 0x52584c54u /* "RXLT" */
+
+/*
+ * Interface indexes below this find their slot in a flat array of the hooks
+ * (rxlat_ifslot_of[], 8 KiB), the others in the hash rxlat_ifslots.
+ */
+#define RXLAT_IFINDEX_DIRECT 4096
+#define RXLAT_IFSLOT_SKIP    0xffff /* an interface -i leaves out */
 
 /* Interface slot table value (key: ifindex). */
 struct rxlat_ifslot {
