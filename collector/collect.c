@@ -16,6 +16,7 @@ int collect_init(struct rxlat_collect *c, __u32 max_ifaces, __u32 max_queues, bo
 	c->per_queue = per_queue;
 	c->filter = nifaces > 0;
 	c->nr_series = rxlat_nr_series(max_ifaces, max_queues);
+	/* pointers only: a series' copy is made once it has a histogram */
 	c->prev = calloc(c->nr_series, sizeof(*c->prev));
 	if (!c->prev)
 		return -ENOMEM;
@@ -27,6 +28,8 @@ int collect_init(struct rxlat_collect *c, __u32 max_ifaces, __u32 max_queues, bo
 
 void collect_free(struct rxlat_collect *c)
 {
+	for (__u32 i = 0; c->prev && i < c->nr_series; i++)
+		free(c->prev[i]);
 	free(c->prev);
 	free(c->xdp_prev_keys);
 	free(c->xdp_prev_vals);
@@ -100,17 +103,38 @@ static void snapshot(const struct rxlat_hist *live, const struct rxlat_hist *pre
 	}
 }
 
-void collect_start(struct rxlat_collect *c, struct rxlat_hist *live)
+/* The copy of series idx as of the last report, zero if it had none. */
+static struct rxlat_hist *prev_of(struct rxlat_collect *c, __u32 idx)
+{
+	if (!c->prev[idx])
+		c->prev[idx] = calloc(1, sizeof(struct rxlat_hist));
+	return c->prev[idx];
+}
+
+int collect_start(struct rxlat_collect *c, const struct rxlat_live *live)
 {
 	static const struct rxlat_hist zero;
 
 	for (__u32 i = 0; i < c->nr_series; i++) {
-		struct rxlat_hist *h = &live[i];
+		struct rxlat_hist *h = live_at(live, i), *prev;
 
-		snapshot(h, &zero, &c->prev[i]);
+		if (!h)
+			continue;
+		prev = prev_of(c, i);
+		if (!prev)
+			return -ENOMEM;
+		snapshot(h, &zero, prev);
 		__atomic_store_n(&h->max_ns[0], 0, __ATOMIC_SEQ_CST);
 		__atomic_store_n(&h->max_ns[1], 0, __ATOMIC_SEQ_CST);
 	}
+	return 0;
+}
+
+struct rxlat_hist *collect_prev_at(void *ctx, __u32 idx)
+{
+	const struct rxlat_collect *c = ctx;
+
+	return idx < c->nr_series ? c->prev[idx] : NULL;
 }
 
 /*
@@ -134,14 +158,39 @@ static void if_name(struct rxlat_collect *c, __u32 ifindex, char name[RXLAT_IFNA
 		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
 }
 
-/* The interval's part of series idx; the live max for the ending epoch. */
-static bool take_delta(struct rxlat_collect *c, struct rxlat_hist *live, __u32 idx, int parity,
-		       struct rxlat_stats *d)
+static bool unchanged(const struct rxlat_hist *live, const struct rxlat_hist *prev)
 {
-	struct rxlat_hist cur, *prev = &c->prev[idx];
+	for (int s = 0; s < RXLAT_NR_SOURCES; s++)
+		if (__atomic_load_n(&live->sources[s], __ATOMIC_ACQUIRE) != prev->sources[s])
+			return false;
+	return true;
+}
+
+/*
+ * The interval's part of series idx; the live max for the ending epoch.
+ * -ENOMEM, 0 when the series has nothing in the interval, else 1.
+ */
+static int take_delta(struct rxlat_collect *c, const struct rxlat_live *live, __u32 idx, int parity,
+		      struct rxlat_stats *d)
+{
+	struct rxlat_hist cur, *prev, *h = live_at(live, idx);
 	bool any = false;
 
-	snapshot(&live[idx], prev, &cur);
+	if (!h)
+		return 0;
+	prev = prev_of(c, idx);
+	if (!prev)
+		return -ENOMEM;
+	/*
+	 * The hooks count a sample's source first: sources as they were mean
+	 * no sample since (none held back either), and the buckets need no
+	 * reading. Most series of a large host are quiet in most intervals.
+	 */
+	if (unchanged(h, prev)) {
+		__atomic_exchange_n(&h->max_ns[parity], 0, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	snapshot(h, prev, &cur);
 	memset(d, 0, sizeof(*d));
 	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
 		d->buckets[b] = cur.buckets[b] - prev->buckets[b];
@@ -153,7 +202,7 @@ static bool take_delta(struct rxlat_collect *c, struct rxlat_hist *live, __u32 i
 	}
 	d->sum_ns = cur.sum_ns - prev->sum_ns;
 	/* BPF now writes the other parity: this one is the interval's */
-	d->max_ns = __atomic_exchange_n(&live[idx].max_ns[parity], 0, __ATOMIC_SEQ_CST);
+	d->max_ns = __atomic_exchange_n(&h->max_ns[parity], 0, __ATOMIC_SEQ_CST);
 	*prev = cur;
 	return any || d->count;
 }
@@ -174,8 +223,8 @@ static int add_series(struct rxlat_series **v, size_t *n, size_t *cap)
 	return 0;
 }
 
-int collect_series(struct rxlat_collect *c, struct rxlat_hist *live, const __u32 *slot_ifindex,
-		   int parity, struct rxlat_series **out, size_t *n)
+int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
+		   const __u32 *slot_ifindex, int parity, struct rxlat_series **out, size_t *n)
 {
 	size_t cap = 0;
 	int err = 0;
@@ -195,7 +244,11 @@ int collect_series(struct rxlat_collect *c, struct rxlat_hist *live, const __u32
 				struct rxlat_stats d;
 				struct rxlat_series *ser;
 
-				if (!take_delta(c, live, idx, parity, &d))
+				int got = take_delta(c, live, idx, parity, &d);
+
+				if (got < 0)
+					err = got;
+				if (got <= 0)
 					continue;
 				if (!c->per_queue && agg) {
 					rxlat_stats_add(&agg->st, &d);

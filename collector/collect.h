@@ -15,6 +15,7 @@
 #include <linux/types.h>
 #include "rxlat.h"
 #include "report.h"
+#include "live.h"
 
 struct rxlat_ifname {
 	__u32 ifindex;
@@ -38,7 +39,8 @@ struct rxlat_collect {
 	struct rxlat_ifname *names;
 	size_t nnames;
 	__u32 nr_series;
-	struct rxlat_hist *prev; /* the series as of the last report */
+	/* each series as of the last report; NULL while it has no histogram */
+	struct rxlat_hist **prev;
 	struct rxlat_xdp_key *xdp_prev_keys;
 	struct rxlat_xdp_counters *xdp_prev_vals;
 	size_t xdp_nprev;
@@ -63,8 +65,8 @@ int collect_want(struct rxlat_collect *c, __u32 ifindex);
 int collect_name(struct rxlat_collect *c, __u32 ifindex, const char *name);
 
 /*
- * The first interval starts now: remembers the series of live (nr_series
- * entries) as they are and clears both of their maxima.
+ * The first interval starts now: remembers the series of live as they are
+ * and clears both of their maxima. 0 or -ENOMEM.
  *
  * Every snapshot of a series, this one and those of collect_series(), reads
  * the buckets before the sources: the hooks count a sample's source before
@@ -74,19 +76,22 @@ int collect_name(struct rxlat_collect *c, __u32 ifindex, const char *name);
  * the sum of the sources other than none, and the totals over the reports
  * stay exact. A none sample has no bucket and is reported as read.
  */
-void collect_start(struct rxlat_collect *c, struct rxlat_hist *live);
+int collect_start(struct rxlat_collect *c, const struct rxlat_live *live);
+
+/* For a struct rxlat_live over the copies of collect_start() (ctx: c). */
+struct rxlat_hist *collect_prev_at(void *ctx, __u32 idx);
 
 /*
  * The series of the interval that ends now, in stage, interface slot and
  * queue order; without per_queue one per (stage, interface), its queue
- * RXLAT_QUEUE_ALL. live is the series array, of which the maxima of the
+ * RXLAT_QUEUE_ALL. live gives the series, of which the maxima of the
  * ending epoch's parity are taken (and reset: the BPF side writes the other
  * parity by now); slot_ifindex the ifindex of each of the max_ifaces
  * interface slots, 0 where free. Series without a sample are left out.
  * *out is malloc'ed; 0 or -ENOMEM.
  */
-int collect_series(struct rxlat_collect *c, struct rxlat_hist *live, const __u32 *slot_ifindex,
-		   int parity, struct rxlat_series **out, size_t *n);
+int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
+		   const __u32 *slot_ifindex, int parity, struct rxlat_series **out, size_t *n);
 
 /*
  * The stamper's counters over the interval that ends now, from their

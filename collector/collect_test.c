@@ -19,6 +19,9 @@
 #define IF_A 100001
 #define IF_B 100002
 
+/* a flat array of every series as the view the collector reads */
+#define FLAT(live) (&(struct rxlat_live){ live_flat_at, (live) })
+
 static struct rxlat_hist *series(struct rxlat_hist *live, int stage, int slot, int q)
 {
 	return &live[rxlat_series_index(stage, slot, q, MAX_IFACES, MAX_QUEUES)];
@@ -54,12 +57,12 @@ static void test_deltas(void)
 	}
 	/* seen while starting up: not part of the first report */
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 7, 700, 900, 0);
-	collect_start(&c, live);
+	collect_start(&c, FLAT(live));
 	CHECK_U64("start clears max_ns[0]", series(live, RXLAT_STAGE_IP_RCV, 0, 1)->max_ns[0], 0);
 	check_done("deltas.start_baseline");
 
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 5, 500, 200, 0);
-	if (collect_series(&c, live, slots, 0, &s, &n) || n != 1) {
+	if (collect_series(&c, FLAT(live), slots, 0, &s, &n) || n != 1) {
 		check_failed("deltas.first", "want 1 series, got %zu", n);
 	} else {
 		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_IP_RCV);
@@ -78,7 +81,7 @@ static void test_deltas(void)
 
 	/* the next epoch writes the other parity; nothing new elsewhere */
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 4, 2, 300, 150, 1);
-	if (collect_series(&c, live, slots, 1, &s, &n) || n != 1) {
+	if (collect_series(&c, FLAT(live), slots, 1, &s, &n) || n != 1) {
 		check_failed("deltas.second", "want 1 series, got %zu", n);
 	} else {
 		CHECK_U64("count", s[0].st.count, 2);
@@ -91,7 +94,7 @@ static void test_deltas(void)
 	}
 	free(s);
 
-	if (collect_series(&c, live, slots, 0, &s, &n))
+	if (collect_series(&c, FLAT(live), slots, 0, &s, &n))
 		check_failed("deltas.quiet", "collect_series failed");
 	else if (n)
 		check_failed("deltas.quiet", "%zu series in an interval without samples", n);
@@ -101,7 +104,7 @@ static void test_deltas(void)
 
 	/* samples without a start time are counted, not measured */
 	series(live, RXLAT_STAGE_SOCK_READ, 0, 0)->sources[RXLAT_SRC_NONE] += 4;
-	if (collect_series(&c, live, slots, 1, &s, &n) || n != 1) {
+	if (collect_series(&c, FLAT(live), slots, 1, &s, &n) || n != 1) {
 		check_failed("deltas.unstamped", "want 1 series, got %zu", n);
 	} else {
 		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_SOCK_READ);
@@ -128,7 +131,7 @@ static void test_queues_and_overflow(bool per_queue)
 		free(live);
 		return;
 	}
-	collect_start(&c, live);
+	collect_start(&c, FLAT(live));
 	/* lo: queue 0, and a queue past --max-queues */
 	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 0, 0), 10, 3, 3000, 1100, 0);
 	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 0, MAX_QUEUES), 20, 1, 5000, 5000, 0);
@@ -138,7 +141,7 @@ static void test_queues_and_overflow(bool per_queue)
 	/* slot 1 is free: whatever its series hold is not reported */
 	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 1, 0), 6, 9, 900, 100, 0);
 
-	if (collect_series(&c, live, slots, 0, &s, &n) || n != want) {
+	if (collect_series(&c, FLAT(live), slots, 0, &s, &n) || n != want) {
 		check_failed(name, "want %zu series, got %zu", want, n);
 		goto out;
 	}
@@ -266,7 +269,7 @@ static void check_torn(struct rxlat_collect *c, struct rxlat_hist *live, const _
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 
-	if (collect_series(c, live, slots, 0, &s, &n) || n != 1) {
+	if (collect_series(c, FLAT(live), slots, 0, &s, &n) || n != 1) {
 		check_failed(name, "want 1 series, got %zu", n);
 		free(s);
 		return;
@@ -298,7 +301,7 @@ static void test_torn(void)
 	/* in flight at the baseline: belongs to the first interval */
 	sample(h, 3, 4, 400, 100, 0);
 	in_flight(h, RXLAT_SRC_XDP, 2);
-	collect_start(&c, live);
+	collect_start(&c, FLAT(live));
 	land(h, 3, 2, 200);
 	sample(h, 3, 10, 1000, 100, 0);
 	check_torn(&c, live, slots, "torn.in_flight_at_start", 12, 12, 0, 0);
@@ -348,9 +351,9 @@ static void test_names(void)
 		free(live);
 		return;
 	}
-	collect_start(&c, live);
+	collect_start(&c, FLAT(live));
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 2, 200, 100, 0);
-	if (collect_series(&c, live, slots, 0, &s, &n) || n != 1)
+	if (collect_series(&c, FLAT(live), slots, 0, &s, &n) || n != 1)
 		check_failed("names.gone_series", "want 1 series, got %zu", n);
 	else if (strcmp(s[0].ifname, "veth1"))
 		check_failed("names.gone_series", "got \"%s\", want \"veth1\"", s[0].ifname);
@@ -373,6 +376,56 @@ static void test_names(void)
 	free(live);
 }
 
+/*
+ * The hooks give a series its histogram with its first sample: a series
+ * without one is left out, and one that gets it after the start counts from
+ * zero, everything in it belonging to the interval.
+ */
+static struct rxlat_hist *late_hist;
+static __u32 late_idx;
+
+static struct rxlat_hist *late_at(void *ctx, __u32 idx)
+{
+	(void)ctx;
+	return idx == late_idx ? late_hist : NULL;
+}
+
+static void test_late_series(void)
+{
+	__u32 slots[MAX_IFACES] = { IF_A, 0 };
+	struct rxlat_live live = { late_at, NULL };
+	struct rxlat_hist h = { 0 };
+	struct rxlat_collect c;
+	struct rxlat_series *s = NULL;
+	size_t n = 1;
+
+	late_idx = rxlat_series_index(RXLAT_STAGE_UDP_QUEUE_RCV, 0, 2, MAX_IFACES, MAX_QUEUES);
+	late_hist = NULL;
+	if (collect_init(&c, MAX_IFACES, MAX_QUEUES, true, NULL, 0) || collect_start(&c, &live)) {
+		check_failed("late_series.setup", "out of memory");
+		return;
+	}
+	if (collect_series(&c, &live, slots, 0, &s, &n) || n != 0)
+		check_failed("late_series.none", "want no series, got %zu", n);
+	else
+		check_pass("late_series.none");
+	free(s);
+	s = NULL;
+	late_hist = &h;
+	sample(&h, 3, 4, 400, 150, 0);
+	if (collect_series(&c, &live, slots, 1, &s, &n) || n != 1) {
+		check_failed("late_series.counted", "want 1 series, got %zu", n);
+	} else {
+		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_UDP_QUEUE_RCV);
+		CHECK_U64("queue", s[0].queue, 2);
+		CHECK_U64("count", s[0].st.count, 4);
+		CHECK_U64("sum", s[0].st.sum_ns, 400);
+		check_done("late_series.counted");
+	}
+	free(s);
+	collect_free(&c);
+}
+
 int main(void)
 {
 	test_deltas();
@@ -381,5 +434,6 @@ int main(void)
 	test_xdp();
 	test_torn();
 	test_names();
+	test_late_series();
 	return check_exit_status();
 }

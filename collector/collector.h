@@ -110,8 +110,19 @@ struct rxlat_hooks_info {
 int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info);
 int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		 struct rxlat_hooks_info *info);
-/* The series array, mapped: rxlat_nr_series() entries. */
-struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h);
+/*
+ * The histogram of series idx (rxlat_series_index()), mapped; NULL while it
+ * has none. hooks_live_at() is the same for a struct rxlat_live (ctx: hooks).
+ */
+struct rxlat_hist *hooks_series(const struct rxlat_hooks *h, __u32 idx);
+struct rxlat_hist *hooks_live_at(void *ctx, __u32 idx);
+/*
+ * Create histogram chunks while the series in use come close to filling
+ * those there are; call it often (each report, each second). 0 or -errno.
+ */
+int hooks_grow(struct rxlat_hooks *h);
+/* Samples that found no histogram (their chunk not created in time). */
+__u64 hooks_series_lost(const struct rxlat_hooks *h);
 /* ifindex of each interface slot in use, 0 where free; returns count */
 int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots);
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);

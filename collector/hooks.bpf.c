@@ -43,13 +43,36 @@ struct {
 	__type(value, struct rxlat_ifslot);
 } rxlat_ifslots SEC(".maps");
 
+/*
+ * The series live in chunks of RXLAT_CHUNK_SERIES histograms, which user
+ * space creates as they fill up: map memory follows the series in use, not
+ * the configured number of interfaces x queues. rxlat_series_of maps a
+ * series (rxlat_series_index()) to its place, 1 + chunk * CHUNK + slot,
+ * 0 before its first sample claims one.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1); /* set by user space: rxlat_nr_series() */
 	__type(key, __u32);
-	__type(value, struct rxlat_hist);
-} rxlat_hists SEC(".maps");
+	__type(value, __u64); /* array elements take 8 bytes anyway */
+} rxlat_series_of SEC(".maps");
+
+struct rxlat_hist_chunk {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, RXLAT_CHUNK_SERIES);
+	/* sizes, not types: user space creates the chunks without BTF */
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(struct rxlat_hist));
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1); /* set by user space: rxlat_nr_chunks() */
+	__type(key, __u32);
+	__array(values, struct rxlat_hist_chunk);
+} rxlat_hist_chunks SEC(".maps");
 
 /* Interfaces where rxlat knows the tc stamper runs (user space fills it). */
 struct {
@@ -304,6 +327,37 @@ static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, 
 	return src;
 }
 
+/*
+ * The histogram of series idx; its place is claimed by its first sample. A
+ * sample whose chunk user space has not created yet is counted as lost (user
+ * space keeps a free chunk ahead, so that takes more than a chunk of new
+ * series between two of its checks).
+ */
+static __always_inline struct rxlat_hist *series_hist(__u32 idx)
+{
+	__u64 *at = bpf_map_lookup_elem(&rxlat_series_of, &idx), place;
+	__u32 chunk, slot;
+	struct rxlat_hist *h = NULL;
+	void *c;
+
+	if (!at)
+		return NULL;
+	place = *at;
+	if (!place) {
+		place = __sync_fetch_and_add(&rxlat_state.series_used, 1) + 1;
+		/* another CPU claimed one first: use that, this place stays empty */
+		place = __sync_val_compare_and_swap(at, 0, place) ?: place;
+	}
+	chunk = (place - 1) >> RXLAT_CHUNK_SHIFT;
+	slot = (place - 1) & (RXLAT_CHUNK_SERIES - 1);
+	c = bpf_map_lookup_elem(&rxlat_hist_chunks, &chunk);
+	if (c)
+		h = bpf_map_lookup_elem(c, &slot);
+	if (!h)
+		__sync_fetch_and_add(&rxlat_state.series_lost, 1);
+	return h;
+}
+
 static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
@@ -331,7 +385,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 		return;
 	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
 	idx = rxlat_series_index(stage, slot, qslot, rxlat_cfg.max_ifaces, rxlat_cfg.max_queues);
-	h = bpf_map_lookup_elem(&rxlat_hists, &idx);
+	h = series_hist(idx);
 	if (!h)
 		return;
 	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);

@@ -84,11 +84,89 @@ struct plan {
 struct rxlat_hooks {
 	struct hooks_bpf *skel;
 	struct plan plan;
-	struct rxlat_hist *hists;
-	size_t hists_len;
+	__u64 *series_of; /* mapped rxlat_series_of: series -> 1 + place */
+	size_t series_of_len;
+	/* the chunks of histograms created so far, mapped, and their fds */
+	struct rxlat_hist **chunks;
+	int *chunk_fds;
+	__u32 nchunks, max_chunks;
 	int cgroup_fd;
 	__u32 nr_series;
 };
+
+#define CHUNK_BYTES ((size_t)RXLAT_CHUNK_SERIES * sizeof(struct rxlat_hist))
+
+/* One more chunk of histograms, in the outer map for the hooks to find. */
+static int add_chunk(struct rxlat_hooks *h)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	__u32 i = h->nchunks;
+	void *mem;
+	int fd, err;
+
+	if (i >= h->max_chunks)
+		return -ENOSPC;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rxlat_hchunk", sizeof(__u32),
+			    sizeof(struct rxlat_hist), RXLAT_CHUNK_SERIES, &opts);
+	if (fd < 0)
+		return -errno;
+	mem = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* mapped before the hooks can see it: readers never find it half there */
+	h->chunks[i] = mem;
+	h->chunk_fds[i] = fd;
+	__atomic_store_n(&h->nchunks, i + 1, __ATOMIC_RELEASE);
+	if (bpf_map_update_elem(bpf_map__fd(h->skel->maps.rxlat_hist_chunks), &i, &fd, BPF_ANY)) {
+		err = -errno;
+		h->nchunks = i;
+		munmap(mem, CHUNK_BYTES);
+		close(fd);
+		return err;
+	}
+	return 0;
+}
+
+int hooks_grow(struct rxlat_hooks *h)
+{
+	__u32 used = __atomic_load_n(&h->skel->bss->rxlat_state.series_used, __ATOMIC_ACQUIRE);
+	int err = 0;
+
+	/* one free chunk ahead of the hooks */
+	while (!err && (__u64)h->nchunks * RXLAT_CHUNK_SERIES < (__u64)used + RXLAT_CHUNK_SERIES &&
+	       h->nchunks < h->max_chunks)
+		err = add_chunk(h);
+	return err;
+}
+
+struct rxlat_hist *hooks_series(const struct rxlat_hooks *h, __u32 idx)
+{
+	__u64 place;
+	__u32 chunk;
+
+	if (idx >= h->nr_series)
+		return NULL;
+	place = __atomic_load_n(&h->series_of[idx], __ATOMIC_ACQUIRE);
+	if (!place)
+		return NULL;
+	chunk = (place - 1) >> RXLAT_CHUNK_SHIFT;
+	if (chunk >= __atomic_load_n(&h->nchunks, __ATOMIC_ACQUIRE))
+		return NULL;
+	return &h->chunks[chunk][(place - 1) & (RXLAT_CHUNK_SERIES - 1)];
+}
+
+struct rxlat_hist *hooks_live_at(void *ctx, __u32 idx)
+{
+	return hooks_series(ctx, idx);
+}
+
+__u64 hooks_series_lost(const struct rxlat_hooks *h)
+{
+	return __atomic_load_n(&h->skel->bss->rxlat_state.series_lost, __ATOMIC_RELAXED);
+}
 
 /*
  * Stage s's reason becomes "CUR; MORE" (just MORE without CUR). CUR may
@@ -665,7 +743,18 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
 	/* room for interfaces cached with the overflow slot too */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces + 64);
-	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
+	h->max_chunks = rxlat_nr_chunks(h->nr_series);
+	if (h->max_chunks > RXLAT_HISTS_BYTES_LIMIT / CHUNK_BYTES)
+		h->max_chunks = RXLAT_HISTS_BYTES_LIMIT / CHUNK_BYTES;
+	bpf_map__set_max_entries(h->skel->maps.rxlat_series_of, h->nr_series);
+	bpf_map__set_max_entries(h->skel->maps.rxlat_hist_chunks, h->max_chunks);
+	h->chunks = calloc(h->max_chunks, sizeof(*h->chunks));
+	h->chunk_fds = calloc(h->max_chunks, sizeof(*h->chunk_fds));
+	if (!h->chunks || !h->chunk_fds) {
+		err = -ENOMEM;
+		rxlat_err("out of memory");
+		goto fail;
+	}
 	err = set_autoload(h->skel, &h->plan);
 	if (err)
 		goto fail;
@@ -698,13 +787,18 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		h->skel->bss->rxlat_slot_owner[i] = cfg->ifindexes[i];
 	}
 
-	h->hists_len = (size_t)h->nr_series * sizeof(struct rxlat_hist);
-	h->hists = mmap(NULL, h->hists_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			bpf_map__fd(h->skel->maps.rxlat_hists), 0);
-	if (h->hists == MAP_FAILED) {
+	h->series_of_len = (size_t)h->nr_series * sizeof(__u64);
+	h->series_of = mmap(NULL, h->series_of_len, PROT_READ, MAP_SHARED,
+			    bpf_map__fd(h->skel->maps.rxlat_series_of), 0);
+	if (h->series_of == MAP_FAILED) {
 		err = -errno;
-		h->hists = NULL;
-		rxlat_err("cannot map the histogram array: %s", strerror(-err));
+		h->series_of = NULL;
+		rxlat_err("cannot map the series table: %s", strerror(-err));
+		goto fail;
+	}
+	err = hooks_grow(h);
+	if (err) {
+		rxlat_err("cannot create the first histogram chunks: %s", strerror(-err));
 		goto fail;
 	}
 
@@ -716,11 +810,6 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 fail:
 	hooks_destroy(h);
 	return err;
-}
-
-struct rxlat_hist *hooks_hists(const struct rxlat_hooks *h)
-{
-	return h->hists;
 }
 
 int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots)
@@ -749,7 +838,8 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h)
 {
 	int ncpu = libbpf_num_possible_cpus();
 
-	return h->hists_len +
+	return h->series_of_len + (size_t)h->nchunks * CHUNK_BYTES + h->max_chunks * sizeof(__u32) +
+	       sizeof(h->skel->bss->rxlat_ifslot_of) +
 	       bpf_map__max_entries(h->skel->maps.rxlat_ifslots) *
 		   (sizeof(__u32) + sizeof(struct rxlat_ifslot)) +
 	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch);
@@ -759,8 +849,14 @@ void hooks_destroy(struct rxlat_hooks *h)
 {
 	if (!h)
 		return;
-	if (h->hists)
-		munmap(h->hists, h->hists_len);
+	if (h->series_of)
+		munmap(h->series_of, h->series_of_len);
+	for (__u32 i = 0; i < h->nchunks; i++) {
+		munmap(h->chunks[i], CHUNK_BYTES);
+		close(h->chunk_fds[i]);
+	}
+	free(h->chunks);
+	free(h->chunk_fds);
 	hooks_bpf__destroy(h->skel);
 	if (h->cgroup_fd >= 0)
 		close(h->cgroup_fd);

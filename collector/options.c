@@ -275,18 +275,6 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		rxlat_err("--max-queues must be between 1 and %d", RXLAT_MAX_QUEUES_LIMIT);
 		goto out;
 	}
-	if (rxlat_nr_series(cfg->max_ifaces, cfg->max_queues) * sizeof(struct rxlat_hist) >
-	    RXLAT_HISTS_BYTES_LIMIT) {
-		rxlat_err("--max-ifaces %u --max-queues %u need %.1f MiB of map and as much again "
-			  "in rxlat, over the %u MiB limit: lower them so that (max-ifaces + 1) x "
-			  "(max-queues + 1) is at most %zu",
-			  cfg->max_ifaces, cfg->max_queues,
-			  rxlat_nr_series(cfg->max_ifaces, cfg->max_queues) *
-			      sizeof(struct rxlat_hist) / 1048576.0,
-			  RXLAT_HISTS_BYTES_LIMIT >> 20,
-			  RXLAT_HISTS_BYTES_LIMIT / sizeof(struct rxlat_hist) / RXLAT_NR_STAGES);
-		goto out;
-	}
 	if (o.xdp_mode->count) {
 		if ((v = parse_choice("--xdp-mode", o.xdp_mode->sval[0], xdp_modes,
 				      NCHOICES(xdp_modes))) < 0)

@@ -277,21 +277,22 @@ static struct prom_xdp *xdp_entry(struct prom_metrics *m, __u32 ifindex, __u32 q
 	return bsearch(&key, m->xdp, m->nxdp, sizeof(*m->xdp), cmp_xdp);
 }
 
-int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_hist *start,
+int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_live *start,
 			  const struct rxlat_xdp_key *keys, const struct rxlat_xdp_counters *vals,
 			  size_t n)
 {
 	for (__u32 i = 0; i < m->nr_series; i++) {
+		const struct rxlat_hist *h = live_at(start, i);
 		struct prom_base *p;
 
-		if (hist_empty(&start[i]))
+		if (!h || hist_empty(h))
 			continue;
 		p = realloc(m->base, (m->nbase + 1) * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		m->base = p;
 		m->base[m->nbase].idx = i;
-		m->base[m->nbase++].h = start[i];
+		m->base[m->nbase++].h = *h;
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct prom_xdp *e = xdp_entry(m, keys[i].ifindex, keys[i].rx_queue);
@@ -313,10 +314,15 @@ static int cmp_base(const void *a, const void *b)
 /* out += live[idx] - its baseline; buckets before sources, as the reports read */
 static void add_series(const struct prom_metrics *m, __u32 idx, struct rxlat_hist *out)
 {
-	const struct rxlat_hist *live = &m->l.hists[idx];
-	const struct prom_base *pb = bsearch(&idx, m->base, m->nbase, sizeof(*m->base), cmp_base);
+	const struct rxlat_hist *live = live_at(&m->l.live, idx);
+	const struct prom_base *pb;
 	static const struct rxlat_hist zero;
-	const struct rxlat_hist *base = pb ? &pb->h : &zero;
+	const struct rxlat_hist *base;
+
+	if (!live)
+		return;
+	pb = bsearch(&idx, m->base, m->nbase, sizeof(*m->base), cmp_base);
+	base = pb ? &pb->h : &zero;
 
 	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
 		out->buckets[b] +=

@@ -20,6 +20,7 @@
 #include <linux/types.h>
 #include "rxlat.h"
 #include "report.h"
+#include "live.h"
 
 /* Exported buckets per power of two: 8 is the map's own resolution. */
 #define PROM_BUCKETS_DEFAULT 2
@@ -39,7 +40,7 @@ struct prom_ops {
 };
 
 struct prom_layout {
-	const struct rxlat_hist *hists; /* the live series array */
+	struct rxlat_live live; /* the live series */
 	__u32 max_ifaces, max_queues;
 	bool per_queue;
 	unsigned int per_pow2; /* 1, 2, 4 or 8 */
@@ -59,7 +60,7 @@ void prom_metrics_free(struct prom_metrics *m);
  * of them) and the stamper's totals as the first report interval began, so
  * that a scrape and the reports count the same samples. 0 or -ENOMEM.
  */
-int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_hist *start,
+int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_live *start,
 			  const struct rxlat_xdp_key *keys, const struct rxlat_xdp_counters *vals,
 			  size_t n);
 

@@ -501,8 +501,9 @@ int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_st
 	       struct rxlat_collect *col, const struct rxlat_hooks_info *info)
 {
 	struct prom_ops ops = { p, ops_slots, ops_ifname, ops_wanted, ops_xdp };
+	struct rxlat_live prev = { collect_prev_at, col };
 	struct prom_layout l = {
-		.hists = hooks_hists(hooks),
+		.live = { hooks_live_at, hooks },
 		.max_ifaces = p->cfg->max_ifaces,
 		.max_queues = p->cfg->max_queues,
 		.per_queue = p->cfg->per_queue,
@@ -517,7 +518,7 @@ int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_st
 	err = prom_metrics_new(&p->m, &l, &ops);
 	/* the reports' own baseline, taken a moment ago (collect_start()) */
 	if (!err)
-		err = prom_metrics_baseline(p->m, col->prev, col->xdp_prev_keys, col->xdp_prev_vals,
+		err = prom_metrics_baseline(p->m, &prev, col->xdp_prev_keys, col->xdp_prev_vals,
 					    col->xdp_nprev);
 	if (err) {
 		rxlat_err("--prometheus: cannot set up the metrics: %s", strerror(-err));

@@ -113,7 +113,8 @@ static long long value(const char *text, const char *series)
 
 static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k, bool per_queue)
 {
-	struct prom_layout l = { live, MAX_IFACES, MAX_QUEUES, per_queue, k, { "tp_btf:x" } };
+	struct prom_layout l = { { live_flat_at, live }, MAX_IFACES, MAX_QUEUES, per_queue, k,
+				 { "tp_btf:x" } };
 	struct prom_metrics *m;
 
 	if (prom_metrics_new(&m, &l, &ops))
@@ -243,7 +244,8 @@ static void test_never_down(void)
 	names[1] = "veth1";
 	sample(at(live, 0, 0, 0), 500, 10); /* before the first interval */
 	m = new_metrics(live, 2, false);
-	if (!m || prom_metrics_baseline(m, live, NULL, NULL, 0)) {
+	if (!m ||
+	    prom_metrics_baseline(m, &(struct rxlat_live){ live_flat_at, live }, NULL, NULL, 0)) {
 		check_failed("never_down", "setup failed");
 		prom_metrics_free(m);
 		return;
@@ -295,7 +297,7 @@ static void test_xdp(void)
 	names[2] = "veth1";
 	names[3] = "eth9";
 	m = new_metrics(live, 2, true);
-	if (!m || prom_metrics_baseline(m, live, k0, v0, 1)) {
+	if (!m || prom_metrics_baseline(m, &(struct rxlat_live){ live_flat_at, live }, k0, v0, 1)) {
 		check_failed("xdp", "setup failed");
 		prom_metrics_free(m);
 		return;

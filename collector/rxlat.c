@@ -46,7 +46,27 @@ struct collector {
 	bool gone[RXLAT_MAX_CLI_IFACES]; /* named interface i is gone */
 	bool torn;			 /* a report was cut short: the next starts on a new line */
 	struct prom_server *prom;	 /* --prometheus, else NULL */
+	__u64 lost_told;		 /* samples without a histogram, said so far */
 };
+
+/*
+ * Histogram chunks ahead of the series the hooks claim, and a word when
+ * samples found none (past the memory limit, or many new series at once).
+ */
+static void grow(struct collector *c)
+{
+	int err = hooks_grow(c->hooks);
+	__u64 lost = hooks_series_lost(c->hooks);
+
+	if (err && err != -ENOSPC)
+		rxlat_err("cannot create a histogram chunk: %s", strerror(-err));
+	if (lost > c->lost_told) {
+		rxlat_info("%llu samples found no histogram (series past the %u MiB map memory "
+			   "limit, or many new ones at once): not in any report",
+			   (unsigned long long)lost, RXLAT_HISTS_BYTES_LIMIT >> 20);
+		c->lost_told = lost;
+	}
+}
 
 /* The stamper's counters over the interval; none without a stamper. */
 static int collect_stamper(struct collector *c, struct rxlat_xdp_row **out, size_t *nout)
@@ -114,6 +134,7 @@ static int render(struct collector *c, const struct rxlat_report *r, char **buf,
 static int report(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
+	struct rxlat_live live = { hooks_live_at, c->hooks };
 	struct rxlat_series *series = NULL;
 	struct rxlat_xdp_row *xdp = NULL;
 	struct timespec now;
@@ -122,6 +143,7 @@ static int report(struct collector *c, bool final)
 	__u64 old_epoch;
 	int err;
 
+	grow(c);
 	hooks_new_epoch(c->hooks, &old_epoch);
 	/* -o none: the epoch still advances, which refreshes the clock offset */
 	if (c->cfg->output == RXLAT_OUT_NONE)
@@ -132,8 +154,7 @@ static int report(struct collector *c, bool final)
 	c->last = now;
 
 	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->max_ifaces);
-	err = collect_series(&c->col, hooks_hists(c->hooks), c->slot_ifindex, old_epoch & 1,
-			     &series, &r.nseries);
+	err = collect_series(&c->col, &live, c->slot_ifindex, old_epoch & 1, &series, &r.nseries);
 	if (!err)
 		err = collect_stamper(c, &xdp, &r.nxdp);
 	if (err) {
@@ -382,6 +403,7 @@ static int drain(int fd, void *buf, size_t len, const char *what)
 static int run_loop(struct collector *c)
 {
 	int ep = -1, tick = -1, stop = -1, sfd = signals_fd(), lfd = links_fd(c->links), err;
+	int grow_tick = -1;
 	int pfd = prom_fd(c->prom);
 
 	ep = epoll_create1(EPOLL_CLOEXEC);
@@ -395,7 +417,15 @@ static int run_loop(struct collector *c)
 		err = tick;
 		goto out;
 	}
+	/* new series between reports get their chunks within 0.2 s */
+	grow_tick = new_timer(0.2, true);
+	if (grow_tick < 0) {
+		err = grow_tick;
+		goto out;
+	}
 	err = watch(ep, sfd);
+	if (!err)
+		err = watch(ep, grow_tick);
 	if (!err)
 		err = watch(ep, lfd);
 	if (!err)
@@ -433,6 +463,10 @@ static int run_loop(struct collector *c)
 				err = drain(tick, &ticks, sizeof(ticks), "report timer");
 				if (!err)
 					err = report(c, false);
+			} else if (evs[i].data.fd == grow_tick) {
+				err = drain(grow_tick, &ticks, sizeof(ticks), "chunk timer");
+				if (!err)
+					grow(c);
 			} else if (evs[i].data.fd == lfd) {
 				err = handle_links(c);
 			} else if (evs[i].data.fd == pfd) {
@@ -457,6 +491,8 @@ out:
 		close(stop);
 	if (tick >= 0)
 		close(tick);
+	if (grow_tick >= 0)
+		close(grow_tick);
 	if (ep >= 0)
 		close(ep);
 	return err;
@@ -555,8 +591,9 @@ static int start_measuring(struct collector *c)
 	 * of the UDP read check, packets stamped before the hooks were
 	 * attached, a loaded stamper's history) is not the user's.
 	 */
-	collect_start(&c->col, hooks_hists(c->hooks));
-	err = collect_stamper(c, &xdp, &nxdp);
+	err = collect_start(&c->col, &(struct rxlat_live){ hooks_live_at, c->hooks });
+	if (!err)
+		err = collect_stamper(c, &xdp, &nxdp);
 	free(xdp);
 	if (err) {
 		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
@@ -662,10 +699,11 @@ int main(int argc, char **argv)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
 	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u interface slots x %u "
-		   "queue slots, %zu bytes each)",
+		   "queue slots, %zu bytes each, made as they come into use, in chunks of %u)",
 		   hooks_map_bytes(c.hooks) / 1024.0,
 		   rxlat_nr_series(cfg.max_ifaces, cfg.max_queues), RXLAT_NR_STAGES,
-		   cfg.max_ifaces + 1, cfg.max_queues + 1, sizeof(struct rxlat_hist));
+		   cfg.max_ifaces + 1, cfg.max_queues + 1, sizeof(struct rxlat_hist),
+		   RXLAT_CHUNK_SERIES);
 	err = run_loop(&c);
 out:
 	/* links are closed here; the kernel detaches them even if we die */

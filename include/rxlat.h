@@ -169,9 +169,10 @@ enum rxlat_source {
 
 /*
  * One latency series: (stage, interface slot, queue slot), index
- * rxlat_series_index(). The map is one shared, mmap-able array rather than a
- * per-CPU one: its size does not grow with the number of CPUs (a per-CPU copy
- * costs 1.9 KB per series per CPU), user space reads it without a syscall,
+ * rxlat_series_index(). The histograms are shared, mmap-able arrays (chunks,
+ * see RXLAT_CHUNK_SERIES) rather than per-CPU ones: their size does not grow
+ * with the number of CPUs (a per-CPU copy costs 1.9 KB per series per CPU),
+ * user space reads them without a syscall,
  * and a per-queue series is mostly written by the one CPU that polls that
  * queue, so the atomic adds rarely contend (figures in the README).
  */
@@ -192,6 +193,19 @@ static inline __u32 rxlat_series_index(__u32 stage, __u32 ifslot, __u32 qslot, _
 static inline __u32 rxlat_nr_series(__u32 max_ifaces, __u32 max_queues)
 {
 	return RXLAT_NR_STAGES * (max_ifaces + 1) * (max_queues + 1);
+}
+
+/*
+ * The series' histograms live in chunks of RXLAT_CHUNK_SERIES (121 KiB),
+ * created as series come into use. Places claimed in a race and left empty
+ * cost one each at most per series: twice the series cover them.
+ */
+#define RXLAT_CHUNK_SHIFT  6
+#define RXLAT_CHUNK_SERIES (1u << RXLAT_CHUNK_SHIFT)
+
+static inline __u32 rxlat_nr_chunks(__u32 nr_series)
+{
+	return (2 * nr_series + RXLAT_CHUNK_SERIES - 1) / RXLAT_CHUNK_SERIES;
 }
 
 /*
@@ -243,6 +257,10 @@ struct rxlat_bpf_state {
 	struct rxlat_clock clock; /* written by the hooks only */
 	/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
 	__u64 udp_read_seen;
+	/* series places claimed (see series_hist()), and samples without one */
+	__u32 series_used;
+	__u32 pad;
+	__u64 series_lost;
 };
 
 /*

@@ -259,7 +259,7 @@ test_stamp_modes()
 		assert_eq bad_magic 0 "$bad_magic" "packets with a wrong magic"
 		assert_eq packets "$n" "$packets" "stamped packets seen at tc ingress"
 		if [[ $mode == reset ]]; then
-			assert_ge multi_packet_polls 1 "$multi" "polls with at least 2 packets"
+			assert_ge multi_packet_polls 1 "$multi" "polls with at least 2 packets ($multi_tl tick-free)"
 			assert_eq one_stamp_per_poll 0 "$mixed" \
 				"polls with more than one stamp, ticks or not ($mixed_tl tick-free)"
 			assert_le shared_stamps $((packets - 1)) "$distinct" "distinct stamps"

@@ -430,7 +430,8 @@ static void test_batch_mode(void)
 			bad++;
 		} else if (i && stamps[i] == stamps[i - 1]) {
 			repeats++;
-			if (stamps[i] >= befores[i] || befores[i] - afters[i - 1] > RXLAT_BATCH_GAP_NS)
+			if (stamps[i] >= befores[i] ||
+			    befores[i] - afters[i - 1] > RXLAT_BATCH_GAP_NS)
 				bad++;
 		} else {
 			distinct++;
