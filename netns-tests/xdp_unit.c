@@ -388,7 +388,7 @@ static void test_batch_mode(void)
 	uint32_t l4 = frame_v4(v4), l6 = frame_v6(v6);
 	uint64_t seen = 0, stamped = 0, refused = 0, t0, t1;
 	static uint64_t stamps[BATCH_RUNS], befores[BATCH_RUNS], afters[BATCH_RUNS];
-	unsigned int distinct = 0, repeats = 0, bad = 0, unexplained = 0;
+	unsigned int distinct = 0, repeats = 0, bad = 0, unexplained = 0, close_pairs = 0;
 	struct rxlat_xdp *skel;
 	struct run r = { 0 };
 	int prog_fd;
@@ -442,15 +442,31 @@ static void test_batch_mode(void)
 			if (i && afters[i] - befores[i - 1] <= RXLAT_BATCH_GAP_NS)
 				unexplained++;
 		}
+		if (i && afters[i] - befores[i - 1] <= RXLAT_BATCH_GAP_NS)
+			close_pairs++;
 	}
 	check(!bad, "xdp_unit.batch.stamp_origin",
 	      "%u of %d runs had a missing stamp, a fresh stamp outside its run or a reused stamp "
 	      "not older than its run or after a gap",
 	      bad, BATCH_RUNS);
-	check(repeats > 0 && unexplained <= (t1 - t0) / 1000000 + 2, "xdp_unit.batch.shared_stamp",
-	      "%u distinct stamps (%u not after a gap) and %u reuses over %d runs in %llu us; want "
-	      "the stamp reused while runs follow each other closely within a jiffy",
-	      distinct, unexplained, repeats, BATCH_RUNS, (unsigned long long)(t1 - t0) / 1000);
+	/*
+	 * Runs that followed each other within the gap must have shared the
+	 * stamp (unless the jiffy moved); under emulation a run may take
+	 * longer than the gap, and then nothing here is close enough to tell.
+	 */
+	if (!close_pairs)
+		check_skip("xdp_unit.batch.shared_stamp",
+			   "no two of %d runs within %d us of each other (slow machine): reuse not "
+			   "observable",
+			   BATCH_RUNS, RXLAT_BATCH_GAP_NS / 1000);
+	else
+		check(repeats > 0 && unexplained <= (t1 - t0) / 1000000 + 2,
+		      "xdp_unit.batch.shared_stamp",
+		      "%u distinct stamps (%u within the gap) and %u reuses over %d runs in %llu us "
+		      "(%u close pairs); want the stamp reused while runs follow each other "
+		      "closely within a jiffy",
+		      distinct, unexplained, repeats, BATCH_RUNS,
+		      (unsigned long long)(t1 - t0) / 1000, close_pairs);
 
 	test_foreign_meta(skel, v4, l4, RXLAT_META_F_BATCH, &seen, &stamped, &refused);
 	check_counters(skel, "batch.final", seen, stamped, refused);
