@@ -899,7 +899,7 @@ e2e_one()	# CONF ROUND
 		xl_unload
 		;;
 	esac
-	E2E_RATES[$1]="${E2E_RATES[$1]:-}$(printf '%.0f' "$UDP_KPPS") "
+	E2E_RATES[$1]="${E2E_RATES[$1]:-}$(printf '%.0f' "$UDP_SOCK_KPPS") "
 }
 
 part_e2e()
@@ -916,8 +916,9 @@ part_e2e()
 	x=$(mean_of "${E2E_RATES[rxlat]}")
 	b=$(mean_of "${E2E_RATES[bpftrace]}")
 	echo
-	echo "4. End to end, UDP load of part 2, ${SECS}s x $E2E_ROUNDS rounds alternated; added ns per packet vs XDP_PASS"
-	echo "   (1e6 / kpkt/s of the run - 1e6 / kpkt/s of XDP_PASS)"
+	echo "4. End to end, UDP load of part 2, ${SECS}s x $E2E_ROUNDS rounds alternated; the rate is the datagrams"
+	echo "   that reached the sockets (InDatagrams + RcvbufErrors: the stack's rate, not the readers');"
+	echo "   added ns per packet vs XDP_PASS: 1e6 / kpkt/s of the run - 1e6 / kpkt/s of XDP_PASS"
 	echo
 	printf '   %-50s %8s %10s  %s\n' configuration kpkt/s "ns/pkt +" runs
 	printf '   %-50s %8.0f %10s  %s\n' "XDP_PASS only" "$p" 0 "${E2E_RATES[pass]}"
@@ -1001,7 +1002,7 @@ part_memory()
 		b=${sz#*x}
 		note "memory: --max-ifaces $a --max-queues $b"
 		if ! rxlat_start "$T_DIR/rx-mem.json" -i "$IF_R" --max-ifaces "$a" --max-queues "$b" -d 60 -o json; then
-			why=$(grep -m1 -i 'rxlat' "$T_DIR/rxlat.err" | cut -c1-110)
+			why=$(grep -m1 -i 'rxlat' "$T_DIR/rxlat.err" | cut -c1-140)
 			printf '%s\t%s\trefused\t-\t-\t%s\n' "$a" "$b" "$why" >>"$MEM_ROWS"
 			summary+="$sz refused; "
 			continue
