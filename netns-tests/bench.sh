@@ -59,18 +59,24 @@
 #
 # Environment:
 #   BENCH_SECONDS         length of each TCP and UDP throughput run (default 4)
-#   BENCH_ROUNDS          rounds of parts 1 and 2 (default 3)
+#   BENCH_ROUNDS          rounds of part 1 (default 3)
+#   BENCH_UDP_ROUNDS      rounds of part 2 (default 4)
 #   BENCH_GRO             on (default) or off: GRO on the receiving veth
 #   BENCH_UDP_LEN         UDP payload bytes (default 200)
 #   BENCH_UDP_FLOWS       parallel UDP clients, one port each (default 4)
 #   BENCH_COST_SECONDS    length of each cost run (default 3)
 #   BENCH_COST_LOADS      loads of part 3 (default "udp tcp")
-#   BENCH_E2E_ROUNDS      rounds of part 4 (default 2)
+#   BENCH_E2E_ROUNDS      rounds of part 4 (default 3)
 #   BENCH_ACC_SECONDS     length of each phase of part 5 (default 5)
 #   BENCH_MEM_SIZES       IFACESxQUEUES list (default "16x16 64x64 256x256")
 #   BENCH_COLL_SECONDS    CPU window of part 7 (default 30)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
 #                         memory collector"); rows of parts left out say so
+#   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
+#                         receive path, in the sender's softirq), servers on
+#                         CPU 1; off (default): no pinning. On 2 CPUs pinning
+#                         made UDP's stack rate vary less between runs, but
+#                         cut TCP to a quarter and made it vary more.
 #   BENCH_PROM            "only": the Prometheus figure alone (part 8);
 #                         any other non-empty value: the parts, then part 8
 #   BENCH_PROM_SECONDS    length of each part 8 run (default 60)
@@ -93,17 +99,19 @@ PKTGEN=$BUILD/rxlat-pktgen
 
 SECS=${BENCH_SECONDS:-4}
 ROUNDS=${BENCH_ROUNDS:-3}
+UDP_ROUNDS=${BENCH_UDP_ROUNDS:-4}
 GRO=${BENCH_GRO:-on}
 UDP_LEN=${BENCH_UDP_LEN:-200}
 UDP_FLOWS=${BENCH_UDP_FLOWS:-4}
 COST_SECS=${BENCH_COST_SECONDS:-3}
 COST_LOADS=${BENCH_COST_LOADS:-udp tcp}
-E2E_ROUNDS=${BENCH_E2E_ROUNDS:-2}
+E2E_ROUNDS=${BENCH_E2E_ROUNDS:-3}
 ACC_SECS=${BENCH_ACC_SECONDS:-5}
 ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
 COLL_SECS=${BENCH_COLL_SECONDS:-30}
 PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector}
+PIN=${BENCH_PIN:-off}
 
 # Unique per run: namespaces are global, interface names live inside them.
 # lib.sh's cleanup removes everything named with T_PREFIX.
@@ -190,6 +198,7 @@ need_uint()
 
 need_uint BENCH_SECONDS "$SECS" 2
 need_uint BENCH_ROUNDS "$ROUNDS" 1
+need_uint BENCH_UDP_ROUNDS "$UDP_ROUNDS" 1
 need_uint BENCH_COST_SECONDS "$COST_SECS" 1
 need_uint BENCH_UDP_LEN "$UDP_LEN" 16
 need_uint BENCH_UDP_FLOWS "$UDP_FLOWS" 1
@@ -197,6 +206,12 @@ need_uint BENCH_E2E_ROUNDS "$E2E_ROUNDS" 1
 need_uint BENCH_ACC_SECONDS "$ACC_SECS" 1
 need_uint BENCH_COLL_SECONDS "$COLL_SECS" 1
 case $GRO in on | off) ;; *) die "BENCH_GRO must be on or off" ;; esac
+case $PIN in on | off) ;; *) die "BENCH_PIN must be on or off" ;; esac
+# taskset prefixes of senders and receivers
+SND_PIN=() RCV_PIN=()
+if [ "$PIN" = on ] && [ "$(nproc)" -ge 2 ]; then
+	SND_PIN=(taskset -c 0) RCV_PIN=(taskset -c 1)
+fi
 for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
@@ -210,7 +225,7 @@ for l in $COST_LOADS; do
 done
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, XDP, BPF)"
-for cmd in ip iperf3 ethtool bpftool jq nsenter timeout sysctl awk ss nstat xdp-loader bpftrace; do
+for cmd in ip iperf3 ethtool bpftool jq nsenter timeout sysctl awk ss nstat xdp-loader bpftrace taskset; do
 	command -v "$cmd" >/dev/null 2>&1 ||
 		die "'$cmd' not found (Debian: make deps installs iproute2, iperf3, ethtool, bpftool, jq, util-linux, xdp-tools, bpftrace)"
 done
@@ -286,7 +301,7 @@ setup()
 	for ((i = 0; i <= UDP_FLOWS; i++)); do
 		port=$PORT
 		((i > 0)) && port=$((UDP_PORT + i - 1))
-		t_bg "iperf3-server-$port" in_ns "$NS_R" iperf3 -s -B "$ADDR_R" -p "$port"
+		t_bg "iperf3-server-$port" in_ns "$NS_R" "${RCV_PIN[@]}" iperf3 -s -B "$ADDR_R" -p "$port"
 	done
 	for ((i = 0; i < 100; i++)); do
 		[ "$(in_ns "$NS_R" ss -Hltn | wc -l)" -gt "$UDP_FLOWS" ] && return 0
@@ -461,7 +476,7 @@ iperf_run()
 	local out=$1 secs=$2 err
 	shift 2
 	ip netns exec "$NS_S" timeout --foreground $((secs + 20)) \
-		iperf3 -c "$ADDR_R" -p "$PORT" -t "$secs" -J "$@" >"$out" 2>"$T_DIR/iperf3-client.err"
+		"${SND_PIN[@]}" iperf3 -c "$ADDR_R" -p "$PORT" -t "$secs" -J "$@" >"$out" 2>"$T_DIR/iperf3-client.err"
 	err=$(jq -r '.error // empty' "$out" 2>/dev/null)
 	if [ -n "$err" ] || ! jq -e '.end' "$out" >/dev/null 2>&1; then
 		die "iperf3 $* failed: ${err:-$(tail -n 3 "$T_DIR/iperf3-client.err")}"
@@ -504,7 +519,7 @@ udp_load()
 {
 	local secs=$1 name=$2 i pids=() c0 d0 c1 d1 t0 t1 err
 	for ((i = 0; i < UDP_FLOWS; i++)); do
-		ip netns exec "$NS_S" timeout --foreground $((secs + 25)) \
+		ip netns exec "$NS_S" timeout --foreground $((secs + 25)) "${SND_PIN[@]}" \
 			iperf3 -u -b 0 -l "$UDP_LEN" -c "$ADDR_R" -p $((UDP_PORT + i)) -t $((secs + 2)) -J \
 			>"$T_DIR/udp-$name-$i.json" 2>"$T_DIR/udp-$name-$i.err" &
 		pids+=($!)
@@ -657,9 +672,9 @@ udp_one()
 part_udp()
 {
 	local r c v pass rx spass srx
-	for ((r = 1; r <= ROUNDS; r++)); do
+	for ((r = 1; r <= UDP_ROUNDS; r++)); do
 		for c in pass rxlat; do
-			note "UDP round $r/$ROUNDS: $c"
+			note "UDP round $r/$UDP_ROUNDS: $c"
 			udp_one "$c" "$r"
 		done
 	done
@@ -668,7 +683,7 @@ part_udp()
 	spass=$(mean_of "${UDP_SOCK[pass]}")
 	srx=$(mean_of "${UDP_SOCK[rxlat]}")
 	echo
-	echo "2. Small UDP: $UDP_FLOWS iperf3 clients (-u -b 0 -l $UDP_LEN, one port each), ${SECS}s x $ROUNDS rounds alternated;"
+	echo "2. Small UDP: $UDP_FLOWS iperf3 clients (-u -b 0 -l $UDP_LEN, one port each), ${SECS}s x $UDP_ROUNDS rounds alternated;"
 	echo "   read: receiver's Udp InDatagrams per second (datagrams the applications read); to sockets:"
 	echo "   InDatagrams + RcvbufErrors (what the stack delivered, the full receive buffers' drops included)"
 	echo
