@@ -766,6 +766,10 @@ cost_one()	# LOAD CONF
 			bt=1
 		fi
 		;;
+	tc)
+		rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" --tc -d $((COST_SECS + 60)) -o json
+		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
+		;;
 	pass) xdp_attach "$PASS_OBJ" ;;
 	floor) xdp_attach "$XDP_FLOOR_OBJ" ;;
 	esac
@@ -785,6 +789,10 @@ cost_one()	# LOAD CONF
 		_t_kill_pid "$fl_pid"
 		rxlat_stop
 		;;
+	tc)
+		record_stats "$load" "$conf" "" "${ids[@]}"
+		rxlat_stop
+		;;
 	*)
 		record_stats "$load" "$conf" "" "$(xdp_prog_id)"
 		xdp_detach
@@ -793,9 +801,10 @@ cost_one()	# LOAD CONF
 }
 
 # cost_of LOAD NAME: "ns_per_run run_cnt" of a program, summed over runs
+# (not the tc run's: its table lines are for reading only)
 cost_of()
 {
-	awk -F'\t' -v l="$1" -v n="$2" '$1 == l && $3 == n { c += $5; t += $6 }
+	awk -F'\t' -v l="$1" -v n="$2" '$1 == l && $2 != "tc" && $3 == n { c += $5; t += $6 }
 		END { if (c > 0) printf "%.1f %d\n", t / c, c; else print "- 0" }' "$COST_ROWS"
 }
 
@@ -817,7 +826,7 @@ part_cost()
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
 	: >"$COST_ROWS"
 	for load in $COST_LOADS; do
-		for conf in rxlat pass floor; do
+		for conf in rxlat tc pass floor; do
 			note "cost: $load load, $conf"
 			cost_one "$load" "$conf"
 		done
@@ -829,13 +838,15 @@ part_cost()
 	echo
 	echo "3. Cost per BPF program run: kernel.bpf_stats_enabled=1, run_time_ns / run_cnt, ${COST_SECS}s per run"
 	echo "   udp: the load of part 2; tcp: one iperf3 stream. rxlat, the empty and floor programs (and"
-	echo "   bpftrace under UDP) in one run; XDP_PASS and the XDP floor each in a run of its own."
-	echo "   runs/pkt: run_cnt / run_cnt of that run's XDP program (hooks also see other traffic of the host)"
+	echo "   bpftrace under UDP) in one run; XDP_PASS and the XDP floor each in a run of its own; tc: rxlat"
+	echo "   --tc, the tc ingress stamper instead of XDP (its hooks convert realtime stamps)."
+	echo "   runs/pkt: run_cnt / run_cnt of that run's XDP (tc: sched_cls) program (hooks also see other"
+	echo "   traffic of the host)"
 	echo
 	awk -F'\t' '
 	{
 		n++; ld[n] = $1; cf[n] = $2; nm[n] = $3; ty[n] = $4; cnt[n] = $5; tim[n] = $6
-		if ($4 == "xdp") xdp[$1 " " $2] = $5
+		if ($4 == "xdp" || $4 == "sched_cls") xdp[$1 " " $2] = $5
 	}
 	END {
 		printf "   %-4s %-6s %-16s %-14s %11s %8s %9s %8s\n", "load", "run", "program", "type", "run_cnt", "ns/run", "runs/pkt", "ns/pkt"
