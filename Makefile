@@ -75,7 +75,7 @@ test:
 
 # throughput, per-program cost and map memory figures; on demand, not a test
 bench:
-	$(MAKE) all test-binaries $(BUILD)/xdp_pass.bpf.o
+	$(MAKE) all test-binaries bench-binaries
 	BUILD=$(BUILD) ./netns-tests/bench.sh
 
 demo:

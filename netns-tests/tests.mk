@@ -33,3 +33,18 @@ $(BUILD)/rxlat_xdp_packet.bpf.o: xdp/rxlat_xdp.bpf.c $(BPF_DEPS)
 
 # `make test` builds test-binaries; let it build the other unit tests too.
 test-binaries: $(UNIT_TESTS)
+
+# `make bench` only: the reference programs of the per-run cost figures
+# (empty and floor programs at every hook's attach point, an XDP floor)
+# and their loader.
+BENCH_BINARIES := $(BUILD)/rxlat-bench-floor $(BUILD)/rxlat-bench-fill $(BUILD)/bench_floor.bpf.o \
+                  $(BUILD)/xdp_floor.bpf.o $(BUILD)/xdp_pass.bpf.o
+
+.PHONY: bench-binaries
+bench-binaries: $(BENCH_BINARIES)
+
+$(BUILD)/rxlat-bench-floor: netns-tests/bench_floor.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
+
+$(BUILD)/rxlat-bench-fill: netns-tests/bench_fill.c include/rxlat.h | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
