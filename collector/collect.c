@@ -152,10 +152,10 @@ static void if_name(struct rxlat_collect *c, __u32 ifindex, char name[RXLAT_IFNA
 			memcpy(name, c->names[i].name, RXLAT_IFNAME_LEN);
 			return;
 		}
-	if (if_indextoname(ifindex, name))
-		collect_name(c, ifindex, name); /* without memory: looked up again */
-	else
+	/* remembered either way: a lookup opens a socket (without memory: again) */
+	if (!if_indextoname(ifindex, name))
 		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
+	collect_name(c, ifindex, name);
 }
 
 static bool unchanged(const struct rxlat_hist *live, const struct rxlat_hist *prev)
@@ -231,6 +231,21 @@ int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
 
 	*out = NULL;
 	*n = 0;
+	/*
+	 * Room for every series that has a histogram, made at once: grown by
+	 * doubling, the array of 5,000 series (10 MB) would need half as much
+	 * again while being copied.
+	 */
+	for (__u32 s = 0; s < RXLAT_NR_STAGES; s++)
+		for (__u32 slot = 0; slot <= c->max_ifaces; slot++)
+			for (__u32 q = 0; q <= c->max_queues; q++)
+				cap += live_at(live, rxlat_series_index(s, slot, q, c->max_ifaces,
+									c->max_queues)) != NULL;
+	if (cap) {
+		*out = malloc(cap * sizeof(**out));
+		if (!*out)
+			return -ENOMEM;
+	}
 	for (__u32 s = 0; s < RXLAT_NR_STAGES && !err; s++) {
 		for (__u32 slot = 0; slot <= c->max_ifaces && !err; slot++) {
 			__u32 ifindex = slot < c->max_ifaces ? slot_ifindex[slot] : 0;

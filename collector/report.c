@@ -503,12 +503,12 @@ static struct json_object *json_xdp(const struct rxlat_xdp_row *x)
 	return o;
 }
 
-static struct json_object *json_report(const struct rxlat_report *r)
+/* The report's fields before its series. */
+static struct json_object *json_head(const struct rxlat_report *r)
 {
-	struct json_object *o = json_object_new_object(), *attach, *unavail, *a;
+	struct json_object *o = json_object_new_object(), *attach, *unavail;
 	char tbuf[64] = "";
 	struct tm tm;
-	size_t i;
 	int s;
 
 	if (!o)
@@ -536,18 +536,23 @@ static struct json_object *json_report(const struct rxlat_report *r)
 		if (r->unavailable[s] && put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))
 			goto err;
 	}
+	return o;
+err:
+	json_object_put(o);
+	return NULL;
+}
 
-	a = json_object_new_array();
-	if (put(o, "series", a))
-		goto err;
-	for (i = 0; i < r->nseries; i++)
-		if (!series_empty(&r->series[i].st) && append(a, json_series(&r->series[i])))
-			goto err;
+/* The report's fields after its series. */
+static struct json_object *json_tail(const struct rxlat_report *r)
+{
+	struct json_object *o = json_object_new_object(), *a;
 
+	if (!o)
+		return NULL;
 	a = json_object_new_array();
 	if (put(o, "xdp", a))
 		goto err;
-	for (i = 0; i < r->nxdp; i++)
+	for (size_t i = 0; i < r->nxdp; i++)
 		if (append(a, json_xdp(&r->xdp[i])))
 			goto err;
 	return o;
@@ -556,20 +561,65 @@ err:
 	return NULL;
 }
 
+#define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/*
+ * Prints o's members, without its braces: "{...}" as "...". 0, -ENOMEM or
+ * -EIO.
+ */
+static int print_members(FILE *f, struct json_object *o)
+{
+	const char *s = o ? json_object_to_json_string_ext(o, JSON_FLAGS) : NULL;
+	size_t n = s ? strlen(s) : 0;
+
+	if (n < 2)
+		return -ENOMEM;
+	return fwrite(s + 1, 1, n - 2, f) == n - 2 ? 0 : -EIO;
+}
+
+/*
+ * One line. The series are written one at a time, each from an object of
+ * its own: a tree of the whole report would take about 14 KB of json-c
+ * objects per series at once (70 MB for 5,000 series).
+ */
 int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 {
-	struct json_object *o = json_report(r);
-	const char *line;
-	int err = 0;
+	struct json_object *head = json_head(r), *tail = json_tail(r);
+	bool first = true;
+	int err;
 
-	if (!o)
-		return -ENOMEM;
-	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-						     JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!line)
-		err = -ENOMEM;
-	else if (fprintf(f, "%s\n", line) < 0 || fflush(f) || ferror(f))
+	fputc('{', f);
+	err = print_members(f, head);
+	if (!err && fputs(",\"series\":[", f) < 0)
 		err = -EIO;
-	json_object_put(o);
+	for (size_t i = 0; !err && i < r->nseries; i++) {
+		struct json_object *o;
+
+		if (series_empty(&r->series[i].st))
+			continue;
+		o = json_series(&r->series[i]);
+		if (!o)
+			err = -ENOMEM;
+		else if (fprintf(f, "%s%s", first ? "" : ",",
+				 json_object_to_json_string_ext(o, JSON_FLAGS)) < 0)
+			err = -EIO;
+		first = false;
+		json_object_put(o);
+	}
+	if (!err && fputc(']', f) == EOF)
+		err = -EIO;
+	if (!err && !tail)
+		err = -ENOMEM;
+	if (!err && json_object_object_length(tail)) {
+		if (fputc(',', f) == EOF)
+			err = -EIO;
+		else
+			err = print_members(f, tail);
+	}
+	if (!err && (fputs("}\n", f) < 0 || fflush(f) || ferror(f)))
+		err = -EIO;
+	json_object_put(head);
+	json_object_put(tail);
 	return err;
 }
+

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -47,6 +48,7 @@ struct collector {
 	bool torn;			 /* a report was cut short: the next starts on a new line */
 	struct prom_server *prom;	 /* --prometheus, else NULL */
 	__u64 lost_told;		 /* samples without a histogram, said so far */
+	size_t last_len;		 /* bytes of the last report */
 };
 
 /*
@@ -116,18 +118,58 @@ static int write_out(struct collector *c, const char *buf, size_t len, bool fina
 	return 0;
 }
 
+/*
+ * The report is rendered into memory first (see write_out()). A memory
+ * stream doubles its buffer as it grows, copying as it goes: for a report
+ * of several MB that is twice its size at once. This buffer starts at the
+ * size of the last report and grows by a quarter.
+ */
+struct outbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static ssize_t outbuf_write(void *cookie, const char *data, size_t n)
+{
+	struct outbuf *o = cookie;
+
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap + o->cap / 4 + n + 4096;
+		char *p = realloc(o->p, cap);
+
+		if (!p)
+			return -1;
+		o->p = p;
+		o->cap = cap;
+	}
+	memcpy(o->p + o->len, data, n);
+	o->len += n;
+	return (ssize_t)n;
+}
+
 static int render(struct collector *c, const struct rxlat_report *r, char **buf, size_t *len)
 {
-	FILE *m = open_memstream(buf, len);
+	struct outbuf o = { .cap = c->last_len + c->last_len / 8 };
+	cookie_io_functions_t io = { .write = outbuf_write };
+	FILE *m;
 	int err;
 
-	if (!m)
+	o.p = o.cap ? malloc(o.cap) : NULL;
+	if (!o.p)
+		o.cap = 0;
+	m = fopencookie(&o, "w", io);
+	if (!m) {
+		free(o.p);
 		return -errno;
+	}
 	if (c->torn)
 		fputc('\n', m);
 	err = c->cfg->output == RXLAT_OUT_JSON ? rxlat_report_json(m, r) : rxlat_report_text(m, r);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
+	*buf = o.p;
+	*len = o.len;
+	c->last_len = o.len;
 	return err;
 }
 
@@ -182,6 +224,9 @@ out:
 	free(buf);
 	free(series);
 	free(xdp);
+	/* a large report's buffers go back to the system, not only to malloc */
+	if (r.nseries > 256)
+		malloc_trim(0);
 	return err;
 }
 

@@ -1123,13 +1123,7 @@ part_collector()
 	sleep 1
 	ml0=$(rxlat_memlock)
 	rss0=$(proc_status_kb "$RX_PID" VmRSS)
-	id=$(rxlat_map_id rxlat_hists) || id=""
-	if [ -z "$id" ]; then
-		rxlat_stop
-		row "Collector CPU at -r 1, 5,000 live series" "no rxlat_hists map: cannot fill series" "<= 1% of a core" "not measured"
-		return 0
-	fi
-	t_bg fill "$FILLER" "$id" "$PROM_IFACES" "$PROM_QUEUES" "$PROM_IFACES" "$PROM_QUEUES" 500
+	t_bg fill "$FILLER" "$RX_PID" "$PROM_IFACES" "$PROM_QUEUES" "$PROM_IFACES" "$PROM_QUEUES" 500
 	fill_pid=$BG_PID
 	for ((i = 0; i < 100; i++)); do
 		grep -q '^filled' "$T_DIR/fill.out" && break
@@ -1178,26 +1172,6 @@ PROM_SECS=${BENCH_PROM_SECONDS:-60}
 
 # A bpftool batch file that gives every (stage, interface, queue) series of
 # the series array map ID a few samples: 5 x 16 x 64 lines.
-prom_fill_batch()	# MAP-ID OUT
-{
-	awk -v id="$1" -v ni="$PROM_IFACES" -v nq="$PROM_QUEUES" 'BEGIN {
-		# struct rxlat_hist: 226 buckets, sum_ns, 4 sources, 2 maxima (u64 each)
-		for (b = 0; b < 1864; b++)
-			v[b] = 0
-		v[8 * 40] = 100; v[8 * 48] = 7; v[8 * 226 + 2] = 3; v[8 * 227] = 107
-		val = ""
-		for (b = 0; b < 1864; b++)
-			val = val " " v[b]
-		for (s = 0; s < 5; s++)
-			for (i = 0; i < ni; i++)
-				for (q = 0; q < nq; q++) {
-					k = (s * (ni + 1) + i) * (nq + 1) + q
-					printf "map update id %d key %d %d %d %d value%s\n", id,
-						k % 256, int(k / 256) % 256, int(k / 65536) % 256, 0, val
-				}
-	}' >"$2"
-}
-
 # One run at K buckets per power of two: prints a row of the table.
 prom_run()	# K
 {
@@ -1205,9 +1179,8 @@ prom_run()	# K
 	mapfile -t args < <(many_args)
 	rxlat_start_or_die /dev/null "${args[@]}" --per-queue --max-ifaces "$PROM_IFACES" \
 		--max-queues "$PROM_QUEUES" -o none --prometheus 9474 --prometheus-buckets "$k"
-	id=$(rxlat_map_id rxlat_hists) || die "no rxlat_hists map among rxlat's file descriptors"
-	prom_fill_batch "$id" "$T_DIR/fill.batch"
-	bpftool batch file "$T_DIR/fill.batch" >/dev/null || die "bpftool batch (filling the series) failed"
+	"$FILLER" "$RX_PID" "$PROM_IFACES" "$PROM_QUEUES" "$PROM_IFACES" "$PROM_QUEUES" 0 \
+		>"$T_DIR/fill.out" || die "rxlat-bench-fill (filling the series) failed"
 	rss0=$(proc_status_kb "$RX_PID" VmRSS)
 	# idle: the report timer only, no scrape
 	t0=$(proc_ticks "$RX_PID")
