@@ -622,4 +622,3 @@ int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 	json_object_put(tail);
 	return err;
 }
-

@@ -84,8 +84,9 @@ static long var_offset(const struct bpf_map_info *info, const char *var)
 		const struct btf_var_secinfo *v = btf_var_secinfos(t);
 
 		for (int i = 0; i < btf_vlen(t); i++, v++)
-			if (!strcmp(btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off),
-				    var))
+			if (!strcmp(
+				btf__name_by_offset(btf, btf__type_by_id(btf, v->type)->name_off),
+				var))
 				off = v->offset;
 	}
 	btf__free(btf);
@@ -133,8 +134,9 @@ int main(int argc, char **argv)
 	of = map_of(pid, "rxlat_series_of", &of_info);
 	chunks = map_of(pid, "rxlat_hist_chun", &ch_info);
 	if (bss < 0 || of < 0 || chunks < 0 || of_info.max_entries != nseries) {
-		fprintf(stderr, "rxlat-bench-fill: process %d holds no rxlat series maps for "
-				"%u x %u\n",
+		fprintf(stderr,
+			"rxlat-bench-fill: process %d holds no rxlat series maps for "
+			"%u x %u\n",
 			pid, mi, mq);
 		return 1;
 	}
@@ -161,7 +163,8 @@ int main(int argc, char **argv)
 		for (__u32 i = 0; i < ni; i++)
 			for (__u32 q = 0; q < nq; q++) {
 				__u32 idx = rxlat_series_index(s, i, q, mi, mq);
-				__u64 none = 0, place = __atomic_add_fetch(used, 1, __ATOMIC_SEQ_CST);
+				__u64 none = 0,
+				      place = __atomic_add_fetch(used, 1, __ATOMIC_SEQ_CST);
 
 				__atomic_compare_exchange_n(&series_of[idx], &none, place, false,
 							    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
@@ -179,7 +182,8 @@ int main(int argc, char **argv)
 		for (__u32 s = 0; s < RXLAT_NR_STAGES; s++)
 			for (__u32 i = 0; i < ni; i++)
 				for (__u32 q = 0; q < nq; q++) {
-					__u64 place = series_of[rxlat_series_index(s, i, q, mi, mq)] - 1;
+					__u64 place =
+					    series_of[rxlat_series_index(s, i, q, mi, mq)] - 1;
 					__u32 c = place >> RXLAT_CHUNK_SHIFT, inner;
 
 					/* rxlat makes the chunks within 0.2 s: wait for them */
@@ -189,14 +193,16 @@ int main(int argc, char **argv)
 						if (!bpf_map_lookup_elem(chunks, &c, &inner))
 							fd = bpf_map_get_fd_by_id(inner);
 						if (fd >= 0)
-							mem[c] = map_mem(fd,
-									 RXLAT_CHUNK_SERIES * sizeof(v));
+							mem[c] = map_mem(fd, RXLAT_CHUNK_SERIES *
+										 sizeof(v));
 						if (!mem[c])
 							usleep(50000);
 					}
 					if (!mem[c]) {
-						fprintf(stderr, "rxlat-bench-fill: rxlat made no chunk %u\n",
-							c);
+						fprintf(
+						    stderr,
+						    "rxlat-bench-fill: rxlat made no chunk %u\n",
+						    c);
 						return 1;
 					}
 					mem[c][place & (RXLAT_CHUNK_SERIES - 1)] = v;

@@ -460,13 +460,14 @@ static void test_batch_mode(void)
 			   "observable",
 			   BATCH_RUNS, RXLAT_BATCH_GAP_NS / 1000);
 	else
-		check(repeats > 0 && unexplained <= (t1 - t0) / 1000000 + 2,
-		      "xdp_unit.batch.shared_stamp",
-		      "%u distinct stamps (%u within the gap) and %u reuses over %d runs in %llu us "
-		      "(%u close pairs); want the stamp reused while runs follow each other "
-		      "closely within a jiffy",
-		      distinct, unexplained, repeats, BATCH_RUNS,
-		      (unsigned long long)(t1 - t0) / 1000, close_pairs);
+		check(
+		    repeats > 0 && unexplained <= (t1 - t0) / 1000000 + 2,
+		    "xdp_unit.batch.shared_stamp",
+		    "%u distinct stamps (%u within the gap) and %u reuses over %d runs in %llu us "
+		    "(%u close pairs); want the stamp reused while runs follow each other "
+		    "closely within a jiffy",
+		    distinct, unexplained, repeats, BATCH_RUNS,
+		    (unsigned long long)(t1 - t0) / 1000, close_pairs);
 
 	test_foreign_meta(skel, v4, l4, RXLAT_META_F_BATCH, &seen, &stamped, &refused);
 	check_counters(skel, "batch.final", seen, stamped, refused);
