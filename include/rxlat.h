@@ -86,6 +86,8 @@ struct rxlat_batch {
 	__u64 last;	/* CLOCK_MONOTONIC of the last packet, without the reset */
 	__u32 armed;	/* set by the poll-end reset when it clears stamp */
 	__u32 by_reset; /* stamp taken after the reset cleared the last one */
+	__u32 ifindex;	/* interface whose packet took the stamp */
+	__u32 pad;
 };
 
 /*

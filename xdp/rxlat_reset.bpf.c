@@ -9,6 +9,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
 #include "rxlat.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -21,11 +22,40 @@ struct {
 	__type(value, struct rxlat_batch);
 } rxlat_batch SEC(".maps");
 
+/* Kernels before 6.14 keep GRO's state in the napi_struct itself. */
+struct napi_struct___gro_bitmask {
+	unsigned long gro_bitmask;
+} __attribute__((preserve_access_index));
+
+/* Whether GRO still holds packets of this NAPI instance (per hash bucket). */
+static __always_inline bool gro_holds(struct napi_struct *napi)
+{
+	struct napi_struct___gro_bitmask *old = (void *)napi;
+
+	if (bpf_core_field_exists(napi->gro))
+		return napi->gro.bitmask;
+	if (bpf_core_field_exists(old->gro_bitmask))
+		return old->gro_bitmask;
+	return false;
+}
+
 /*
  * The end of a NAPI poll: the next packet the stamper sees on this CPU
  * belongs to another poll and takes a fresh stamp. "armed" tells the
  * stamper that the reset runs, so that it keeps that stamp for the whole of
  * the poll (see batch_stamp() in xdp/rxlat_xdp.bpf.c).
+ *
+ * Except where GRO still holds packets when the poll ends (a poll that used
+ * its whole budget keeps what GRO holds for the next one): those carry this
+ * stamp, and a packet of their flow with another stamp would not merge with
+ * them; GRO would hold it beside them and deliver a segment it must flush
+ * (PSH, say) ahead of the older ones. The stamp then goes on into the next
+ * poll, as long as it was taken in this jiffy: at the end of a full poll
+ * GRO itself lets go of what it has held since an earlier jiffy.
+ *
+ * The state is per CPU, and so are the polls of other interfaces that run
+ * between those of the one that took the stamp: only the end of that
+ * interface's poll counts.
  */
 SEC("tp_btf/napi_poll")
 int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
@@ -34,9 +64,13 @@ int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
 	__u32 idx = 0;
 
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
-	if (b) {
-		b->stamp = 0;
-		b->armed = 1;
+	if (!b || !b->stamp || (napi->dev && napi->dev->ifindex != b->ifindex))
+		return 0;
+	if (gro_holds(napi) && b->jiffies == bpf_jiffies64()) {
+		b->by_reset = 1; /* kept: the stamper keeps it too, from now on */
+		return 0;
 	}
+	b->stamp = 0;
+	b->armed = 1;
 	return 0;
 }

@@ -129,7 +129,7 @@ static __always_inline struct rxlat_xdp_counters *counters(__u32 ifindex, __u32 
  * this CPU starts a new batch, and so does the first packet of a new jiffy,
  * so that a stamp is never older than one tick.
  */
-static __always_inline __u64 batch_stamp(void)
+static __always_inline __u64 batch_stamp(__u32 ifindex)
 {
 	struct rxlat_batch *b;
 	__u32 idx = 0;
@@ -147,6 +147,7 @@ static __always_inline __u64 batch_stamp(void)
 		b->armed = 0;
 		b->stamp = now;
 		b->jiffies = now_j;
+		b->ifindex = ifindex;
 	}
 	b->last = now;
 	return b->stamp;
@@ -171,7 +172,7 @@ int rxlat_xdp(struct xdp_md *ctx)
 	if ((void *)(m + 1) > data)
 		goto refused;
 
-	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns() : batch_stamp();
+	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns() : batch_stamp(ifindex);
 	m->magic = RXLAT_META_MAGIC;
 	m->ifindex = ifindex;
 	m->rx_queue = queue > 0xffff ? 0xffff : queue;
