@@ -92,6 +92,7 @@ struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
 } __attribute__((preserve_access_index));
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /*
  * Every program here gets the skb as a BTF pointer (fentry and tp_btf
@@ -516,13 +517,24 @@ SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 {
 	struct sock *sk = skb->sk;
-	struct tcp_skb_cb *cb = (void *)skb->cb;
-	struct tcp_sock *tp = (void *)sk;
+	struct tcp_sock *tp;
+	__u32 seq;
 
 	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_sk(sk))
 		return 0;
-	if (BPF_CORE_READ(tp, copied_seq) != BPF_CORE_READ(cb, seq))
+	/*
+	 * Plain loads where the kernel allows them: the control block lies
+	 * inside the skb, and bpf_rdonly_cast() (6.2+) makes the socket a
+	 * tcp_sock to read from; a probe read before.
+	 */
+	seq = *(__u32 *)((void *)skb->cb + bpf_core_field_offset(struct tcp_skb_cb, seq));
+	if (bpf_rdonly_cast) {
+		tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
+		if (tp->copied_seq != seq)
+			return 0;
+	} else if (BPF_CORE_READ((struct tcp_sock *)sk, copied_seq) != seq) {
 		return 0;
+	}
 	record(skb, RXLAT_STAGE_SOCK_READ);
 	return 0;
 }
