@@ -46,6 +46,12 @@ struct rxlat_config {
 	char prom_listen[64];
 	struct sockaddr_storage prom_addr;
 	unsigned int prom_buckets; /* exported buckets per power of two */
+	/* filters, applied in BPF (filters.c): 0 / empty when off */
+	__u8 filter_proto;	     /* IPPROTO_TCP or IPPROTO_UDP */
+	int nports;		     /* --port: how many local ports */
+	__u64 port_bits[65536 / 64]; /* bit p: port p */
+	__u64 cgroup_id;	     /* --cgroup: its cgroup v2 id */
+	char cgroup_path[256];
 };
 
 /*
@@ -95,6 +101,14 @@ void tc_detach(struct rxlat_tc *t, int i, bool gone);
 /* Are filters attached through netlink (removing them needs CAP_NET_ADMIN)? */
 bool tc_netlink(const struct rxlat_tc *t);
 void tc_destroy(struct rxlat_tc *t);
+
+/*
+ * filters.c: --proto, --port and --cgroup into cfg; 0, or -1 with the error
+ * printed.
+ */
+int filters_parse_proto(const char *val, struct rxlat_config *cfg);
+int filters_parse_ports(const char *val, struct rxlat_config *cfg);
+int filters_parse_cgroup(const char *path, struct rxlat_config *cfg);
 
 /* hooks.c: the latency hooks, one attach point set per stage. */
 struct rxlat_hooks;

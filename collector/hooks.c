@@ -620,6 +620,11 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->netns_ino = netns_ino();
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
+	bc->filter_proto = cfg->filter_proto;
+	bc->filter_ports = cfg->nports > 0;
+	memcpy(bc->port_bits, cfg->port_bits, sizeof(bc->port_bits));
+	bc->filter_cgroup = cfg->cgroup_path[0] != '\0';
+	bc->cgroup_id = cfg->cgroup_id;
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
 	err = set_autoload(h->skel, &h->plan);

@@ -17,6 +17,7 @@
 
 struct opts {
 	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output, *prometheus;
+	struct arg_str *proto, *port, *cgroup;
 	struct arg_lit *no_xdp, *tc, *per_queue, *list_stages, *verbose, *help, *version;
 	struct arg_dbl *interval, *duration;
 	struct arg_int *max_ifaces, *max_queues, *prom_buckets;
@@ -203,6 +204,11 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 				       "serve /metrics there (a bare port: 127.0.0.1)"),
 		.prom_buckets = arg_int0(NULL, "prometheus-buckets", "1|2|4|8",
 					 "exported buckets per power of two (default: 2)"),
+		.proto = arg_str0(NULL, "proto", "tcp|udp", "only packets of this protocol"),
+		.port = arg_str0(NULL, "port", "N[,N..]", "only packets to these local ports"),
+		.cgroup = arg_str0(NULL, "cgroup", "PATH",
+				   "only packets to sockets of this cgroup v2 (not its children); "
+				   "ip_rcv, before any socket, then records nothing"),
 		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
 				       "interfaces with a series of their own (default: 16)"),
 		.max_queues = arg_int0(NULL, "max-queues", "N",
@@ -214,10 +220,11 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,	 o.xdp_mode,   o.no_xdp,       o.tc,	     o.stamp,
-			  o.per_queue,	 o.stages,     o.attach,       o.interval,   o.duration,
-			  o.output,	 o.prometheus, o.prom_buckets, o.max_ifaces, o.max_queues,
-			  o.list_stages, o.verbose,    o.help,	       o.version,    o.end };
+	void *table[] = { o.iface,     o.xdp_mode,   o.no_xdp,	     o.tc,	    o.stamp,
+			  o.per_queue, o.stages,     o.attach,	     o.interval,    o.duration,
+			  o.output,    o.prometheus, o.prom_buckets, o.proto,	    o.port,
+			  o.cgroup,    o.max_ifaces, o.max_queues,   o.list_stages, o.verbose,
+			  o.help,      o.version,    o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -312,6 +319,12 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	if (o.stages->count && parse_stages(o.stages->sval[0], cfg->stages))
 		goto out;
 	if (parse_prometheus(&o, cfg))
+		goto out;
+	if (o.proto->count && filters_parse_proto(o.proto->sval[0], cfg))
+		goto out;
+	if (o.port->count && filters_parse_ports(o.port->sval[0], cfg))
+		goto out;
+	if (o.cgroup->count && filters_parse_cgroup(o.cgroup->sval[0], cfg))
 		goto out;
 	if (cfg->no_xdp && (o.xdp_mode->count || o.stamp->count)) {
 		rxlat_err("--no-xdp uses a stamper loaded elsewhere: --xdp-mode and --stamp "

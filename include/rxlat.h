@@ -184,6 +184,17 @@ struct rxlat_bpf_config {
 	/* Address range of skb_consume_udp(), for the consume_skb fallback. */
 	__u64 udp_consume_lo;
 	__u64 udp_consume_hi;
+	/*
+	 * Filters (--proto, --port, --cgroup), applied before any map update:
+	 * a field left 0 turns its filter off, and as the instance is read-only
+	 * the verifier removes the code of a filter that is off.
+	 */
+	__u8 filter_proto;  /* IPPROTO_TCP or IPPROTO_UDP, 0: any */
+	__u8 filter_ports;  /* only the local ports set in port_bits */
+	__u8 filter_cgroup; /* only sockets of cgroup v2 cgroup_id */
+	__u8 pad2[5];
+	__u64 cgroup_id;
+	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 };
 
 /*
