@@ -52,6 +52,7 @@ struct rxlat_config {
 	__u64 port_bits[65536 / 64]; /* bit p: port p */
 	__u64 cgroup_id;	     /* --cgroup: its cgroup v2 id */
 	char cgroup_path[256];
+	bool drops; /* --drops: count stamped packets the kernel drops */
 };
 
 /*
@@ -134,6 +135,9 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
 /* Realtime stamps on ifindex with the tc mark are the tc stamper's (on) or not. */
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
+/* --drops: the drop map's fd (-1 without), and drops it had no room for. */
+int hooks_drops_fd(const struct rxlat_hooks *h);
+__u64 hooks_drops_lost(const struct rxlat_hooks *h);
 /* Steps of the realtime clock the hooks saw. */
 __u64 hooks_clock_steps(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);

@@ -458,3 +458,19 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 		record(skb, RXLAT_STAGE_SOCK_READ);
 	return 0;
 }
+
+/* ---- drops (--drops) ------------------------------------------------- */
+
+#include "drops.bpf.h"
+
+/*
+ * Every skb freed with a drop reason (5.17+; user space loads this only
+ * where the tracepoint has the reason). 6.12 added an rx_sk argument after
+ * the reason: the first three are the same everywhere.
+ */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(rxlat_tp_drop, struct sk_buff *skb, void *location, int reason)
+{
+	count_drop(skb, reason);
+	return 0;
+}

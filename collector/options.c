@@ -19,6 +19,7 @@ struct opts {
 	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output, *prometheus;
 	struct arg_str *proto, *port, *cgroup;
 	struct arg_lit *no_xdp, *tc, *per_queue, *list_stages, *verbose, *help, *version;
+	struct arg_lit *drops;
 	struct arg_dbl *interval, *duration;
 	struct arg_int *max_ifaces, *max_queues, *prom_buckets;
 	struct arg_end *end;
@@ -209,6 +210,10 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.cgroup = arg_str0(NULL, "cgroup", "PATH",
 				   "only packets to sockets of this cgroup v2 (not its children); "
 				   "ip_rcv, before any socket, then records nothing"),
+		.drops =
+		    arg_lit0(NULL, "drops",
+			     "count stamped packets the kernel drops, per interface, queue and "
+			     "reason (Linux 5.17+)"),
 		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
 				       "interfaces with a series of their own (default: 16)"),
 		.max_queues = arg_int0(NULL, "max-queues", "N",
@@ -220,11 +225,11 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,     o.xdp_mode,   o.no_xdp,	     o.tc,	    o.stamp,
-			  o.per_queue, o.stages,     o.attach,	     o.interval,    o.duration,
-			  o.output,    o.prometheus, o.prom_buckets, o.proto,	    o.port,
-			  o.cgroup,    o.max_ifaces, o.max_queues,   o.list_stages, o.verbose,
-			  o.help,      o.version,    o.end };
+	void *table[] = { o.iface,     o.xdp_mode,   o.no_xdp,	     o.tc,	   o.stamp,
+			  o.per_queue, o.stages,     o.attach,	     o.interval,   o.duration,
+			  o.output,    o.prometheus, o.prom_buckets, o.proto,	   o.port,
+			  o.cgroup,    o.drops,	     o.max_ifaces,   o.max_queues, o.list_stages,
+			  o.verbose,   o.help,	     o.version,	     o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -251,6 +256,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	cfg->no_xdp = o.no_xdp->count > 0;
 	cfg->tc = o.tc->count > 0;
 	cfg->per_queue = o.per_queue->count > 0;
+	cfg->drops = o.drops->count > 0;
 	cfg->list_stages = o.list_stages->count > 0;
 	cfg->interval_s = o.interval->count ? o.interval->dval[0] : 1.0;
 	cfg->duration_s = o.duration->count ? o.duration->dval[0] : 0.0;

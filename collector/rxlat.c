@@ -25,6 +25,7 @@
 #include "caps.h"
 #include "collect.h"
 #include "collector.h"
+#include "drops.h"
 #include "links.h"
 #include "log.h"
 #include "options.h"
@@ -46,6 +47,7 @@ struct collector {
 	bool gone[RXLAT_MAX_CLI_IFACES]; /* named interface i is gone */
 	bool torn;			 /* a report was cut short: the next starts on a new line */
 	struct prom_server *prom;	 /* --prometheus, else NULL */
+	struct rxlat_drops *drops;	 /* --drops, else NULL */
 };
 
 /* The stamper's counters over the interval; none without a stamper. */
@@ -116,6 +118,7 @@ static int report(struct collector *c, bool final)
 	struct rxlat_report r = { .final = final };
 	struct rxlat_series *series = NULL;
 	struct rxlat_xdp_row *xdp = NULL;
+	struct rxlat_drop_row *drops = NULL;
 	struct timespec now;
 	char *buf = NULL;
 	size_t len = 0;
@@ -136,12 +139,18 @@ static int report(struct collector *c, bool final)
 			     &series, &r.nseries);
 	if (!err)
 		err = collect_stamper(c, &xdp, &r.nxdp);
+	if (!err && c->drops) {
+		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &r.ndrops);
+		r.drops_on = true;
+		r.drops_lost = hooks_drops_lost(c->hooks);
+	}
 	if (err) {
 		rxlat_err("reading the maps failed: %s", strerror(-err));
 		goto out;
 	}
 	r.series = series;
 	r.xdp = xdp;
+	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
 	err = render(c, &r, &buf, &len);
@@ -161,6 +170,7 @@ out:
 	free(buf);
 	free(series);
 	free(xdp);
+	free(drops);
 	return err;
 }
 
@@ -562,8 +572,21 @@ static int start_measuring(struct collector *c)
 		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
 		return err;
 	}
+	if (c->drops) {
+		struct rxlat_drop_row *drops;
+		size_t ndrops;
+
+		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &ndrops);
+		free(drops);
+		if (err) {
+			rxlat_err("reading the drop map failed: %s", strerror(-err));
+			return err;
+		}
+	}
 	if (c->prom) {
 		err = prom_start(c->prom, c->hooks, c->stamper, &c->col, &c->info);
+		if (!err && c->drops)
+			err = prom_drops(c->prom, c->drops);
 		if (err)
 			return err;
 	}
@@ -629,6 +652,16 @@ int main(int argc, char **argv)
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (stopped() || err)
 		goto out;
+	if (cfg.drops) {
+		err = drops_open(&c.drops);
+		if (err) {
+			rxlat_err(
+			    "--drops: cannot read the kernel's drop reasons from its BTF (enum "
+			    "skb_drop_reason): %s",
+			    strerror(-err));
+			goto out;
+		}
+	}
 	if (cfg.tc)
 		memset(c.use_tc, 1, sizeof(c.use_tc));
 	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
@@ -670,6 +703,7 @@ int main(int argc, char **argv)
 out:
 	/* links are closed here; the kernel detaches them even if we die */
 	prom_close(c.prom);
+	drops_close(c.drops);
 	hooks_destroy(c.hooks);
 	tc_destroy(c.tc);
 	stamper_destroy(c.stamper);

@@ -217,6 +217,8 @@ struct rxlat_bpf_state {
 	struct rxlat_clock clock; /* written by the hooks only */
 	/* consume_skb calls from skb_consume_udp(): start-up check of the fallback */
 	__u64 udp_read_seen;
+	/* --drops: drops not counted because rxlat_drops was full */
+	__u64 drops_lost;
 };
 
 /*
@@ -235,6 +237,27 @@ struct rxlat_bpf_state {
  */
 #define RXLAT_TC_PRIO	1
 #define RXLAT_TC_HANDLE 0x52584c54u /* "RXLT" */
+
+/*
+ * --drops: stamped packets of rxlat's namespace that the kernel freed with a
+ * drop reason (tracepoint kfree_skb), per interface, queue and reason, with
+ * the time from the stamp to the drop. A hash map of RXLAT_DROP_ENTRIES; the
+ * reason is the kernel's enum skb_drop_reason value, named from its BTF.
+ */
+#define RXLAT_DROP_ENTRIES 1024
+
+struct rxlat_drop_key {
+	__u32 ifindex;
+	__u32 queue;
+	__u32 reason;
+	__u32 pad;
+};
+
+struct rxlat_drop { /* the count is the sum of the buckets */
+	__u64 sum_ns;
+	__u64 max_ns;
+	__u64 buckets[RXLAT_HIST_BUCKETS];
+};
 
 /* Interface slot table value (key: ifindex). */
 struct rxlat_ifslot {
