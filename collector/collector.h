@@ -52,7 +52,9 @@ struct rxlat_config {
 	__u64 port_bits[65536 / 64]; /* bit p: port p */
 	__u64 cgroup_id;	     /* --cgroup: its cgroup v2 id */
 	char cgroup_path[256];
-	bool drops; /* --drops: count stamped packets the kernel drops */
+	bool drops;		/* --drops: count stamped packets the kernel drops */
+	__u64 slow_ns;		/* --slow: records of samples from here up, 0: off */
+	unsigned int slow_rate; /* --slow-rate: records a second per CPU */
 };
 
 /*
@@ -138,6 +140,9 @@ int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
 /* --drops: the drop map's fd (-1 without), and drops it had no room for. */
 int hooks_drops_fd(const struct rxlat_hooks *h);
 __u64 hooks_drops_lost(const struct rxlat_hooks *h);
+/* --slow: the ring buffer's fd, and its per-CPU counts summed. */
+int hooks_slow_fd(const struct rxlat_hooks *h);
+int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppressed, __u64 *lost);
 /* Steps of the realtime clock the hooks saw. */
 __u64 hooks_clock_steps(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);

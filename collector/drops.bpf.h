@@ -22,6 +22,7 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	__u64 now, start = 0, lat;
 	struct net_device *dev;
 	struct rxlat_drop *d;
+	__u32 src = RXLAT_SRC_XDP;
 	struct rxlat_meta m;
 
 	/* since 6.3 consume_skb() passes here as well, as SKB_CONSUMED */
@@ -45,7 +46,8 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 
 		key.ifindex = skb->skb_iif ?: dev->ifindex;
 		key.queue = qm ? qm - 1 : 0;
-		if (packet_start(skb, now, key.ifindex, &start) != RXLAT_SRC_TC)
+		src = packet_start(skb, now, key.ifindex, &start);
+		if (src != RXLAT_SRC_TC)
 			return; /* not stamped by rxlat */
 	}
 	lat = now > start ? now - start : 0;
@@ -61,6 +63,8 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	__sync_fetch_and_add(&d->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&d->sum_ns, lat);
 	update_max(&d->max_ns, lat);
+	if (rxlat_cfg.slow_ns) /* --slow: a record for every drop */
+		slow_send(skb, RXLAT_SLOW_DROP, lat, now, key.ifindex, key.queue, src, reason);
 }
 
 #endif /* RXLAT_DROPS_BPF_H */

@@ -71,6 +71,7 @@ struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
 extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
 
 #include "filters.bpf.h"
+#include "slow.bpf.h"
 
 /*
  * Every program here gets the skb as a BTF pointer (fentry and tp_btf
@@ -267,6 +268,8 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 
 	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
 	__u64 lat = now > start ? now - start : 0;
+
+	slow_record(skb, stage, lat, now, ifindex, queue, src);
 
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);

@@ -656,6 +656,10 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
+	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
+	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->slow_ns ? 1u << 20 : 4096);
+	bc->slow_ns = cfg->slow_ns;
+	bc->slow_cost_ns = cfg->slow_rate ? 1000000000ull / cfg->slow_rate : 0;
 	err = set_autoload(h->skel, &h->plan);
 	if (err)
 		goto fail;
@@ -798,6 +802,34 @@ int hooks_drops_fd(const struct rxlat_hooks *h)
 __u64 hooks_drops_lost(const struct rxlat_hooks *h)
 {
 	return __atomic_load_n(&h->skel->bss->rxlat_state.drops_lost, __ATOMIC_RELAXED);
+}
+
+int hooks_slow_fd(const struct rxlat_hooks *h)
+{
+	return bpf_map__fd(h->skel->maps.rxlat_slow);
+}
+
+int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppressed, __u64 *lost)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct rxlat_slow_cpu *v;
+	__u32 zero = 0;
+
+	*sent = *suppressed = *lost = 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(h->skel->maps.rxlat_slow_cpus), &zero, v))
+		err = -errno;
+	for (int i = 0; i < ncpu && !err; i++) {
+		*sent += v[i].sent;
+		*suppressed += v[i].suppressed;
+		*lost += v[i].lost;
+	}
+	free(v);
+	return err;
 }
 
 __u64 hooks_clock_steps(const struct rxlat_hooks *h)

@@ -14,10 +14,12 @@
 #include "options.h"
 #include "prom.h"
 #include "report.h"
+#include "slow.h"
 
 struct opts {
 	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output, *prometheus;
-	struct arg_str *proto, *port, *cgroup;
+	struct arg_str *proto, *port, *cgroup, *slow;
+	struct arg_int *slow_rate;
 	struct arg_lit *no_xdp, *tc, *per_queue, *list_stages, *verbose, *help, *version;
 	struct arg_lit *drops;
 	struct arg_dbl *interval, *duration;
@@ -214,6 +216,12 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		    arg_lit0(NULL, "drops",
 			     "count stamped packets the kernel drops, per interface, queue and "
 			     "reason (Linux 5.17+)"),
+		.slow = arg_str0(NULL, "slow", "DURATION",
+				 "write a record of every sample from DURATION up (2ms, 500us...), "
+				 "and of every drop with --drops"),
+		.slow_rate = arg_int0(NULL, "slow-rate", "N",
+				      "at most N records a second per CPU; the others are counted "
+				      "(default: 1000)"),
 		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
 				       "interfaces with a series of their own (default: 16)"),
 		.max_queues = arg_int0(NULL, "max-queues", "N",
@@ -225,11 +233,12 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,     o.xdp_mode,   o.no_xdp,	     o.tc,	   o.stamp,
-			  o.per_queue, o.stages,     o.attach,	     o.interval,   o.duration,
-			  o.output,    o.prometheus, o.prom_buckets, o.proto,	   o.port,
-			  o.cgroup,    o.drops,	     o.max_ifaces,   o.max_queues, o.list_stages,
-			  o.verbose,   o.help,	     o.version,	     o.end };
+	void *table[] = { o.iface,	o.xdp_mode,    o.no_xdp,       o.tc,	    o.stamp,
+			  o.per_queue,	o.stages,      o.attach,       o.interval,  o.duration,
+			  o.output,	o.prometheus,  o.prom_buckets, o.proto,	    o.port,
+			  o.cgroup,	o.drops,       o.slow,	       o.slow_rate, o.max_ifaces,
+			  o.max_queues, o.list_stages, o.verbose,      o.help,	    o.version,
+			  o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -332,6 +341,26 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	if (o.cgroup->count && filters_parse_cgroup(o.cgroup->sval[0], cfg))
 		goto out;
+	if (o.slow->count && slow_parse_duration("--slow", o.slow->sval[0], &cfg->slow_ns))
+		goto out;
+	cfg->slow_rate = 1000;
+	if (o.slow_rate->count) {
+		if (!o.slow->count) {
+			rxlat_err("--slow-rate applies to --slow only: give --slow DURATION too");
+			goto out;
+		}
+		if (o.slow_rate->ival[0] < 1 || o.slow_rate->ival[0] > 1000000) {
+			rxlat_err("--slow-rate %d: give a number of records a second from 1 to "
+				  "1000000",
+				  o.slow_rate->ival[0]);
+			goto out;
+		}
+		cfg->slow_rate = (unsigned int)o.slow_rate->ival[0];
+	}
+	if (cfg->slow_ns && cfg->output == RXLAT_OUT_NONE) {
+		rxlat_err("--slow writes its records with the reports: choose -o text or -o json");
+		goto out;
+	}
 	if (cfg->no_xdp && (o.xdp_mode->count || o.stamp->count)) {
 		rxlat_err("--no-xdp uses a stamper loaded elsewhere: --xdp-mode and --stamp "
 			  "do not apply");

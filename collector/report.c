@@ -386,6 +386,12 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 		fputc('\n', f);
 		print_drops(f, r);
 	}
+	if (r->slow_on)
+		fprintf(
+		    f,
+		    "\nslow records: %" PRIu64 " written, %" PRIu64 " held back by --slow-rate, "
+		    "%" PRIu64 " lost (ring buffer full)\n",
+		    (uint64_t)r->slow_sent, (uint64_t)r->slow_suppressed, (uint64_t)r->slow_lost);
 	fputc('\n', f);
 
 	/* reports are periodic: whoever reads the pipe wants each one now */
@@ -605,6 +611,14 @@ static struct json_object *json_report(const struct rxlat_report *r)
 	for (i = 0; i < r->nxdp; i++)
 		if (append(a, json_xdp(&r->xdp[i])))
 			goto err;
+	if (r->slow_on) {
+		struct json_object *sl = json_object_new_object();
+
+		if (put(o, "slow", sl) || put_u64(sl, "sent", r->slow_sent) ||
+		    put_u64(sl, "suppressed", r->slow_suppressed) ||
+		    put_u64(sl, "lost", r->slow_lost))
+			goto err;
+	}
 	if (!r->drops_on)
 		return o;
 	a = json_object_new_array();

@@ -74,6 +74,9 @@ struct rxlat_report {
 	const struct rxlat_drop_row *drops;
 	size_t ndrops;
 	__u64 drops_lost; /* not counted: the drop map was full */
+	/* --slow: records over the interval, sent, held back by --slow-rate, lost */
+	bool slow_on;
+	__u64 slow_sent, slow_suppressed, slow_lost;
 };
 
 extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];

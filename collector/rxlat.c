@@ -32,6 +32,7 @@
 #include "prom.h"
 #include "report.h"
 #include "signals.h"
+#include "slow.h"
 
 struct collector {
 	struct rxlat_config *cfg; /* a named interface that comes back: new ifindex */
@@ -48,6 +49,8 @@ struct collector {
 	bool torn;			 /* a report was cut short: the next starts on a new line */
 	struct prom_server *prom;	 /* --prometheus, else NULL */
 	struct rxlat_drops *drops;	 /* --drops, else NULL */
+	struct rxlat_slow *slow;	 /* --slow, else NULL */
+	__u64 slow_prev[3];		 /* sent, suppressed, lost at the last report */
 };
 
 /* The stamper's counters over the interval; none without a stamper. */
@@ -113,6 +116,40 @@ static int render(struct collector *c, const struct rxlat_report *r, char **buf,
 	return err;
 }
 
+/* --slow: the records waiting in the ring buffer, to stdout. */
+static int flush_slow(struct collector *c, bool final)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!c->slow)
+		return 0;
+	err = slow_consume(c->slow, &buf, &len);
+	if (!err && len)
+		err = write_out(c, buf, len, final);
+	free(buf);
+	if (err == -EINTR)
+		return 0; /* a stop signal: the final report comes next */
+	if (err)
+		rxlat_err("cannot write the slow records to stdout: %s", strerror(-err));
+	return err;
+}
+
+/* --slow: the interval's counts into r */
+static void slow_counts(struct collector *c, struct rxlat_report *r)
+{
+	__u64 now[3];
+
+	if (!c->slow || hooks_slow_counts(c->hooks, &now[0], &now[1], &now[2]))
+		return;
+	r->slow_on = true;
+	r->slow_sent = now[0] - c->slow_prev[0];
+	r->slow_suppressed = now[1] - c->slow_prev[1];
+	r->slow_lost = now[2] - c->slow_prev[2];
+	memcpy(c->slow_prev, now, sizeof(now));
+}
+
 static int report(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
@@ -134,6 +171,11 @@ static int report(struct collector *c, bool final)
 	r.interval_s = (now.tv_sec - c->last.tv_sec) + (now.tv_nsec - c->last.tv_nsec) / 1e9;
 	c->last = now;
 
+	/* the interval's records before its report, and the counts after them */
+	err = flush_slow(c, final);
+	if (err)
+		return err;
+	slow_counts(c, &r);
 	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->max_ifaces);
 	err = collect_series(&c->col, hooks_hists(c->hooks), c->slot_ifindex, old_epoch & 1,
 			     &series, &r.nseries);
@@ -412,6 +454,8 @@ static int run_loop(struct collector *c)
 		err = watch(ep, tick);
 	if (!err && pfd >= 0)
 		err = watch(ep, pfd);
+	if (!err && c->slow)
+		err = watch(ep, slow_fd(c->slow));
 	if (err)
 		goto out;
 	if (c->cfg->duration_s > 0) {
@@ -447,6 +491,8 @@ static int run_loop(struct collector *c)
 				err = handle_links(c);
 			} else if (evs[i].data.fd == pfd) {
 				err = prom_handle(c->prom);
+			} else if (c->slow && evs[i].data.fd == slow_fd(c->slow)) {
+				err = flush_slow(c, false);
 			} else if (evs[i].data.fd == stop) {
 				/* the run time is over */
 				err = drain(stop, &ticks, sizeof(ticks), "run timer");
@@ -572,6 +618,16 @@ static int start_measuring(struct collector *c)
 		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
 		return err;
 	}
+	if (c->slow) {
+		struct rxlat_report r = {};
+		char *buf = NULL;
+		size_t len;
+
+		/* records of the start-up belong to nobody's interval */
+		slow_consume(c->slow, &buf, &len);
+		free(buf);
+		slow_counts(c, &r);
+	}
 	if (c->drops) {
 		struct rxlat_drop_row *drops;
 		size_t ndrops;
@@ -662,6 +718,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (cfg.slow_ns) {
+		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), cfg.output == RXLAT_OUT_JSON,
+				&c.col, c.drops);
+		if (err) {
+			rxlat_err("--slow: cannot read the ring buffer: %s", strerror(-err));
+			goto out;
+		}
+	}
 	if (cfg.tc)
 		memset(c.use_tc, 1, sizeof(c.use_tc));
 	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
@@ -703,6 +767,7 @@ int main(int argc, char **argv)
 out:
 	/* links are closed here; the kernel detaches them even if we die */
 	prom_close(c.prom);
+	slow_close(c.slow);
 	drops_close(c.drops);
 	hooks_destroy(c.hooks);
 	tc_destroy(c.tc);

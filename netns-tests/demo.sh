@@ -5,7 +5,8 @@
 # rxlat attached to the receiving end with --per-queue, TCP and UDP traffic
 # over several queues for DEMO_SECONDS (default 10), live reports with the
 # drops section (an nftables rule drops UDP above 20000 datagrams a second
-# when nft is there), and a teardown that leaves nothing behind on any exit
+# when nft is there), two slow records a second per CPU (samples from 1 ms,
+# and drops), and a teardown that leaves nothing behind on any exit
 # path.
 
 # shellcheck source=netns-tests/lib.sh
@@ -50,7 +51,7 @@ if command -v nft >/dev/null; then
 			'{ type filter hook input priority 0; policy accept; }' &&
 		in_ns "$NS_B" nft add rule inet rxlat_demo input udp dport 5202 limit rate over 20000/second drop
 fi
-in_ns "$NS_B" "$RXLAT" -i "$IF_B" --per-queue --drops -r "${DEMO_INTERVAL:-5}" \
+in_ns "$NS_B" "$RXLAT" -i "$IF_B" --per-queue --drops --slow 1ms --slow-rate 2 -r "${DEMO_INTERVAL:-5}" \
 	-d "$SECONDS_RUN" 2> >(tee "$errf" >&2) &
 PIDS+=($!)
 RX=$!
