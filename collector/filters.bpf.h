@@ -16,7 +16,7 @@
 
 static __always_inline bool filters_off(void)
 {
-	return !rxlat_cfg.filter_proto && !rxlat_cfg.filter_ports && !rxlat_cfg.filter_cgroup;
+	return !rxlat_cfg.filters;
 }
 
 /* One load and a mask: no loop, whatever the number of ports. */

@@ -653,6 +653,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	memcpy(bc->port_bits, cfg->port_bits, sizeof(bc->port_bits));
 	bc->filter_cgroup = cfg->cgroup_path[0] != '\0';
 	bc->cgroup_id = cfg->cgroup_id;
+	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_hists, h->nr_series);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);

@@ -192,7 +192,8 @@ struct rxlat_bpf_config {
 	__u8 filter_proto;  /* IPPROTO_TCP or IPPROTO_UDP, 0: any */
 	__u8 filter_ports;  /* only the local ports set in port_bits */
 	__u8 filter_cgroup; /* only sockets of cgroup v2 cgroup_id */
-	__u8 pad2[5];
+	__u8 filters;	    /* any of the three: one load when all are off */
+	__u8 pad2[4];
 	__u64 cgroup_id;
 	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 	/*
