@@ -132,10 +132,35 @@ drops_off()
 		"$(grep '^drops' "$T_DIR/text.out" | head -n 1)"
 }
 
+# every feature at once, then SIGKILL, SIGTERM and -d: nothing stays loaded
+all_features_nothing_left()
+{
+	local before sig rx
+	need_rxlat || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	before=$(rxlat_prog_count)
+	for sig in KILL TERM; do
+		t_bg "rx_$sig" in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -i "$IF_B" --drops --slow 1us \
+			--proto udp --port "$PORT" --prometheus 9474 -o json
+		rx=$BG_PID
+		t_wait_line "$T_DIR/rx_$sig.err" 'map memory' 30 "$rx" || t_abort "start_$sig" "rxlat did not start"
+		pair_udp "traffic_$sig" "$NS_A" 50
+		kill -"$sig" "$rx"
+		t_wait_pid "$rx" 10 2>/dev/null
+		assert_eq "sig${sig}_no_programs" "$before" "$(prog_count_settles "$before")"
+		assert_eq "sig${sig}_no_xdp" "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	done
+	in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -i "$IF_B" --drops --slow 1us --cgroup "$(cgroup2_root)" \
+		-d 0.5 -o json >/dev/null 2>"$T_DIR/d.err"
+	assert_eq duration_exit 0 "$?"
+	assert_eq duration_no_programs "$before" "$(prog_count_settles "$before")"
+}
+
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 
 suite_begin
 run_test "netfilter_drop$SFX" netfilter_drop
 run_test "rcvbuf_drop$SFX" rcvbuf_drop
 run_test "drops_off" drops_off
+run_test "all_features_nothing_left$SFX" all_features_nothing_left
 suite_end
