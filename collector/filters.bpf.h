@@ -3,8 +3,9 @@
  * The filters of the latency hooks (--proto, --port, --cgroup), included by
  * hooks.bpf.c after rxlat_cfg. Each stage program asks one of them before it
  * records anything. rxlat_cfg is read-only: with every filter off, each
- * function below is "return true" by the time the verifier is done with it,
- * and the hot path is the one without filters.
+ * function below is one load of rxlat_cfg.filters and "return true" by the
+ * time the verifier is done with it (it drops dead branches, not the loads
+ * that decide them: hence one flag rather than three).
  *
  * Stages with a socket take the protocol and the local port from it (exact
  * also for TCP skbs whose headers were pulled); ip_rcv has no socket yet and
