@@ -143,7 +143,7 @@ proto_filter()
 	# per-packet stamps keep GRO from merging: one ip_rcv sample per frame,
 	# and every frame the stamper saw that is not one of the datagrams
 	stamped=$(q --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .stamped] | add // 0')
-	assert_eq tcp_only_ip_rcv_is_tcp $((stamped - N)) "$(stage_sum ip_rcv .count)" \
+	assert_eq tcp_only_ip_rcv_is_tcp $((stamped - N)) "$(stage_sum ip_rcv '(.count + .sources.none)')" \
 		"ip_rcv samples against the frames stamped less the $N datagrams"
 }
 
