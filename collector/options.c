@@ -210,18 +210,14 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.proto = arg_str0(NULL, "proto", "tcp|udp", "only packets of this protocol"),
 		.port = arg_str0(NULL, "port", "N[,N..]", "only packets to these local ports"),
 		.cgroup = arg_str0(NULL, "cgroup", "PATH",
-				   "only packets to sockets of this cgroup v2 (not its children); "
-				   "ip_rcv, before any socket, then records nothing"),
+				   "only sockets of this cgroup v2 (not its children); "
+				   "ip_rcv, before any socket, records nothing"),
 		.drops =
-		    arg_lit0(NULL, "drops",
-			     "count stamped packets the kernel drops, per interface, queue and "
-			     "reason (Linux 5.17+)"),
+		    arg_lit0(NULL, "drops", "count dropped stamped packets per reason (5.17+)"),
 		.slow = arg_str0(NULL, "slow", "DURATION",
-				 "write a record of every sample from DURATION up (2ms, 500us...), "
-				 "and of every drop with --drops"),
-		.slow_rate = arg_int0(NULL, "slow-rate", "N",
-				      "at most N records a second per CPU; the others are counted "
-				      "(default: 1000)"),
+				 "a record per sample from DURATION up (as in 2ms)"),
+		.slow_rate =
+		    arg_int0(NULL, "slow-rate", "N", "records a second per CPU (default: 1000)"),
 		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
 				       "interfaces with a series of their own (default: 16)"),
 		.max_queues = arg_int0(NULL, "max-queues", "N",
