@@ -46,6 +46,15 @@ struct rxlat_config {
 	char prom_listen[64];
 	struct sockaddr_storage prom_addr;
 	unsigned int prom_buckets; /* exported buckets per power of two */
+	/* filters, applied in BPF (filters.c): 0 / empty when off */
+	__u8 filter_proto;	     /* IPPROTO_TCP or IPPROTO_UDP */
+	int nports;		     /* --port: how many local ports */
+	__u64 port_bits[65536 / 64]; /* bit p: port p */
+	__u64 cgroup_id;	     /* --cgroup: its cgroup v2 id */
+	char cgroup_path[256];
+	bool drops;		/* --drops: count stamped packets the kernel drops */
+	__u64 slow_ns;		/* --slow: records of samples from here up, 0: off */
+	unsigned int slow_rate; /* --slow-rate: records a second per CPU */
 };
 
 /*
@@ -96,6 +105,14 @@ void tc_detach(struct rxlat_tc *t, int i, bool gone);
 bool tc_netlink(const struct rxlat_tc *t);
 void tc_destroy(struct rxlat_tc *t);
 
+/*
+ * filters.c: --proto, --port and --cgroup into cfg; 0, or -1 with the error
+ * printed.
+ */
+int filters_parse_proto(const char *val, struct rxlat_config *cfg);
+int filters_parse_ports(const char *val, struct rxlat_config *cfg);
+int filters_parse_cgroup(const char *path, struct rxlat_config *cfg);
+
 /* hooks.c: the latency hooks, one attach point set per stage. */
 struct rxlat_hooks;
 struct rxlat_hooks_info {
@@ -131,6 +148,12 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
 /* Realtime stamps on ifindex with the tc mark are the tc stamper's (on) or not. */
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
+/* --drops: the drop map's fd (-1 without), and drops it had no room for. */
+int hooks_drops_fd(const struct rxlat_hooks *h);
+__u64 hooks_drops_lost(const struct rxlat_hooks *h);
+/* --slow: the ring buffer's fd, and its per-CPU counts summed. */
+int hooks_slow_fd(const struct rxlat_hooks *h);
+int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppressed, __u64 *lost);
 /* Steps of the realtime clock the hooks saw. */
 __u64 hooks_clock_steps(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);

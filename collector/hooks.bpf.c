@@ -94,6 +94,9 @@ struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
 extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
+#include "filters.bpf.h"
+#include "slow.bpf.h"
+
 /*
  * Every program here gets the skb as a BTF pointer (fentry and tp_btf
  * arguments, bpf_cast_to_kern_ctx()), so its fields are read with plain
@@ -396,6 +399,8 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
 	__u64 lat = now > start ? now - start : 0;
 
+	slow_record(skb, stage, lat, now, ifindex, queue, src);
+
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
@@ -406,6 +411,8 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 SEC("fentry/ip_rcv_core")
 int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 {
+	if (!filter_ip(skb))
+		return 0;
 	if (netns_dev(skb))
 		record(skb, RXLAT_STAGE_IP_RCV);
 	return 0;
@@ -414,6 +421,8 @@ int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 SEC("fentry/ip6_rcv_core")
 int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 {
+	if (!filter_ip(skb))
+		return 0;
 	if (netns_dev(skb))
 		record(skb, RXLAT_STAGE_IP_RCV);
 	return 0;
@@ -422,6 +431,8 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 SEC("fentry/tcp_v4_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v4_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (netns_sk(sk))
 		record(skb, RXLAT_STAGE_TCP_DO_RCV);
 	return 0;
@@ -430,6 +441,8 @@ int BPF_PROG(rxlat_fentry_tcp_v4_do_rcv, struct sock *sk, struct sk_buff *skb)
 SEC("fentry/tcp_v6_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (netns_sk(sk))
 		record(skb, RXLAT_STAGE_TCP_DO_RCV);
 	return 0;
@@ -438,6 +451,8 @@ int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
 SEC("fentry/tcp_data_queue")
 int BPF_PROG(rxlat_fentry_tcp_data_queue, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (netns_sk(sk))
 		record(skb, RXLAT_STAGE_TCP_DATA_QUEUE);
 	return 0;
@@ -446,6 +461,8 @@ int BPF_PROG(rxlat_fentry_tcp_data_queue, struct sock *sk, struct sk_buff *skb)
 SEC("fentry/udp_queue_rcv_one_skb")
 int BPF_PROG(rxlat_fentry_udp_queue_rcv, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (netns_sk(sk))
 		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
 	return 0;
@@ -454,6 +471,8 @@ int BPF_PROG(rxlat_fentry_udp_queue_rcv, struct sock *sk, struct sk_buff *skb)
 SEC("fentry/udpv6_queue_rcv_one_skb")
 int BPF_PROG(rxlat_fentry_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (netns_sk(sk))
 		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
 	return 0;
@@ -470,6 +489,8 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 {
 	__u16 proto = bpf_ntohs(skb->protocol);
 
+	if (!filter_ip(skb))
+		return 0;
 	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && netns_dev(skb))
 		record(skb, RXLAT_STAGE_IP_RCV);
 	return 0;
@@ -479,6 +500,8 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(rxlat_tp_tcp_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (netns_sk(sk))
 		record(skb, RXLAT_STAGE_TCP_DO_RCV);
 	return 0;
@@ -499,6 +522,8 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 		return 1;
 	skb = bpf_cast_to_kern_ctx(ctx);
 	sk = skb->sk;
+	if (sk && !filter_sk(sk))
+		return 1;
 	if (sk && sk->sk_protocol == IPPROTO_UDP_ && netns_sk(sk))
 		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
 	return 1;
@@ -521,6 +546,8 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	__u32 seq;
 
 	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_sk(sk))
+		return 0;
+	if (!filter_sk(sk))
 		return 0;
 	/*
 	 * Plain loads where the kernel allows them: the control block lies
@@ -546,6 +573,8 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 SEC("fentry/skb_consume_udp")
 int BPF_PROG(rxlat_fentry_udp_read, struct sock *sk, struct sk_buff *skb)
 {
+	if (!filter_sk(sk))
+		return 0;
 	if (skb->users.refs.counter == 1 && netns_sk(sk))
 		record(skb, RXLAT_STAGE_SOCK_READ);
 	return 0;
@@ -566,8 +595,26 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 	if (loc < rxlat_cfg.udp_consume_lo || loc >= rxlat_cfg.udp_consume_hi)
 		return 0;
 	__sync_fetch_and_add(&rxlat_state.udp_read_seen, 1);
+	if (!filter_udp_read(skb))
+		return 0;
 	t = bpf_get_current_task_btf();
 	if (t->nsproxy->net_ns->ns.inum == rxlat_cfg.netns_ino)
 		record(skb, RXLAT_STAGE_SOCK_READ);
+	return 0;
+}
+
+/* ---- drops (--drops) ------------------------------------------------- */
+
+#include "drops.bpf.h"
+
+/*
+ * Every skb freed with a drop reason (5.17+; user space loads this only
+ * where the tracepoint has the reason). 6.12 added an rx_sk argument after
+ * the reason: the first three are the same everywhere.
+ */
+SEC("tp_btf/kfree_skb")
+int BPF_PROG(rxlat_tp_drop, struct sk_buff *skb, void *location, int reason)
+{
+	count_drop(skb, reason);
 	return 0;
 }

@@ -28,6 +28,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "collector.h"
+#include "drops.h"
 #include "log.h"
 #include "report.h"
 #include "signals.h"
@@ -79,6 +80,7 @@ struct plan {
 	/* [lo, hi) of skb_consume_udp(), for the consume_skb fallback */
 	__u64 udp_consume_lo, udp_consume_hi;
 	bool udp_read_fallback; /* the consume_skb program can see UDP reads */
+	bool drops;		/* --drops, on a kernel with drop reasons */
 };
 
 struct rxlat_hooks {
@@ -405,6 +407,7 @@ static const char *udp_read_probe(const struct plan *plan)
 	skel->rodata->rxlat_cfg.udp_consume_lo = plan->udp_consume_lo;
 	skel->rodata->rxlat_cfg.udp_consume_hi = plan->udp_consume_hi;
 	bpf_map__set_max_entries(skel->maps.rxlat_ifslots, 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_drops, 1);
 	if (hooks_bpf__load(skel))
 		goto out;
 	link = bpf_program__attach(skel->progs.rxlat_tp_udp_read);
@@ -611,6 +614,10 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 			bpf_program__set_autoload(p, false);
 			continue;
 		}
+		if (p == skel->progs.rxlat_tp_drop) {
+			bpf_program__set_autoload(p, plan->drops);
+			continue;
+		}
 
 		for (size_t i = 0; i < sizeof(hook_progs) / sizeof(hook_progs[0]) && !hp; i++)
 			if (!strcmp(hook_progs[i].name, name))
@@ -625,6 +632,20 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 	if (!plan->udp_read_fallback)
 		bpf_program__set_autoload(skel->progs.rxlat_tp_udp_read, false);
 	return 0;
+}
+
+/* --drops needs the kfree_skb tracepoint's drop reason: 0, or -EOPNOTSUPP said. */
+static int drops_check(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool ok = vmlinux && drops_supported(vmlinux);
+
+	btf__free(vmlinux);
+	if (ok)
+		return 0;
+	rxlat_err("--drops needs the drop reason of the kfree_skb tracepoint (Linux 5.17+), "
+		  "which this kernel does not pass: run without --drops");
+	return -EOPNOTSUPP;
 }
 
 static __u32 netns_ino(void)
@@ -723,6 +744,12 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	if (err)
 		goto fail;
 	h->nr_series = rxlat_nr_series(cfg->max_ifaces, cfg->max_queues);
+	if (cfg->drops) {
+		err = drops_check();
+		if (err)
+			goto fail;
+		h->plan.drops = true;
+	}
 
 	h->skel = hooks_bpf__open();
 	if (!h->skel) {
@@ -741,6 +768,17 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->netns_ino = netns_ino();
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
+	bc->filter_proto = cfg->filter_proto;
+	bc->filter_ports = cfg->nports > 0;
+	memcpy(bc->port_bits, cfg->port_bits, sizeof(bc->port_bits));
+	bc->filter_cgroup = cfg->cgroup_path[0] != '\0';
+	bc->cgroup_id = cfg->cgroup_id;
+	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
+	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
+	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
+	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->slow_ns ? 1u << 20 : 4096);
+	bc->slow_ns = cfg->slow_ns;
+	bc->slow_cost_ns = cfg->slow_rate ? 1000000000ull / cfg->slow_rate : 0;
 	/* room for interfaces cached with the overflow slot too */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces + 64);
 	h->max_chunks = rxlat_nr_chunks(h->nr_series);
@@ -842,7 +880,10 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h)
 	       sizeof(h->skel->bss->rxlat_ifslot_of) +
 	       bpf_map__max_entries(h->skel->maps.rxlat_ifslots) *
 		   (sizeof(__u32) + sizeof(struct rxlat_ifslot)) +
-	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch);
+	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch) +
+	       (h->plan.drops ? RXLAT_DROP_ENTRIES *
+				    (sizeof(struct rxlat_drop_key) + sizeof(struct rxlat_drop))
+			      : 0);
 }
 
 void hooks_destroy(struct rxlat_hooks *h)
@@ -900,6 +941,44 @@ int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on)
 		return bpf_map_update_elem(fd, &ifindex, &one, BPF_ANY) ? -errno : 0;
 	bpf_map_delete_elem(fd, &ifindex);
 	return 0;
+}
+
+int hooks_drops_fd(const struct rxlat_hooks *h)
+{
+	return h->plan.drops ? bpf_map__fd(h->skel->maps.rxlat_drops) : -1;
+}
+
+__u64 hooks_drops_lost(const struct rxlat_hooks *h)
+{
+	return __atomic_load_n(&h->skel->bss->rxlat_state.drops_lost, __ATOMIC_RELAXED);
+}
+
+int hooks_slow_fd(const struct rxlat_hooks *h)
+{
+	return bpf_map__fd(h->skel->maps.rxlat_slow);
+}
+
+int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppressed, __u64 *lost)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	struct rxlat_slow_cpu *v;
+	__u32 zero = 0;
+
+	*sent = *suppressed = *lost = 0;
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	if (bpf_map_lookup_elem(bpf_map__fd(h->skel->maps.rxlat_slow_cpus), &zero, v))
+		err = -errno;
+	for (int i = 0; i < ncpu && !err; i++) {
+		*sent += v[i].sent;
+		*suppressed += v[i].suppressed;
+		*lost += v[i].lost;
+	}
+	free(v);
+	return err;
 }
 
 __u64 hooks_clock_steps(const struct rxlat_hooks *h)

@@ -14,10 +14,14 @@
 #include "options.h"
 #include "prom.h"
 #include "report.h"
+#include "slow.h"
 
 struct opts {
 	struct arg_str *iface, *xdp_mode, *stamp, *stages, *attach, *output, *prometheus;
+	struct arg_str *proto, *port, *cgroup, *slow;
+	struct arg_int *slow_rate;
 	struct arg_lit *no_xdp, *tc, *per_queue, *list_stages, *verbose, *help, *version;
+	struct arg_lit *drops;
 	struct arg_dbl *interval, *duration;
 	struct arg_int *max_ifaces, *max_queues, *prom_buckets;
 	struct arg_end *end;
@@ -203,6 +207,17 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 				       "serve /metrics there (a bare port: 127.0.0.1)"),
 		.prom_buckets = arg_int0(NULL, "prometheus-buckets", "1|2|4|8",
 					 "exported buckets per power of two (default: 2)"),
+		.proto = arg_str0(NULL, "proto", "tcp|udp", "only packets of this protocol"),
+		.port = arg_str0(NULL, "port", "N[,N..]", "only packets to these local ports"),
+		.cgroup = arg_str0(NULL, "cgroup", "PATH",
+				   "only sockets of this cgroup v2 (not its children); "
+				   "ip_rcv, before any socket, records nothing"),
+		.drops =
+		    arg_lit0(NULL, "drops", "count dropped stamped packets per reason (5.17+)"),
+		.slow = arg_str0(NULL, "slow", "DURATION",
+				 "a record per sample from DURATION up (as in 2ms)"),
+		.slow_rate =
+		    arg_int0(NULL, "slow-rate", "N", "records a second per CPU (default: 1000)"),
 		.max_ifaces = arg_int0(NULL, "max-ifaces", "N",
 				       "interfaces with a series of their own (default: 16)"),
 		.max_queues = arg_int0(NULL, "max-queues", "N",
@@ -214,10 +229,12 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		.version = arg_lit0("V", "version", "print the version and exit"),
 		.end = arg_end(10),
 	};
-	void *table[] = { o.iface,	 o.xdp_mode,   o.no_xdp,       o.tc,	     o.stamp,
-			  o.per_queue,	 o.stages,     o.attach,       o.interval,   o.duration,
-			  o.output,	 o.prometheus, o.prom_buckets, o.max_ifaces, o.max_queues,
-			  o.list_stages, o.verbose,    o.help,	       o.version,    o.end };
+	void *table[] = { o.iface,	o.xdp_mode,    o.no_xdp,       o.tc,	    o.stamp,
+			  o.per_queue,	o.stages,      o.attach,       o.interval,  o.duration,
+			  o.output,	o.prometheus,  o.prom_buckets, o.proto,	    o.port,
+			  o.cgroup,	o.drops,       o.slow,	       o.slow_rate, o.max_ifaces,
+			  o.max_queues, o.list_stages, o.verbose,      o.help,	    o.version,
+			  o.end };
 	const int ntable = sizeof(table) / sizeof(table[0]);
 	int ret = -1, v;
 
@@ -244,6 +261,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	cfg->no_xdp = o.no_xdp->count > 0;
 	cfg->tc = o.tc->count > 0;
 	cfg->per_queue = o.per_queue->count > 0;
+	cfg->drops = o.drops->count > 0;
 	cfg->list_stages = o.list_stages->count > 0;
 	cfg->interval_s = o.interval->count ? o.interval->dval[0] : 1.0;
 	cfg->duration_s = o.duration->count ? o.duration->dval[0] : 0.0;
@@ -301,6 +319,32 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	if (parse_prometheus(&o, cfg))
 		goto out;
+	if (o.proto->count && filters_parse_proto(o.proto->sval[0], cfg))
+		goto out;
+	if (o.port->count && filters_parse_ports(o.port->sval[0], cfg))
+		goto out;
+	if (o.cgroup->count && filters_parse_cgroup(o.cgroup->sval[0], cfg))
+		goto out;
+	if (o.slow->count && slow_parse_duration("--slow", o.slow->sval[0], &cfg->slow_ns))
+		goto out;
+	cfg->slow_rate = 1000;
+	if (o.slow_rate->count) {
+		if (!o.slow->count) {
+			rxlat_err("--slow-rate applies to --slow only: give --slow DURATION too");
+			goto out;
+		}
+		if (o.slow_rate->ival[0] < 1 || o.slow_rate->ival[0] > 1000000) {
+			rxlat_err("--slow-rate %d: give a number of records a second from 1 to "
+				  "1000000",
+				  o.slow_rate->ival[0]);
+			goto out;
+		}
+		cfg->slow_rate = (unsigned int)o.slow_rate->ival[0];
+	}
+	if (cfg->slow_ns && cfg->output == RXLAT_OUT_NONE) {
+		rxlat_err("--slow writes its records with the reports: choose -o text or -o json");
+		goto out;
+	}
 	if (cfg->no_xdp && (o.xdp_mode->count || o.stamp->count)) {
 		rxlat_err("--no-xdp uses a stamper loaded elsewhere: --xdp-mode and --stamp "
 			  "do not apply");

@@ -29,6 +29,7 @@
 #define XSTMP "rxlat_xdp_packets_stamped_total"
 #define XREF  "rxlat_xdp_meta_refused_total"
 #define BINFO "rxlat_build_info"
+#define DROPS "rxlat_drops_total"
 
 /* The exported buckets: the last fine bucket of each, and its le label. */
 struct prom_bucket {
@@ -49,6 +50,14 @@ struct prom_xdp {
 	struct rxlat_xdp_counters base, last;
 };
 
+/* --drops: one (ifindex, queue, reason), since the baseline. */
+struct prom_drop {
+	struct rxlat_drop_key key;
+	char name[RXLAT_IFNAME_LEN];
+	const char *reason;
+	__u64 base, last;
+};
+
 struct prom_metrics {
 	struct prom_layout l;
 	struct prom_ops ops;
@@ -62,6 +71,9 @@ struct prom_metrics {
 	__u32 *slot_ifindex;
 	struct prom_xdp *xdp; /* sorted by (ifindex, queue) */
 	size_t nxdp;
+	bool drops_on;
+	struct prom_drop *drops;
+	size_t ndrops;
 };
 
 /* ---- output buffer --------------------------------------------------- */
@@ -236,6 +248,7 @@ void prom_metrics_free(struct prom_metrics *m)
 	free(m->slot_name);
 	free(m->slot_ifindex);
 	free(m->xdp);
+	free(m->drops);
 	free(m);
 }
 
@@ -300,6 +313,41 @@ int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_live *start
 		if (!e)
 			return -ENOMEM;
 		e->base = vals[i];
+	}
+	return 0;
+}
+
+/* The entry of key, added with a zero base when new; NULL: no memory. */
+static struct prom_drop *drop_entry(struct prom_metrics *m, const struct rxlat_drop_key *key)
+{
+	struct prom_drop *p;
+
+	for (size_t i = 0; i < m->ndrops; i++)
+		if (m->drops[i].key.ifindex == key->ifindex &&
+		    m->drops[i].key.queue == key->queue && m->drops[i].key.reason == key->reason)
+			return &m->drops[i];
+	p = realloc(m->drops, (m->ndrops + 1) * sizeof(*p));
+	if (!p)
+		return NULL;
+	m->drops = p;
+	p = &m->drops[m->ndrops++];
+	memset(p, 0, sizeof(*p));
+	p->key = *key;
+	m->ops.ifname(m->ops.ctx, key->ifindex, p->name);
+	p->reason = m->ops.reason(m->ops.ctx, key->reason);
+	return p;
+}
+
+int prom_metrics_drops(struct prom_metrics *m, const struct rxlat_drop_key *keys,
+		       const __u64 *counts, size_t n)
+{
+	m->drops_on = true;
+	for (size_t i = 0; i < n; i++) {
+		struct prom_drop *e = drop_entry(m, &keys[i]);
+
+		if (!e)
+			return -ENOMEM;
+		e->base = counts[i];
 	}
 	return 0;
 }
@@ -668,6 +716,73 @@ static int render_xdp(struct prom_scrape *s)
 	return 0;
 }
 
+static int cmp_drop_label(const void *a, const void *b)
+{
+	const struct prom_drop *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	if (x->key.queue != y->key.queue)
+		return x->key.queue < y->key.queue ? -1 : 1;
+	return strcmp(x->reason, y->reason);
+}
+
+/* rxlat_drops_total: entries of one name, queue and reason are summed. */
+static int render_drops(struct prom_scrape *s)
+{
+	struct prom_metrics *m = s->m;
+	struct rxlat_drop_key *keys = NULL;
+	struct prom_drop *rows;
+	__u64 *counts = NULL;
+	size_t n = 0;
+	int err = 0;
+
+	if (!m->ops.drops(m->ops.ctx, &keys, &counts, &n)) {
+		for (size_t i = 0; i < n && !err; i++) {
+			struct prom_drop *e = drop_entry(m, &keys[i]);
+
+			if (!e)
+				err = -ENOMEM;
+			else if (counts[i] - e->base > e->last)
+				e->last = counts[i] - e->base;
+		}
+	}
+	free(keys);
+	free(counts);
+	rows = malloc((m->ndrops ? m->ndrops : 1) * sizeof(*rows));
+	if (err || !rows) {
+		free(rows);
+		return -ENOMEM;
+	}
+	memcpy(rows, m->drops, m->ndrops * sizeof(*rows));
+	qsort(rows, m->ndrops, sizeof(*rows), cmp_drop_label);
+	put_family(&s->out, DROPS, "counter",
+		   "Stamped packets the kernel dropped, per interface, receive queue and drop "
+		   "reason (--drops).");
+	for (size_t i = 0; i < m->ndrops;) {
+		char prefix[160], q[16];
+		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+		size_t j = i;
+		__u64 v = 0;
+
+		for (; j < m->ndrops && !cmp_drop_label(&rows[i], &rows[j]); j++)
+			v += rows[j].last;
+		snprintf(q, sizeof(q), "%u", rows[i].key.queue);
+		put_label(&b, "ifname", rows[i].name);
+		put(&b, ",", 1);
+		put_label(&b, "queue", q);
+		put(&b, ",", 1);
+		put_label(&b, "reason", rows[i].reason);
+		prefix[b.nomem ? 0 : b.len] = '\0';
+		if (v)
+			put_sample(&s->out, DROPS, prefix, "", v);
+		i = j;
+	}
+	free(rows);
+	return 0;
+}
+
 static void render_info(struct prom_scrape *s)
 {
 	put_family(&s->out, BINFO, "gauge",
@@ -718,6 +833,8 @@ static bool produce(struct prom_scrape *s)
 	case PH_REST:
 		render_overflow(s);
 		if (render_xdp(s))
+			s->out.nomem = true;
+		if (s->m->drops_on && render_drops(s))
 			s->out.nomem = true;
 		render_info(s);
 		s->phase++;

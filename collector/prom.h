@@ -37,6 +37,10 @@ struct prom_ops {
 	/* current totals of the stamper's counters, malloc'ed (stamper_counters()) */
 	int (*xdp)(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
 		   size_t *n);
+	/* --drops (NULL without): current totals per key, malloc'ed */
+	int (*drops)(void *ctx, struct rxlat_drop_key **keys, __u64 **counts, size_t *n);
+	/* the kernel's name of a drop reason */
+	const char *(*reason)(void *ctx, __u32 reason);
 };
 
 struct prom_layout {
@@ -63,6 +67,13 @@ void prom_metrics_free(struct prom_metrics *m);
 int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_live *start,
 			  const struct rxlat_xdp_key *keys, const struct rxlat_xdp_counters *vals,
 			  size_t n);
+
+/*
+ * --drops: rxlat_drops_total from now on, counted from the reports' baseline
+ * (n keys and totals); ops->drops and ops->reason must be set. 0 or -ENOMEM.
+ */
+int prom_metrics_drops(struct prom_metrics *m, const struct rxlat_drop_key *keys,
+		       const __u64 *counts, size_t n);
 
 /* Exported buckets per histogram, +Inf included. */
 unsigned int prom_nr_buckets(unsigned int per_pow2);
@@ -99,6 +110,9 @@ int prom_parse_listen(const char *arg, struct rxlat_config *cfg);
 int prom_open(struct prom_server **out, const struct rxlat_config *cfg);
 int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
 	       struct rxlat_collect *col, const struct rxlat_hooks_info *info);
+/* --drops: export the drops counted in d's map, from its baseline on. */
+struct rxlat_drops;
+int prom_drops(struct prom_server *p, struct rxlat_drops *d);
 int prom_fd(const struct prom_server *p);
 int prom_handle(struct prom_server *p);
 void prom_close(struct prom_server *p);

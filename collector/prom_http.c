@@ -35,6 +35,7 @@
 #include <microhttpd.h>
 #include "collect.h"
 #include "collector.h"
+#include "drops.h"
 #include "log.h"
 #include "prom.h"
 
@@ -63,6 +64,7 @@ struct prom_server {
 	struct rxlat_hooks *hooks;
 	struct rxlat_stamper *st;
 	struct rxlat_collect *col;
+	struct rxlat_drops *drops; /* --drops */
 };
 
 /* ---- the listening address ------------------------------------------- */
@@ -479,6 +481,20 @@ static int ops_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_coun
 	return p->st ? stamper_counters(p->st, keys, vals, n) : 0;
 }
 
+static int ops_drops(void *ctx, struct rxlat_drop_key **keys, __u64 **counts, size_t *n)
+{
+	struct prom_server *p = ctx;
+
+	return drops_read(hooks_drops_fd(p->hooks), keys, counts, n);
+}
+
+static const char *ops_reason(void *ctx, __u32 reason)
+{
+	struct prom_server *p = ctx;
+
+	return drops_reason(p->drops, reason);
+}
+
 /* ADDR:PORT as a URL has it; a static buffer */
 static const char *url_host(const struct rxlat_config *cfg)
 {
@@ -500,7 +516,9 @@ static const char *url_host(const struct rxlat_config *cfg)
 int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
 	       struct rxlat_collect *col, const struct rxlat_hooks_info *info)
 {
-	struct prom_ops ops = { p, ops_slots, ops_ifname, ops_wanted, ops_xdp };
+	struct prom_ops ops = {
+		p, ops_slots, ops_ifname, ops_wanted, ops_xdp, ops_drops, ops_reason
+	};
 	struct rxlat_live prev = { collect_prev_at, col };
 	struct prom_layout l = {
 		.live = { hooks_live_at, hooks },
@@ -529,6 +547,25 @@ int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_st
 	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
 		   prom_nr_buckets(p->cfg->prom_buckets));
 	return 0;
+}
+
+int prom_drops(struct prom_server *p, struct rxlat_drops *d)
+{
+	struct rxlat_drop_key *keys = calloc(RXLAT_DROP_ENTRIES, sizeof(*keys));
+	__u64 *counts = calloc(RXLAT_DROP_ENTRIES, sizeof(*counts));
+	int n, err = -ENOMEM;
+
+	p->drops = d;
+	if (keys && counts) {
+		/* the reports' baseline, taken a moment ago */
+		n = drops_totals(d, keys, counts, RXLAT_DROP_ENTRIES);
+		err = prom_metrics_drops(p->m, keys, counts, (size_t)n);
+	}
+	free(keys);
+	free(counts);
+	if (err)
+		rxlat_err("--prometheus: cannot set up the drop counters: %s", strerror(-err));
+	return err;
 }
 
 int prom_fd(const struct prom_server *p)

@@ -56,7 +56,7 @@ static int f_xdp(void *ctx, struct rxlat_xdp_key **k, struct rxlat_xdp_counters 
 	return 0;
 }
 
-static const struct prom_ops ops = { NULL, f_slots, f_ifname, f_wanted, f_xdp };
+static const struct prom_ops ops = { NULL, f_slots, f_ifname, f_wanted, f_xdp, NULL, NULL };
 
 static struct rxlat_hist *at(struct rxlat_hist *live, int stage, int slot, int q)
 {

@@ -317,6 +317,38 @@ static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 	}
 }
 
+/* --drops: one line per (interface, queue, reason), stamp-to-drop times */
+static void print_drops(FILE *f, const struct rxlat_report *r)
+{
+	int wn = 6, wr = 6, wc = 5, len;
+	char q[16], p50[32], max[32];
+	size_t i;
+
+	for (i = 0; i < r->ndrops; i++) {
+		len = strnlen(r->drops[i].ifname, sizeof(r->drops[i].ifname));
+		wn = len > wn ? len : wn;
+		len = (int)strlen(r->drops[i].reason);
+		wr = len > wr ? len : wr;
+		wc = num_width(r->drops[i].st.count, wc);
+	}
+	fputs("drops (time from the stamp to the drop)", f);
+	if (r->drops_lost)
+		fprintf(f, ", %" PRIu64 " not counted: the drop map is full",
+			(uint64_t)r->drops_lost);
+	fprintf(f, ":\n%-*s  queue  %-*s  %*s  %10s  %10s\n", wn, "ifname", wr, "reason", wc,
+		"count", "p50", "max");
+	for (i = 0; i < r->ndrops; i++) {
+		const struct rxlat_drop_row *d = &r->drops[i];
+
+		snprintf(q, sizeof(q), "%d", d->queue);
+		fmt_dur(p50, sizeof(p50), (double)rxlat_percentile(&d->st, 0.5));
+		fmt_dur(max, sizeof(max), (double)d->st.max_ns);
+		fprintf(f, "%-*.*s  %5s  %-*s  %*" PRIu64 "  %10s  %10s\n", wn,
+			(int)sizeof(d->ifname), d->ifname, q, wr, d->reason, wc,
+			(uint64_t)d->st.count, p50, max);
+	}
+}
+
 int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 {
 	char tbuf[16] = "??:??:??";
@@ -350,6 +382,16 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 		fputc('\n', f);
 		print_xdp(f, r->xdp, r->nxdp);
 	}
+	if (r->drops_on) {
+		fputc('\n', f);
+		print_drops(f, r);
+	}
+	if (r->slow_on)
+		fprintf(
+		    f,
+		    "\nslow records: %" PRIu64 " written, %" PRIu64 " held back by --slow-rate, "
+		    "%" PRIu64 " lost (ring buffer full)\n",
+		    (uint64_t)r->slow_sent, (uint64_t)r->slow_suppressed, (uint64_t)r->slow_lost);
 	fputc('\n', f);
 
 	/* reports are periodic: whoever reads the pipe wants each one now */
@@ -503,6 +545,25 @@ static struct json_object *json_xdp(const struct rxlat_xdp_row *x)
 	return o;
 }
 
+static struct json_object *json_drop(const struct rxlat_drop_row *d)
+{
+	const struct rxlat_stats *st = &d->st;
+	struct json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	if (put_ifname(o, d->ifname) || put_u64(o, "ifindex", d->ifindex) ||
+	    put_queue(o, d->queue) || put_str(o, "reason", d->reason) ||
+	    put_u64(o, "count", st->count) || put_u64(o, "sum_ns", st->sum_ns) ||
+	    put_u64(o, "max_ns", st->max_ns) || put_u64(o, "p50_ns", rxlat_percentile(st, 0.5)) ||
+	    put_u64(o, "p99_ns", rxlat_percentile(st, 0.99)) ||
+	    put(o, "buckets", json_buckets(st))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* The report's fields before its series. */
 static struct json_object *json_head(const struct rxlat_report *r)
 {
@@ -554,6 +615,22 @@ static struct json_object *json_tail(const struct rxlat_report *r)
 		goto err;
 	for (size_t i = 0; i < r->nxdp; i++)
 		if (append(a, json_xdp(&r->xdp[i])))
+			goto err;
+	if (r->slow_on) {
+		struct json_object *sl = json_object_new_object();
+
+		if (put(o, "slow", sl) || put_u64(sl, "sent", r->slow_sent) ||
+		    put_u64(sl, "suppressed", r->slow_suppressed) ||
+		    put_u64(sl, "lost", r->slow_lost))
+			goto err;
+	}
+	if (!r->drops_on)
+		return o;
+	a = json_object_new_array();
+	if (put(o, "drops", a) || put_u64(o, "drops_lost", r->drops_lost))
+		goto err;
+	for (size_t i = 0; i < r->ndrops; i++)
+		if (append(a, json_drop(&r->drops[i])))
 			goto err;
 	return o;
 err:

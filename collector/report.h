@@ -48,6 +48,15 @@ struct rxlat_xdp_row {
 	__u64 meta_refused;
 };
 
+/* --drops: stamped packets dropped on one (interface, queue) for one reason. */
+struct rxlat_drop_row {
+	char ifname[RXLAT_IFNAME_LEN];
+	__u32 ifindex;
+	int queue;
+	const char *reason;    /* the kernel's name, without SKB_DROP_REASON_ */
+	struct rxlat_stats st; /* time from the stamp to the drop */
+};
+
 struct rxlat_report {
 	struct timespec time; /* CLOCK_REALTIME at the end of the interval */
 	double interval_s;
@@ -60,6 +69,14 @@ struct rxlat_report {
 	size_t nseries;
 	const struct rxlat_xdp_row *xdp;
 	size_t nxdp;
+	/* --drops: the drops section is printed (also when empty) */
+	bool drops_on;
+	const struct rxlat_drop_row *drops;
+	size_t ndrops;
+	__u64 drops_lost; /* not counted: the drop map was full */
+	/* --slow: records over the interval, sent, held back by --slow-rate, lost */
+	bool slow_on;
+	__u64 slow_sent, slow_suppressed, slow_lost;
 };
 
 extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];

@@ -939,6 +939,77 @@ out:
 	check_done("json_report_final_empty");
 }
 
+/* --drops and --slow: their sections, only when on */
+static void test_drops_slow(void)
+{
+	struct rxlat_drop_row d = {
+		.ifname = "veth1", .ifindex = 2, .queue = 3, .reason = "NETFILTER_DROP"
+	};
+	struct json_object *root = NULL, *a, *o;
+	struct rxlat_report r;
+	char *line = NULL, *text = NULL;
+
+	report_init(&r);
+	line = render(rxlat_report_json, &r);
+	root = line ? json_tokener_parse(line) : NULL;
+	if (!root || json_object_object_get_ex(root, "drops", NULL) ||
+	    json_object_object_get_ex(root, "slow", NULL))
+		check_fail("drops or slow in a report without them");
+	json_object_put(root);
+	free(line);
+
+	d.st.buckets[rxlat_hist_bucket(1500)] = 7;
+	d.st.count = 7;
+	d.st.sum_ns = 7 * 1500;
+	d.st.max_ns = 1500;
+	r.drops_on = true;
+	r.drops = &d;
+	r.ndrops = 1;
+	r.drops_lost = 2;
+	r.slow_on = true;
+	r.slow_sent = 5;
+	r.slow_suppressed = 9;
+	r.slow_lost = 1;
+	line = render(rxlat_report_json, &r);
+	root = line ? json_tokener_parse(line) : NULL;
+	if (!root) {
+		check_fail("output does not parse");
+		goto out;
+	}
+	a = get(root, "drops", json_type_array);
+	if (a && json_object_array_length(a) != 1)
+		check_fail("%zu drop rows", json_object_array_length(a));
+	if (a && json_object_array_length(a) == 1) {
+		o = json_object_array_get_idx(a, 0);
+		expect_str(o, "reason", "NETFILTER_DROP");
+		expect_str(o, "ifname", "veth1");
+		if (json_object_get_int(get(o, "queue", json_type_int)) != 3 ||
+		    json_object_get_int(get(o, "count", json_type_int)) != 7)
+			check_fail("queue or count of the drop row");
+	}
+	if (json_object_get_int(get(root, "drops_lost", json_type_int)) != 2)
+		check_fail("drops_lost");
+	o = get(root, "slow", json_type_object);
+	if (o && (json_object_get_int(get(o, "sent", json_type_int)) != 5 ||
+		  json_object_get_int(get(o, "suppressed", json_type_int)) != 9 ||
+		  json_object_get_int(get(o, "lost", json_type_int)) != 1))
+		check_fail("slow counts");
+	text = render(rxlat_report_text, &r);
+	if (text && !strstr(text, "drops (time from the stamp to the drop), 2 not counted: the "
+				  "drop map is full:\n"))
+		check_fail("text drops header: %s", text);
+	if (text && !strstr(text, "veth1       3  NETFILTER_DROP      7     1.48 us     1.50 us\n"))
+		check_fail("text drop row: %s", text);
+	if (text && !strstr(text, "slow records: 5 written, 9 held back by --slow-rate, 1 lost "
+				  "(ring buffer full)\n"))
+		check_fail("text slow line: %s", text);
+out:
+	json_object_put(root);
+	free(line);
+	free(text);
+	check_done("drops_and_slow_sections");
+}
+
 int main(void)
 {
 	/* the text header is local time */
@@ -964,5 +1035,6 @@ int main(void)
 	test_text_final_empty();
 	test_json();
 	test_json_final_empty();
+	test_drops_slow();
 	return check_exit_status();
 }

@@ -26,12 +26,14 @@
 #include "caps.h"
 #include "collect.h"
 #include "collector.h"
+#include "drops.h"
 #include "links.h"
 #include "log.h"
 #include "options.h"
 #include "prom.h"
 #include "report.h"
 #include "signals.h"
+#include "slow.h"
 
 struct collector {
 	struct rxlat_config *cfg; /* a named interface that comes back: new ifindex */
@@ -47,6 +49,9 @@ struct collector {
 	bool gone[RXLAT_MAX_CLI_IFACES]; /* named interface i is gone */
 	bool torn;			 /* a report was cut short: the next starts on a new line */
 	struct prom_server *prom;	 /* --prometheus, else NULL */
+	struct rxlat_drops *drops;	 /* --drops, else NULL */
+	struct rxlat_slow *slow;	 /* --slow, else NULL */
+	__u64 slow_prev[3];		 /* sent, suppressed, lost at the last report */
 	__u64 lost_told;		 /* samples without a histogram, said so far */
 	size_t last_len;		 /* bytes of the last report */
 };
@@ -173,12 +178,47 @@ static int render(struct collector *c, const struct rxlat_report *r, char **buf,
 	return err;
 }
 
+/* --slow: the records waiting in the ring buffer, to stdout. */
+static int flush_slow(struct collector *c, bool final)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (!c->slow)
+		return 0;
+	err = slow_consume(c->slow, &buf, &len);
+	if (!err && len)
+		err = write_out(c, buf, len, final);
+	free(buf);
+	if (err == -EINTR)
+		return 0; /* a stop signal: the final report comes next */
+	if (err)
+		rxlat_err("cannot write the slow records to stdout: %s", strerror(-err));
+	return err;
+}
+
+/* --slow: the interval's counts into r */
+static void slow_counts(struct collector *c, struct rxlat_report *r)
+{
+	__u64 now[3];
+
+	if (!c->slow || hooks_slow_counts(c->hooks, &now[0], &now[1], &now[2]))
+		return;
+	r->slow_on = true;
+	r->slow_sent = now[0] - c->slow_prev[0];
+	r->slow_suppressed = now[1] - c->slow_prev[1];
+	r->slow_lost = now[2] - c->slow_prev[2];
+	memcpy(c->slow_prev, now, sizeof(now));
+}
+
 static int report(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
 	struct rxlat_live live = { hooks_live_at, c->hooks };
 	struct rxlat_series *series = NULL;
 	struct rxlat_xdp_row *xdp = NULL;
+	struct rxlat_drop_row *drops = NULL;
 	struct timespec now;
 	char *buf = NULL;
 	size_t len = 0;
@@ -195,16 +235,27 @@ static int report(struct collector *c, bool final)
 	r.interval_s = (now.tv_sec - c->last.tv_sec) + (now.tv_nsec - c->last.tv_nsec) / 1e9;
 	c->last = now;
 
+	/* the interval's records before its report, and the counts after them */
+	err = flush_slow(c, final);
+	if (err)
+		return err;
+	slow_counts(c, &r);
 	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->max_ifaces);
 	err = collect_series(&c->col, &live, c->slot_ifindex, old_epoch & 1, &series, &r.nseries);
 	if (!err)
 		err = collect_stamper(c, &xdp, &r.nxdp);
+	if (!err && c->drops) {
+		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &r.ndrops);
+		r.drops_on = true;
+		r.drops_lost = hooks_drops_lost(c->hooks);
+	}
 	if (err) {
 		rxlat_err("reading the maps failed: %s", strerror(-err));
 		goto out;
 	}
 	r.series = series;
 	r.xdp = xdp;
+	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
 	err = render(c, &r, &buf, &len);
@@ -224,6 +275,7 @@ out:
 	free(buf);
 	free(series);
 	free(xdp);
+	free(drops);
 	/* a large report's buffers go back to the system, not only to malloc */
 	if (r.nseries > 256)
 		malloc_trim(0);
@@ -477,6 +529,8 @@ static int run_loop(struct collector *c)
 		err = watch(ep, tick);
 	if (!err && pfd >= 0)
 		err = watch(ep, pfd);
+	if (!err && c->slow)
+		err = watch(ep, slow_fd(c->slow));
 	if (err)
 		goto out;
 	if (c->cfg->duration_s > 0) {
@@ -516,6 +570,8 @@ static int run_loop(struct collector *c)
 				err = handle_links(c);
 			} else if (evs[i].data.fd == pfd) {
 				err = prom_handle(c->prom);
+			} else if (c->slow && evs[i].data.fd == slow_fd(c->slow)) {
+				err = flush_slow(c, false);
 			} else if (evs[i].data.fd == stop) {
 				/* the run time is over */
 				err = drain(stop, &ticks, sizeof(ticks), "run timer");
@@ -644,8 +700,31 @@ static int start_measuring(struct collector *c)
 		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
 		return err;
 	}
+	if (c->slow) {
+		struct rxlat_report r = {};
+		char *buf = NULL;
+		size_t len;
+
+		/* records of the start-up belong to nobody's interval */
+		slow_consume(c->slow, &buf, &len);
+		free(buf);
+		slow_counts(c, &r);
+	}
+	if (c->drops) {
+		struct rxlat_drop_row *drops;
+		size_t ndrops;
+
+		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &ndrops);
+		free(drops);
+		if (err) {
+			rxlat_err("reading the drop map failed: %s", strerror(-err));
+			return err;
+		}
+	}
 	if (c->prom) {
 		err = prom_start(c->prom, c->hooks, c->stamper, &c->col, &c->info);
+		if (!err && c->drops)
+			err = prom_drops(c->prom, c->drops);
 		if (err)
 			return err;
 	}
@@ -711,6 +790,24 @@ int main(int argc, char **argv)
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (stopped() || err)
 		goto out;
+	if (cfg.drops) {
+		err = drops_open(&c.drops);
+		if (err) {
+			rxlat_err(
+			    "--drops: cannot read the kernel's drop reasons from its BTF (enum "
+			    "skb_drop_reason): %s",
+			    strerror(-err));
+			goto out;
+		}
+	}
+	if (cfg.slow_ns) {
+		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), cfg.output == RXLAT_OUT_JSON,
+				&c.col, c.drops);
+		if (err) {
+			rxlat_err("--slow: cannot read the ring buffer: %s", strerror(-err));
+			goto out;
+		}
+	}
 	if (cfg.tc)
 		memset(c.use_tc, 1, sizeof(c.use_tc));
 	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
@@ -753,6 +850,8 @@ int main(int argc, char **argv)
 out:
 	/* links are closed here; the kernel detaches them even if we die */
 	prom_close(c.prom);
+	slow_close(c.slow);
+	drops_close(c.drops);
 	hooks_destroy(c.hooks);
 	tc_destroy(c.tc);
 	stamper_destroy(c.stamper);

@@ -237,6 +237,25 @@ struct rxlat_bpf_config {
 	/* Address range of skb_consume_udp(), for the consume_skb fallback. */
 	__u64 udp_consume_lo;
 	__u64 udp_consume_hi;
+	/*
+	 * Filters (--proto, --port, --cgroup), applied before any map update:
+	 * a field left 0 turns its filter off, and as the instance is read-only
+	 * the verifier removes the code of a filter that is off.
+	 */
+	__u8 filter_proto;  /* IPPROTO_TCP or IPPROTO_UDP, 0: any */
+	__u8 filter_ports;  /* only the local ports set in port_bits */
+	__u8 filter_cgroup; /* only sockets of cgroup v2 cgroup_id */
+	__u8 filters;	    /* any of the three: one load when all are off */
+	__u8 pad2[4];
+	__u64 cgroup_id;
+	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
+	/*
+	 * --slow: samples from slow_ns up (0: off), and with --drops every drop,
+	 * go to the ring buffer rxlat_slow as struct rxlat_slow_rec, at most
+	 * 1e9 / slow_cost_ns a second per CPU (--slow-rate).
+	 */
+	__u64 slow_ns;
+	__u64 slow_cost_ns;
 };
 
 /*
@@ -263,6 +282,8 @@ struct rxlat_bpf_state {
 	__u32 series_used;
 	__u32 pad;
 	__u64 series_lost;
+	/* --drops: drops not counted because rxlat_drops was full */
+	__u64 drops_lost;
 };
 
 /*
@@ -288,6 +309,64 @@ struct rxlat_bpf_state {
  */
 #define RXLAT_IFINDEX_DIRECT 4096
 #define RXLAT_IFSLOT_SKIP    0xffff /* an interface -i leaves out */
+
+/*
+ * --drops: stamped packets of rxlat's namespace that the kernel freed with a
+ * drop reason (tracepoint kfree_skb), per interface, queue and reason, with
+ * the time from the stamp to the drop. A hash map of RXLAT_DROP_ENTRIES; the
+ * reason is the kernel's enum skb_drop_reason value, named from its BTF.
+ */
+#define RXLAT_DROP_ENTRIES 1024
+
+struct rxlat_drop_key {
+	__u32 ifindex;
+	__u32 queue;
+	__u32 reason;
+	__u32 pad;
+};
+
+struct rxlat_drop { /* the count is the sum of the buckets */
+	__u64 sum_ns;
+	__u64 max_ns;
+	__u64 buckets[RXLAT_HIST_BUCKETS];
+};
+
+/*
+ * --slow: one record per slow sample or drop. Addresses in network order
+ * (IPv4 in the first 4 bytes), ports in host order; family 0 when the
+ * headers could not be read.
+ */
+#define RXLAT_SLOW_DROP 0xff /* stage of a drop record */
+
+struct rxlat_slow_rec {
+	__u64 time_ns;	  /* CLOCK_MONOTONIC when the hook ran */
+	__u64 latency_ns; /* from the stamp to the stage (or the drop) */
+	__u32 ifindex;
+	__u32 queue;
+	__u32 cpu;
+	__u32 reason; /* drops: the kernel's drop reason */
+	__u8 stage;   /* enum rxlat_stage, or RXLAT_SLOW_DROP */
+	__u8 source;  /* enum rxlat_source */
+	__u8 family;  /* 4, 6, or 0 */
+	__u8 proto;
+	__u16 sport;
+	__u16 dport;
+	__u8 saddr[16];
+	__u8 daddr[16];
+};
+
+/*
+ * Per-CPU token bucket of --slow-rate and its exact counts: every sample
+ * over the threshold is either sent, suppressed (no token) or lost (ring
+ * buffer full: user space fell behind).
+ */
+struct rxlat_slow_cpu {
+	__u64 last_ns;	 /* when credit was last topped up */
+	__u64 credit_ns; /* tokens, in ns of refill time; at most 1 s */
+	__u64 sent;
+	__u64 suppressed;
+	__u64 lost;
+};
 
 /* Interface slot table value (key: ifindex). */
 struct rxlat_ifslot {

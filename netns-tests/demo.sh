@@ -3,8 +3,11 @@
 #
 # The built-in demo (make demo): two namespaces joined by a 4-queue veth,
 # rxlat attached to the receiving end with --per-queue, TCP and UDP traffic
-# over several queues for DEMO_SECONDS (default 10), live reports, and a
-# teardown that leaves nothing behind on any exit path.
+# over several queues for DEMO_SECONDS (default 10), live reports with the
+# drops section (an nftables rule drops UDP above 20000 datagrams a second
+# when nft is there), two slow records a second per CPU (samples from 1 ms,
+# and drops), and a teardown that leaves nothing behind on any exit
+# path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -42,7 +45,13 @@ ns_pair || { echo "error: cannot create the demo namespaces" >&2; exit 1; }
 echo "demo: $NS_A/$IF_A -> $NS_B/$IF_B (4 rx queues), rxlat on $IF_B for ${SECONDS_RUN}s"
 
 errf=$(mktemp /tmp/rxlat-demo.XXXXXX)
-in_ns "$NS_B" "$RXLAT" -i "$IF_B" --per-queue -r "${DEMO_INTERVAL:-5}" \
+if command -v nft >/dev/null; then
+	in_ns "$NS_B" nft add table inet rxlat_demo &&
+		in_ns "$NS_B" nft add chain inet rxlat_demo input \
+			'{ type filter hook input priority 0; policy accept; }' &&
+		in_ns "$NS_B" nft add rule inet rxlat_demo input udp dport 5202 limit rate over 20000/second drop
+fi
+in_ns "$NS_B" "$RXLAT" -i "$IF_B" --per-queue --drops --slow 1ms --slow-rate 2 -r "${DEMO_INTERVAL:-5}" \
 	-d "$SECONDS_RUN" 2> >(tee "$errf" >&2) &
 PIDS+=($!)
 RX=$!

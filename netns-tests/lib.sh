@@ -464,7 +464,33 @@ t_sweep_prefix()	# PREFIX
 	for dev in "$RXLAT_BPFFS/$prefix"-*; do
 		[[ -e $dev ]] && rm -rf -- "$dev"
 	done
+	t_cgroup_sweep "$prefix"
 	return 0
+}
+
+# A cgroup v2 child of this test (t_cgroup), removed by the cleanup once its
+# processes are gone (they live in the test's namespaces and are killed).
+t_cgroup()	# NAME
+{
+	local root
+	root=$(cgroup2_root)
+	[[ -n $root ]] || return 1
+	mkdir -p "$root/${T_PREFIX}-$1" && printf '%s' "$root/${T_PREFIX}-$1"
+}
+
+t_cgroup_sweep()	# PREFIX
+{
+	local root dir i
+	root=$(cgroup2_root)
+	[[ -n $root ]] || return 0
+	for dir in "$root/$1"-*; do
+		[[ -d $dir ]] || continue
+		# an exiting process leaves its cgroup a moment after it is killed
+		for ((i = 0; i < 40; i++)); do
+			rmdir -- "$dir" 2>/dev/null && break
+			sleep 0.05
+		done
+	done
 }
 
 _t_cleanup()

@@ -170,7 +170,8 @@ static void usage(FILE *out)
 		"usage: %s send --dev IF --dst-mac MAC --src-ip A --dst-ip B --dport P --count N\n"
 		"                    [--flows F] [--size BYTES] [--sport-base S] [--pps RATE]\n"
 		"       %s recv --port P --count N [--v6] [--size BYTES] [--timeout SECONDS]\n"
-		"                   [--timestamp | --timestamp-late] [--hold MS]\n",
+		"                   [--timestamp | --timestamp-late] [--hold MS]\n"
+		"                   [--rcvbuf BYTES]\n",
 		prog, prog);
 }
 
@@ -407,7 +408,7 @@ static double now_s(void)
 }
 
 struct recv_opts {
-	unsigned long port, count, size, timeout, hold_ms;
+	unsigned long port, count, size, timeout, hold_ms, rcvbuf;
 	bool v6, timestamp, timestamp_late;
 };
 
@@ -430,6 +431,7 @@ static int parse_recv_args(int argc, char **argv, struct recv_opts *o)
 		{ "timestamp", no_argument, NULL, 'T' },
 		{ "timestamp-late", no_argument, NULL, 'L' },
 		{ "hold", required_argument, NULL, 'H' },
+		{ "rcvbuf", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -457,6 +459,10 @@ static int parse_recv_args(int argc, char **argv, struct recv_opts *o)
 			break;
 		case 'H':
 			if (parse_ulong(optarg, 0, 60000, &o->hold_ms))
+				goto bad_arg;
+			break;
+		case 'R':
+			if (parse_ulong(optarg, 256, 1 << 30, &o->rcvbuf))
 				goto bad_arg;
 			break;
 		case 'b':
@@ -490,7 +496,7 @@ bad_arg:
 /* A UDP socket bound to o->port, or -1 after saying why. */
 static int open_receiver(const struct recv_opts *o)
 {
-	int fd, one = 1, rcvbuf = 16 << 20;
+	int fd, one = 1, rcvbuf = o->rcvbuf ? (int)o->rcvbuf : 16 << 20;
 	struct sockaddr_storage ss = {};
 	socklen_t sl;
 
@@ -501,7 +507,8 @@ static int open_receiver(const struct recv_opts *o)
 	}
 	/*
 	 * A burst must not overflow the socket before this loop drains it:
-	 * a drop here would look like a loss in the path under test.
+	 * a drop here would look like a loss in the path under test (unless
+	 * --rcvbuf asks for a small buffer, to make drops).
 	 */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --drops on the user side: the names of the kernel's drop reasons, taken
+ * from its own BTF (enum skb_drop_reason grows with every release, and its
+ * values move: no table here could be right for every kernel), and the
+ * interval deltas of the hooks' drop map as report rows.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include "collect.h"
+#include "collector.h"
+#include "drops.h"
+#include "log.h"
+#include "rxlat_hist.h"
+
+#define REASON_PREFIX "SKB_DROP_REASON_"
+
+struct rxlat_drops {
+	char **names; /* by reason value, NULL where the enum has none */
+	__u32 nnames;
+	char unknown[64][24]; /* "reason N" for values this kernel's BTF lacks */
+	struct rxlat_drop_key *prev_keys;
+	struct rxlat_drop *prev_vals;
+	size_t nprev;
+};
+
+/* The kfree_skb tracepoint passes a drop reason (5.17+). */
+bool drops_supported(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
+	t = btf__type_by_id(vmlinux, t->type);				  /* func proto */
+	/* void *ctx, skb, location, reason [, rx_sk since 6.12] */
+	return btf_is_func_proto(t) && btf_vlen(t) >= 4;
+}
+
+int drops_open(struct rxlat_drops **out)
+{
+	struct rxlat_drops *d = calloc(1, sizeof(*d));
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	int id, err = -ENOENT;
+
+	if (!d || !vmlinux) {
+		err = d ? -errno : -ENOMEM;
+		goto fail;
+	}
+	id = btf__find_by_name_kind(vmlinux, "skb_drop_reason", BTF_KIND_ENUM);
+	if (id < 0)
+		goto fail;
+	t = btf__type_by_id(vmlinux, id);
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++)
+		if ((__u32)e[i].val < 4096 && (__u32)e[i].val >= d->nnames)
+			d->nnames = (__u32)e[i].val + 1;
+	d->names = calloc(d->nnames ? d->nnames : 1, sizeof(*d->names));
+	if (!d->names) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < btf_vlen(t); i++) {
+		const char *name = btf__name_by_offset(vmlinux, e[i].name_off);
+
+		if ((__u32)e[i].val >= d->nnames || !name)
+			continue;
+		if (!strncmp(name, REASON_PREFIX, strlen(REASON_PREFIX)))
+			name += strlen(REASON_PREFIX);
+		d->names[e[i].val] = strdup(name);
+		if (!d->names[e[i].val]) {
+			err = -ENOMEM;
+			goto fail;
+		}
+	}
+	btf__free(vmlinux);
+	*out = d;
+	return 0;
+fail:
+	btf__free(vmlinux);
+	drops_close(d);
+	return err;
+}
+
+void drops_close(struct rxlat_drops *d)
+{
+	if (!d)
+		return;
+	for (__u32 i = 0; i < d->nnames; i++)
+		free(d->names[i]);
+	free(d->names);
+	free(d->prev_keys);
+	free(d->prev_vals);
+	free(d);
+}
+
+static const char *reason_name(struct rxlat_drops *d, __u32 reason)
+{
+	if (reason < d->nnames && d->names[reason])
+		return d->names[reason];
+	/* a value past this kernel's enum (a subsystem's reason): its number */
+	snprintf(d->unknown[reason % 64], sizeof(d->unknown[0]), "reason %u", reason);
+	return d->unknown[reason % 64];
+}
+
+static bool key_eq(const struct rxlat_drop_key *a, const struct rxlat_drop_key *b)
+{
+	return a->ifindex == b->ifindex && a->queue == b->queue && a->reason == b->reason;
+}
+
+/* The map's entries as they are now: malloc'ed arrays. */
+static int read_map(int fd, struct rxlat_drop_key **keys, struct rxlat_drop **vals, size_t *n)
+{
+	struct rxlat_drop_key k, next, *cur = NULL;
+
+	*n = 0;
+	*keys = calloc(RXLAT_DROP_ENTRIES, sizeof(**keys));
+	*vals = calloc(RXLAT_DROP_ENTRIES, sizeof(**vals));
+	if (!*keys || !*vals)
+		return -ENOMEM;
+	while (*n < RXLAT_DROP_ENTRIES && !bpf_map_get_next_key(fd, cur, &next)) {
+		k = next;
+		cur = &k;
+		if (bpf_map_lookup_elem(fd, &k, &(*vals)[*n]))
+			continue; /* entries are never deleted: cannot happen */
+		(*keys)[(*n)++] = k;
+	}
+	return 0;
+}
+
+int drops_collect(struct rxlat_drops *d, int map_fd, struct rxlat_collect *col,
+		  struct rxlat_drop_row **out, size_t *nout)
+{
+	struct rxlat_drop_key *keys;
+	struct rxlat_drop *vals;
+	struct rxlat_drop_row *rows;
+	size_t n;
+	int err;
+
+	*out = NULL;
+	*nout = 0;
+	err = read_map(map_fd, &keys, &vals, &n);
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (err || !rows) {
+		free(keys);
+		free(vals);
+		free(rows);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct rxlat_drop *prev = NULL;
+		struct rxlat_drop_row *r = &rows[*nout];
+		int top = -1;
+
+		for (size_t j = 0; j < d->nprev && !prev; j++)
+			if (key_eq(&d->prev_keys[j], &keys[i]))
+				prev = &d->prev_vals[j];
+		memset(r, 0, sizeof(*r));
+		for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
+			r->st.buckets[b] = vals[i].buckets[b] - (prev ? prev->buckets[b] : 0);
+			r->st.count += r->st.buckets[b];
+			if (r->st.buckets[b])
+				top = b;
+		}
+		if (!r->st.count)
+			continue;
+		r->st.sum_ns = vals[i].sum_ns - (prev ? prev->sum_ns : 0);
+		/*
+		 * The map keeps the largest time since the start: the interval's
+		 * is at most that, and at most its highest bucket's bound.
+		 */
+		r->st.max_ns = vals[i].max_ns;
+		if (top >= 0 && top < (int)RXLAT_HIST_BUCKETS - 1 &&
+		    rxlat_hist_le(top) < r->st.max_ns)
+			r->st.max_ns = rxlat_hist_le(top);
+		r->ifindex = keys[i].ifindex;
+		r->queue = (int)keys[i].queue;
+		r->reason = reason_name(d, keys[i].reason);
+		collect_ifname(col, keys[i].ifindex, r->ifname);
+		(*nout)++;
+	}
+	free(d->prev_keys);
+	free(d->prev_vals);
+	d->prev_keys = keys;
+	d->prev_vals = vals;
+	d->nprev = n;
+	*out = rows;
+	return 0;
+}
+
+int drops_totals(const struct rxlat_drops *d, struct rxlat_drop_key *keys, __u64 *counts,
+		 size_t max)
+{
+	size_t n = d->nprev < max ? d->nprev : max;
+
+	for (size_t i = 0; i < n; i++) {
+		keys[i] = d->prev_keys[i];
+		counts[i] = 0;
+		for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
+			counts[i] += d->prev_vals[i].buckets[b];
+	}
+	return (int)n;
+}
+
+int drops_read(int map_fd, struct rxlat_drop_key **keys, __u64 **counts, size_t *n)
+{
+	struct rxlat_drop *vals;
+	int err = read_map(map_fd, keys, &vals, n);
+
+	*counts = calloc(RXLAT_DROP_ENTRIES, sizeof(**counts));
+	if (err || !*counts) {
+		free(*keys);
+		free(vals);
+		free(*counts);
+		*keys = NULL;
+		*counts = NULL;
+		*n = 0;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < *n; i++)
+		for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
+			(*counts)[i] += vals[i].buckets[b];
+	free(vals);
+	return 0;
+}
+
+const char *drops_reason(struct rxlat_drops *d, __u32 reason)
+{
+	return reason_name(d, reason);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* --slow: the ring buffer's records as text lines or JSON objects. */
+#ifndef RXLAT_SLOW_H
+#define RXLAT_SLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct rxlat_collect;
+struct rxlat_drops;
+struct rxlat_slow;
+
+/* "2ms", "500us", "1.5ms", "100000ns", "0.2s" into ns: 0, or -1 said. */
+int slow_parse_duration(const char *opt, const char *val, __u64 *ns);
+/*
+ * Reads the ring buffer map_fd; records are rendered as JSON objects
+ * ("type": "slow") when json, else as lines. col names interfaces, drops
+ * (may be NULL) the drop reasons. 0 or -errno.
+ */
+int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_collect *col,
+	      struct rxlat_drops *drops);
+/* For the main loop's epoll set: readable when records wait. */
+int slow_fd(const struct rxlat_slow *s);
+/* The waiting records, rendered into *buf (malloc'ed, *len bytes): 0 or -errno. */
+int slow_consume(struct rxlat_slow *s, char **buf, size_t *len);
+void slow_close(struct rxlat_slow *s);
+
+#endif

@@ -1,0 +1,108 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The cost of the filters, --slow and --drops, for netns-tests/bench.sh,
+# which sources this file after its own helpers (setup, rxlat_start,
+# rxlat_stop, rxlat_ids, iperf_run, record_stats, udp_kpps, ratio, note,
+# die) and calls part_features after setup.
+#
+# Same method as bench.sh's part 2: kernel bpf_stats (run_time_ns / run_cnt
+# of every program rxlat holds), under the small-packet UDP load of part 2
+# (iperf3 -u -b 0 -l BENCH_UDP_LEN to port $PORT), batch stamps, all stages.
+# One run per configuration:
+#
+#   off          no feature (the reference)
+#   port_out     --port 1: a filter that filters every packet out
+#   port_match   --port $PORT: a filter that lets every packet through
+#   slow_above   --slow 10s: records on, a threshold above every sample
+#   slow_below   --slow 1ns: a threshold below every sample (records at
+#                the default --slow-rate of 1000/s per CPU, the rest held
+#                back by the token bucket)
+#   drops        --drops (the socket overflows under this load: drops)
+#
+# Printed per configuration: ns per run of each latency hook and of the
+# kfree_skb program, and ns per packet of all hooks (ns/run x runs / runs of
+# the XDP stamper), beside the "off" row.
+
+# shellcheck disable=SC2034 # FEAT_* are read by the awk program below
+
+FEAT_CONFS="off port_out port_match slow_above slow_below drops"
+
+feature_args()	# CONF
+{
+	case $1 in
+	off) ;;
+	port_out) echo "--port 1" ;;
+	port_match) echo "--port $PORT" ;;
+	slow_above) echo "--slow 10s" ;;
+	slow_below) echo "--slow 1ns" ;;
+	drops) echo "--drops" ;;
+	esac
+}
+
+feature_one()	# CONF ROWS
+{
+	local conf=$1 rows=$2 out="$T_DIR/feat-$1.json" rxout="$T_DIR/rx-feat-$1.json" ids=()
+	local extra
+	read -r -a extra <<<"$(feature_args "$conf")"
+	rxlat_start "$rxout" -i "$IF_R" --stamp batch -d $((COST_SECS + 60)) -o json "${extra[@]}"
+	mapfile -t ids < <(rxlat_ids prog)
+	[ "${#ids[@]}" -gt 0 ] || die "no BPF programs found in rxlat's file descriptors"
+	iperf_run "$out" "$COST_SECS" -u -b 0 -l "$UDP_LEN"
+	COST_ROWS=$rows record_stats udp "$conf" "${ids[@]}"
+	rxlat_stop
+	printf '%s\t%s\n' "$conf" "$(udp_kpps "$out")" >>"$rows.load"
+}
+
+part_features()
+{
+	local rows="$T_DIR/features.tsv" conf old load fig
+
+	old=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
+	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
+	: >"$rows"
+	: >"$rows.load"
+	for conf in $FEAT_CONFS; do
+		note "features: $conf $(feature_args "$conf")"
+		feature_one "$conf" "$rows"
+	done
+	sysctl -q -w kernel.bpf_stats_enabled="$old" >/dev/null ||
+		die "cannot restore kernel.bpf_stats_enabled=$old"
+
+	echo
+	echo "F. Cost of the filters, --slow and --drops: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per row,"
+	echo "   batch stamps, all stages. hooks ns/pkt: every latency hook (and kfree_skb) ns/run x runs / XDP runs."
+	echo
+	while IFS=$'\t' read -r load fig; do
+		printf '     %-11s %s\n' "$load" "$fig"
+	done <"$rows.load"
+	echo
+	awk -F'\t' '
+	{
+		c = $2; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
+		if ($4 == "xdp") { xdp[c] = $5; next }
+		if ($5 > 0) { ns[c, $3] = $6 / $5; runs[c, $3] = $5; progs[$3] = 1 }
+		tim[c] += $6
+	}
+	END {
+		printf "%-11s %9s %9s", "config", "hooks", "vs off"
+		np = 0
+		for (p in progs) list[++np] = p
+		for (i = 1; i <= np; i++) for (j = i + 1; j <= np; j++) if (list[j] < list[i]) { t = list[i]; list[i] = list[j]; list[j] = t }
+		for (i = 1; i <= np; i++) { h = list[i]; sub(/^rxlat_/, "", h); printf " %14s", substr(h, 1, 14) }
+		printf "\n%-11s %9s %9s", "", "ns/pkt", ""
+		for (i = 1; i <= np; i++) printf " %14s", "ns/run"
+		printf "\n"
+		for (k = 1; k <= n; k++) {
+			c = order[k]
+			per = xdp[c] > 0 ? tim[c] / xdp[c] : 0
+			if (k == 1) base = per
+			printf "%-11s %9.0f %+9.0f", c, per, per - base
+			for (i = 1; i <= np; i++) {
+				if ((c, list[i]) in ns) printf " %14.0f", ns[c, list[i]]
+				else printf " %14s", "-"
+			}
+			printf "\n"
+		}
+	}' "$rows"
+}
