@@ -46,11 +46,11 @@
 #      all of them.
 #   8. (on demand, BENCH_PROM) the Prometheus endpoint serving 16 interfaces
 #      x 64 queues x 5 stages, every series holding samples (written into
-#      the series array with bpftool), scraped once a second: the
+#      rxlat's histograms by rxlat-bench-fill), scraped once a second: the
 #      collector's RSS and CPU share, the exposition's size and series
 #      count, at 2 (default) and 8 buckets per power of two.
-#   Then, if netns-tests/bench_features.sh exists, its function
-#   bench_features (it may add rows to the table with `row`).
+#   F. the cost of the filters, --slow and --drops
+#      (netns-tests/bench_features.sh).
 #
 # Ratios are taken inside one run with the configurations alternated, since
 # these machines are noisy: compare figures within one run only. bpf_stats
@@ -71,7 +71,8 @@
 #   BENCH_MEM_SIZES       IFACESxQUEUES list (default "16x16 64x64 256x256")
 #   BENCH_COLL_SECONDS    CPU window of part 7 (default 30)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
-#                         memory collector"); rows of parts left out say so
+#                         memory collector features"); rows of parts left
+#                         out say so
 #   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
 #                         receive path, in the sender's softirq), servers on
 #                         CPU 1; off (default): no pinning. On 2 CPUs pinning
@@ -110,7 +111,7 @@ ACC_SECS=${BENCH_ACC_SECONDS:-5}
 ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
 COLL_SECS=${BENCH_COLL_SECONDS:-30}
-PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector}
+PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features}
 PIN=${BENCH_PIN:-off}
 
 # Unique per run: namespaces are global, interface names live inside them.
@@ -216,7 +217,7 @@ for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
 for p in $PARTS; do
-	case $p in tcp | udp | cost | e2e | accuracy | memory | collector) ;;
+	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features) ;;
 	*) die "BENCH_PARTS: unknown part '$p'" ;;
 	esac
 done
@@ -1170,9 +1171,8 @@ part_collector()
 
 PROM_SECS=${BENCH_PROM_SECONDS:-60}
 
-# A bpftool batch file that gives every (stage, interface, queue) series of
-# the series array map ID a few samples: 5 x 16 x 64 lines.
-# One run at K buckets per power of two: prints a row of the table.
+# One run at K buckets per power of two: prints a row of the table; every
+# (stage, interface, queue) series gets a few samples from rxlat-bench-fill.
 prom_run()	# K
 {
 	local k=$1 args=() i id t0 t1 rss0 hwm idle busy n=0 size=0 dur=0 series out code secs
@@ -1249,15 +1249,10 @@ has_part accuracy && part_accuracy
 has_part memory && part_memory
 has_part collector && part_collector
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
-if [ -r "$HERE/bench_features.sh" ]; then
-	# shellcheck source=/dev/null
-	. "$HERE/bench_features.sh"
-	if declare -F bench_features >/dev/null; then
-		bench_features
-	else
-		note "$HERE/bench_features.sh defines no bench_features function"
-	fi
-fi
+# the cost of the filters, --slow and --drops (part F)
+# shellcheck source=netns-tests/bench_features.sh
+. "$HERE/bench_features.sh"
+has_part features && part_features
 
 echo
 echo "Targets of issue 11 (kernel $(uname -r), $(nproc) CPUs; parts run: $PARTS)"

@@ -2,18 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The cost of the filters, --slow and --drops, for netns-tests/bench.sh,
-# which sources this file after its own helpers (setup, rxlat_start,
-# rxlat_stop, rxlat_ids, iperf_run, record_stats, udp_kpps, ratio, note,
-# die) and calls part_features after setup.
+# which sources this file after its own helpers (rxlat_start_or_die,
+# rxlat_stop, pid_bpf_ids, udp_load, record_stats, note, die) and calls
+# part_features after setup.
 #
 # Same method as bench.sh's part 2: kernel bpf_stats (run_time_ns / run_cnt
 # of every program rxlat holds), under the small-packet UDP load of part 2
-# (iperf3 -u -b 0 -l BENCH_UDP_LEN to port $PORT), batch stamps, all stages.
+# (BENCH_UDP_FLOWS iperf3 -u -b 0 -l BENCH_UDP_LEN), batch stamps, all stages.
 # One run per configuration:
 #
 #   off          no feature (the reference)
 #   port_out     --port 1: a filter that filters every packet out
-#   port_match   --port $PORT: a filter that lets every packet through
+#   port_match   --port with the load's ports: every packet passes the filter
 #   slow_above   --slow 10s: records on, a threshold above every sample
 #   slow_below   --slow 1ns: a threshold below every sample (records at
 #                the default --slow-rate of 1000/s per CPU, the rest held
@@ -33,7 +33,7 @@ feature_args()	# CONF
 	case $1 in
 	off) ;;
 	port_out) echo "--port 1" ;;
-	port_match) echo "--port $PORT" ;;
+	port_match) echo "--port $(seq -s, "$UDP_PORT" $((UDP_PORT + UDP_FLOWS - 1)))" ;;
 	slow_above) echo "--slow 10s" ;;
 	slow_below) echo "--slow 1ns" ;;
 	drops) echo "--drops" ;;
@@ -42,16 +42,16 @@ feature_args()	# CONF
 
 feature_one()	# CONF ROWS
 {
-	local conf=$1 rows=$2 out="$T_DIR/feat-$1.json" rxout="$T_DIR/rx-feat-$1.json" ids=()
-	local extra
+	local conf=$1 rows=$2 ids=() extra
 	read -r -a extra <<<"$(feature_args "$conf")"
-	rxlat_start "$rxout" -i "$IF_R" --stamp batch -d $((COST_SECS + 60)) -o json "${extra[@]}"
-	mapfile -t ids < <(rxlat_ids prog)
+	rxlat_start_or_die "$T_DIR/rx-feat-$conf.json" -i "$IF_R" -d $((COST_SECS + 60)) -o json \
+		"${extra[@]}"
+	mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
 	[ "${#ids[@]}" -gt 0 ] || die "no BPF programs found in rxlat's file descriptors"
-	iperf_run "$out" "$COST_SECS" -u -b 0 -l "$UDP_LEN"
-	COST_ROWS=$rows record_stats udp "$conf" "${ids[@]}"
+	udp_load "$COST_SECS" "feat-$conf"
+	COST_ROWS=$rows record_stats udp "$conf" "" "${ids[@]}"
 	rxlat_stop
-	printf '%s\t%s\n' "$conf" "$(udp_kpps "$out")" >>"$rows.load"
+	printf '%s\t%s kpkt/s read\n' "$conf" "$UDP_KPPS" >>"$rows.load"
 }
 
 part_features()
