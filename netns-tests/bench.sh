@@ -1244,15 +1244,15 @@ echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R (4 queues each way), receiv
 has_part tcp && part_tcp
 has_part udp && part_udp
 has_part cost && part_cost
+# the cost of the filters, --slow and --drops (part F), on part 2's veth
+# shellcheck source=netns-tests/bench_features.sh
+. "$HERE/bench_features.sh"
+has_part features && part_features
 has_part e2e && part_e2e
 has_part accuracy && part_accuracy
 has_part memory && part_memory
 has_part collector && part_collector
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
-# the cost of the filters, --slow and --drops (part F)
-# shellcheck source=netns-tests/bench_features.sh
-. "$HERE/bench_features.sh"
-has_part features && part_features
 
 echo
 echo "Targets of issue 11 (kernel $(uname -r), $(nproc) CPUs; parts run: $PARTS)"
