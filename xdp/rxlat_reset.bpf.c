@@ -64,7 +64,16 @@ int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
 	__u32 idx = 0;
 
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
-	if (!b || !b->stamp || (napi->dev && napi->dev->ifindex != b->ifindex))
+	if (!b)
+		return 0;
+	if (!b->stamp) {
+		/* nothing stamped since: the first packet of the next poll keeps
+		 * its stamp, as after a clear (one store per CPU, not per poll) */
+		if (!b->armed)
+			b->armed = 1;
+		return 0;
+	}
+	if (napi->dev && napi->dev->ifindex != b->ifindex)
 		return 0;
 	if (gro_holds(napi) && b->jiffies == bpf_jiffies64()) {
 		b->by_reset = 1; /* kept: the stamper keeps it too, from now on */
