@@ -170,7 +170,7 @@ static void usage(FILE *out)
 		"usage: %s send --dev IF --dst-mac MAC --src-ip A --dst-ip B --dport P --count N\n"
 		"                    [--flows F] [--size BYTES] [--sport-base S] [--pps RATE]\n"
 		"       %s recv --port P --count N [--v6] [--size BYTES] [--timeout SECONDS]\n"
-		"                   [--timestamp | --timestamp-late] [--hold MS]\n"
+		"                   [--timestamp | --timestamp-late] [--hold MS after the first]\n"
 		"                   [--rcvbuf BYTES]\n",
 		prog, prog);
 }
@@ -661,10 +661,18 @@ static int cmd_recv(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	/* --hold: datagrams queue up first; --timestamp-late asks for receive
-	 * timestamps only then, for datagrams that arrived without */
-	if (o.hold_ms)
+	/*
+	 * --hold: datagrams queue up first, for hold_ms from the first one (not
+	 * from "ready": a sender that starts slowly, as under emulation, would
+	 * otherwise still be sending when the hold ends); --timestamp-late asks
+	 * for receive timestamps only then, for datagrams that arrived without.
+	 */
+	if (o.hold_ms) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		poll(&pfd, 1, (int)(o.timeout * 1000));
 		usleep((useconds_t)(o.hold_ms * 1000));
+	}
 	if (o.timestamp_late &&
 	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){ 1 }, sizeof(int))) {
 		fprintf(stderr, "%s recv: SO_TIMESTAMPNS: %s\n", prog, strerror(errno));
