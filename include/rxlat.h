@@ -93,9 +93,10 @@ struct rxlat_batch {
 /*
  * A stamp taken after the reset cleared the previous one is kept until the
  * reset clears it too, for at most this many jiffies, should the reset go
- * away meanwhile (16 to 64 ms: longer than any poll, also under emulation).
+ * away meanwhile (64 to 256 ms: longer than any poll, also under emulation
+ * on a loaded machine).
  */
-#define RXLAT_RESET_KEEP_J 16
+#define RXLAT_RESET_KEEP_J 64
 /* Without the reset: a gap this long between packets starts a new batch. */
 #define RXLAT_BATCH_GAP_NS 20000
 
