@@ -14,7 +14,7 @@
 # result marker is always a failure.
 #
 # Environment: VMTEST_KERNEL, VMTEST_TIMEOUT (seconds per kernel, boot
-# included, default 1800), VMTEST_MEM (MiB, 1024), VMTEST_SMP (2),
+# included, default 2400), VMTEST_MEM (MiB, 1024), VMTEST_SMP (2),
 # VMTEST_APPEND (extra kernel command line), VMTEST_QEMU_ARGS (extra QEMU
 # options), VMTEST_ENV (shell lines the VM's /init sources before COMMAND,
 # e.g. "export FOO=1"), VMTEST_BOOT_TRIES (boots of a kernel that dies before
@@ -44,7 +44,7 @@ VMDIR=$BUILD/vm
 CACHE=$VMDIR/cache
 MEM=${VMTEST_MEM:-1024}
 SMP=${VMTEST_SMP:-2}
-TIMEOUT=${VMTEST_TIMEOUT:-1800}
+TIMEOUT=${VMTEST_TIMEOUT:-2400}
 KERNEL=${VMTEST_KERNEL:-all}
 GRACE=60 # seconds allowed for power-off after the result marker
 
@@ -66,7 +66,7 @@ usage() {
 	cat <<EOF
 usage: netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|all] [--timeout SECONDS] [-- COMMAND...]
   --kernel   which Debian kernel line to boot (default: all, one after the other)
-  --timeout  seconds allowed per kernel, boot included (default: 1800)
+  --timeout  seconds allowed per kernel, boot included (default: 2400)
   COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh)
 EOF
 	exit "${1:-0}"
