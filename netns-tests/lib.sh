@@ -801,6 +801,37 @@ stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
 # COUNT UDP datagrams over 8 flows, port $PORT, from FROM-NS's end of the
 # ns_pair to the other end, every one received intact; RECV-ARGS go to the
 # receiver, whose lines stay in $T_DIR/recv_CHECK.out.
+# A refusal: exit status 1 and one line on stderr that matches ERE.
+assert_one_line_error()	# NAME ERE RC ERR-FILE
+{
+	assert_eq "$1_exit" 1 "$3"
+	assert_match "$1_message" "$2" "$(cat "$4")"
+	assert_eq "$1_one_line" 1 "$(wc -l <"$4")"
+}
+
+# rxlat ARGS, run here, refused that way.
+rxlat_refused()	# NAME ERE ARGS...
+{
+	local name=$1 ere=$2 rc
+	shift 2
+	"$RXLAT" "$@" >/dev/null 2>"$T_DIR/$name.err"
+	rc=$?
+	assert_one_line_error "$name" "$ere" "$rc" "$T_DIR/$name.err"
+}
+
+# An nftables rule in NS that drops UDP to PORT (table inet rxlat_drop).
+nft_drop_port()	# NS PORT
+{
+	in_ns "$1" nft -f - <<-EOF || t_abort nft "cannot load the nftables rule"
+		table inet rxlat_drop {
+			chain input {
+				type filter hook input priority 0; policy accept;
+				udp dport $2 drop
+			}
+		}
+	EOF
+}
+
 pair_udp()	# CHECK FROM-NS COUNT [RECV-ARGS...]
 {
 	local check=$1 from=$2 n=$3 dev mac src dst to

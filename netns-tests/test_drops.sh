@@ -44,14 +44,7 @@ netfilter_drop()
 	local recv_pid by_queue
 	need_rxlat nft || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	in_ns "$NS_B" nft -f - <<-EOF || t_abort nft "cannot load the nftables rule"
-		table inet rxlat_drop {
-			chain input {
-				type filter hook input priority 0; policy accept;
-				udp dport $DROP_PORT drop
-			}
-		}
-	EOF
+	nft_drop_port "$NS_B" "$DROP_PORT"
 	start_rxlat -i "$IF_B" --per-queue --drops --prometheus 9474 || return 1
 	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$M" --timeout 30
 	recv_pid=$BG_PID

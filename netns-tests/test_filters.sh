@@ -173,26 +173,15 @@ cgroup_filter()
 
 bad_filters()
 {
-	local rc
 	need_rxlat || return 1
-	check_bad()	# NAME ERE ARGS...
-	{
-		local name=$1 ere=$2
-		shift 2
-		"$RXLAT" "$@" >/dev/null 2>"$T_DIR/$name.err"
-		rc=$?
-		assert_eq "${name}_exit" 1 "$rc"
-		assert_match "${name}_message" "$ere" "$(cat "$T_DIR/$name.err")"
-		assert_eq "${name}_one_line" 1 "$(wc -l <"$T_DIR/$name.err")"
-	}
-	check_bad proto "^rxlat: error: invalid value 'icmp' for --proto: choose one of tcp, udp$" --proto icmp
-	check_bad port0 "^rxlat: error: invalid port '0' in --port" --port 0
-	check_bad port_big "^rxlat: error: invalid port '65536' in --port" --port 80,65536
-	check_bad port_word "^rxlat: error: invalid port 'x' in --port" --port x
-	check_bad port_empty "^rxlat: error: --port ',' names no port" --port ,
-	check_bad cgroup_missing "^rxlat: error: --cgroup /nonexistent-rxlat: No such file" \
+	rxlat_refused proto "^rxlat: error: invalid value 'icmp' for --proto: choose one of tcp, udp$" --proto icmp
+	rxlat_refused port0 "^rxlat: error: invalid port '0' in --port" --port 0
+	rxlat_refused port_big "^rxlat: error: invalid port '65536' in --port" --port 80,65536
+	rxlat_refused port_word "^rxlat: error: invalid port 'x' in --port" --port x
+	rxlat_refused port_empty "^rxlat: error: --port ',' names no port" --port ,
+	rxlat_refused cgroup_missing "^rxlat: error: --cgroup /nonexistent-rxlat: No such file" \
 		--cgroup /nonexistent-rxlat
-	check_bad cgroup_not_v2 "^rxlat: error: --cgroup /tmp is not a cgroup v2 directory" --cgroup /tmp
+	rxlat_refused cgroup_not_v2 "^rxlat: error: --cgroup /tmp is not a cgroup v2 directory" --cgroup /tmp
 	# the hint works: findmnt lists the cgroup v2 mount
 	if command -v findmnt >/dev/null; then
 		assert_match findmnt_hint_works cgroup2 "$(findmnt -t cgroup2)"

@@ -214,9 +214,7 @@ two_of_four()
 # RC, one line on stderr matching ERE, and no program left.
 assert_refused()	# CHECK ERE RC ERR-FILE
 {
-	assert_eq "$1_exit" 1 "$3"
-	assert_match "$1_message" "$2" "$(cat "$4")"
-	assert_eq "$1_one_line" 1 "$(wc -l <"$4")"
+	assert_one_line_error "$@"
 	assert_eq "$1_nothing_attached" 0 "$(orphans_settle)"
 }
 

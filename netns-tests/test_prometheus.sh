@@ -478,9 +478,7 @@ refused()	# NAME ERE ARGS...
 	before=$(prog_count_settles "$(rxlat_prog_count)")
 	in_ns "$NS_B" "$RXLAT" -i "$IF_B" "$@" >/dev/null 2>"$T_DIR/$name.err"
 	rc=$?
-	assert_eq "${name}_exit" 1 "$rc"
-	assert_match "${name}_message" "^rxlat: error: $ere" "$(cat "$T_DIR/$name.err")"
-	assert_eq "${name}_one_line" 1 "$(wc -l <"$T_DIR/$name.err")"
+	assert_one_line_error "$name" "^rxlat: error: $ere" "$rc" "$T_DIR/$name.err"
 	assert_eq "${name}_nothing_attached" "$before" "$(prog_count_settles "$before")"
 }
 

@@ -150,14 +150,7 @@ text_and_drops()
 {
 	need_rxlat nft || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	in_ns "$NS_B" nft -f - <<-EOF || t_abort nft "cannot load the nftables rule"
-		table inet rxlat_drop {
-			chain input {
-				type filter hook input priority 0; policy accept;
-				udp dport $PORT2 drop
-			}
-		}
-	EOF
+	nft_drop_port "$NS_B" "$PORT2"
 	# --slow over everything (1 s): only the drops are records
 	start_rxlat -i "$IF_B" --slow 1s --drops || return 1
 	assert_cmd send in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
@@ -183,23 +176,12 @@ text_and_drops()
 
 bad_slow()
 {
-	local rc
 	need_rxlat || return 1
-	check_bad()	# NAME ERE ARGS...
-	{
-		local name=$1 ere=$2
-		shift 2
-		"$RXLAT" "$@" >/dev/null 2>"$T_DIR/$name.err"
-		rc=$?
-		assert_eq "${name}_exit" 1 "$rc"
-		assert_match "${name}_message" "$ere" "$(cat "$T_DIR/$name.err")"
-		assert_eq "${name}_one_line" 1 "$(wc -l <"$T_DIR/$name.err")"
-	}
-	check_bad no_unit "^rxlat: error: invalid duration '5' for --slow: give a number and a unit" --slow 5
-	check_bad zero "^rxlat: error: invalid duration '0ms' for --slow" --slow 0ms
-	check_bad rate_alone "^rxlat: error: --slow-rate applies to --slow only" --slow-rate 10
-	check_bad rate_zero "^rxlat: error: --slow-rate 0: give a number" --slow 1ms --slow-rate 0
-	check_bad output_none "^rxlat: error: --slow writes its records with the reports" \
+	rxlat_refused no_unit "^rxlat: error: invalid duration '5' for --slow: give a number and a unit" --slow 5
+	rxlat_refused zero "^rxlat: error: invalid duration '0ms' for --slow" --slow 0ms
+	rxlat_refused rate_alone "^rxlat: error: --slow-rate applies to --slow only" --slow-rate 10
+	rxlat_refused rate_zero "^rxlat: error: --slow-rate 0: give a number" --slow 1ms --slow-rate 0
+	rxlat_refused output_none "^rxlat: error: --slow writes its records with the reports" \
 		--slow 1ms -o none --prometheus 9999
 }
 
