@@ -48,7 +48,7 @@ echo "# === host kernel $(uname -r)"
 ./netns-tests/run.sh | tee "$log"
 if take_counts ""; then
 	((passed += P, failed += F, skipped += S))
-	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed, $S skipped")
+	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed, $S skipped, in $((SECONDS / 60)) min")
 else
 	((failed++))
 	rows+=("host $(uname -r): FAIL no result line")
@@ -59,6 +59,7 @@ if [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
 	rows+=("QEMU kernels: FAIL not run (RXLAT_VMTEST=0)")
 else
 	echo "# === Debian kernels under QEMU"
+	t0=$SECONDS
 	BUILD=$(cd "$BUILD" && pwd) ./netns-tests/vm/vmtest.sh --kernel all | tee "$log"
 	for line in 6.1 6.12; do
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
@@ -70,6 +71,7 @@ else
 			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/vm/$line/console.log)")
 		fi
 	done
+	rows+=("both QEMU kernels in $(((SECONDS - t0) / 60)) min")
 fi
 
 echo "# summary"

@@ -61,7 +61,7 @@ trap on_signal INT TERM
 # a signal to this script is forwarded at once rather than after CMD ends.
 run_item()
 {
-	local name=$1 fifo fd line r rc passes=0 fails=0 skips=0
+	local name=$1 fifo fd line r rc passes=0 fails=0 skips=0 t0=$SECONDS
 	shift
 	echo "# === $name"
 	fifo=$(mktemp -u /tmp/rxlat-run.XXXXXX)
@@ -95,6 +95,7 @@ run_item()
 	elif ((passes + fails + skips == 0)); then
 		report FAIL "$name" "reported no check at all"
 	fi
+	echo "# $name: $((SECONDS - t0)) s"
 }
 
 selected()	# NAME
