@@ -108,7 +108,7 @@ port_filter()
 
 proto_filter()
 {
-	local r1 stamped
+	local r1 stamped tcp got
 	need_rxlat iperf3 || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_rxlat -i "$IF_B" --proto udp || return 1
@@ -140,11 +140,27 @@ proto_filter()
 	stop_rxlat || return 1
 	assert_eq tcp_only_no_udp_queue_rcv 0 "$(stage_sum udp_queue_rcv .count)"
 	assert_ge tcp_only_tcp_do_rcv 100 "$(stage_sum tcp_do_rcv .count)"
-	# per-packet stamps keep GRO from merging: one ip_rcv sample per frame,
-	# and every frame the stamper saw that is not one of the datagrams
+	# per-packet stamps keep GRO from merging: one ip_rcv sample per frame
+	# the stamper saw that is not one of the datagrams. Where ip_rcv is the
+	# netif_receive_skb tracepoint (the host's fallback), fewer are seen
+	# under this load: every tracepoint observer, bpftrace's napi_poll and
+	# netif_receive_skb counts included, was seen to miss up to a fifth of
+	# the frames veth ran XDP on, while IpInReceives counted them all. There
+	# the count is bounded: never more, and far above the one sample per 2
+	# to 45 frames that GRO merging would leave.
 	stamped=$(q --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .stamped] | add // 0')
-	assert_eq tcp_only_ip_rcv_is_tcp $((stamped - N)) "$(stage_sum ip_rcv '(.count + .sources.none)')" \
-		"ip_rcv samples against the frames stamped less the $N datagrams"
+	tcp=$((stamped - N))
+	got=$(stage_sum ip_rcv '(.count + .sources.none)')
+	if [[ $(q -r '.[0].attach.ip_rcv // ""') == *fentry:* ]]; then
+		assert_eq tcp_only_ip_rcv_is_tcp "$tcp" "$got" \
+			"ip_rcv samples against the frames stamped less the $N datagrams"
+	else
+		log "ip_rcv (tracepoint): $got samples of $tcp TCP frames stamped"
+		assert_le tcp_only_ip_rcv_is_tcp "$tcp" "$got" \
+			"ip_rcv samples against the frames stamped less the $N datagrams"
+		assert_ge tcp_only_ip_rcv_per_frame $((tcp * 3 / 4)) "$got" \
+			"ip_rcv samples: three quarters of the $tcp TCP frames stamped at least"
+	fi
 }
 
 cgroup_filter()
