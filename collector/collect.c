@@ -207,85 +207,92 @@ static int take_delta(struct rxlat_collect *c, const struct rxlat_live *live, __
 	return any || d->count;
 }
 
-static int add_series(struct rxlat_series **v, size_t *n, size_t *cap)
+void collect_series_begin(struct rxlat_series_iter *it, struct rxlat_collect *c,
+			  const struct rxlat_live *live, const __u32 *slot_ifindex, int parity)
 {
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 16;
-		void *p = realloc(*v, ncap * sizeof(**v));
+	*it = (struct rxlat_series_iter){
+		.c = c, .live = live, .slot_ifindex = slot_ifindex, .parity = parity
+	};
+}
 
-		if (!p)
-			return -ENOMEM;
-		*v = p;
-		*cap = ncap;
+int collect_series_next(struct rxlat_series_iter *it, struct rxlat_series *out)
+{
+	struct rxlat_collect *c = it->c;
+	struct rxlat_stats d;
+	int got;
+
+	while (it->stage < RXLAT_NR_STAGES) {
+		__u32 slot = it->slot, q;
+		__u32 ifindex = slot < c->max_ifaces ? it->slot_ifindex[slot] : 0;
+		bool have = false;
+
+		if (slot > c->max_ifaces) {
+			it->stage++;
+			it->slot = it->q = 0;
+			continue;
+		}
+		if (slot < c->max_ifaces && !ifindex) {
+			it->slot++;
+			continue;
+		}
+		/* per queue: the next queue with samples; else the sum of all */
+		for (q = it->q; q <= c->max_queues; q++) {
+			__u32 idx =
+			    rxlat_series_index(it->stage, slot, q, c->max_ifaces, c->max_queues);
+
+			got = take_delta(c, it->live, idx, it->parity, have ? &d : &out->st);
+			if (got < 0)
+				return got;
+			if (!got)
+				continue;
+			if (have) {
+				rxlat_stats_add(&out->st, &d);
+				continue;
+			}
+			have = true;
+			if (c->per_queue)
+				break;
+		}
+		if (c->per_queue && have) {
+			it->q = q + 1;
+		} else {
+			it->slot++;
+			it->q = 0;
+		}
+		if (!have)
+			continue;
+		out->stage = it->stage;
+		out->ifindex = ifindex;
+		if_name(c, ifindex, out->ifname);
+		out->queue = !c->per_queue	  ? RXLAT_QUEUE_ALL
+			     : q == c->max_queues ? RXLAT_QUEUE_OTHER
+						  : (int)q;
+		return 1;
 	}
-	memset(&(*v)[*n], 0, sizeof(**v));
-	(*n)++;
 	return 0;
 }
 
 int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
 		   const __u32 *slot_ifindex, int parity, struct rxlat_series **out, size_t *n)
 {
+	struct rxlat_series_iter it;
 	size_t cap = 0;
-	int err = 0;
+	int got = 0;
 
 	*out = NULL;
 	*n = 0;
-	/*
-	 * Room for every series that has a histogram, made at once: grown by
-	 * doubling, the array of 5,000 series (10 MB) would need half as much
-	 * again while being copied.
-	 */
-	for (__u32 s = 0; s < RXLAT_NR_STAGES; s++)
-		for (__u32 slot = 0; slot <= c->max_ifaces; slot++)
-			for (__u32 q = 0; q <= c->max_queues; q++)
-				cap += live_at(live, rxlat_series_index(s, slot, q, c->max_ifaces,
-									c->max_queues)) != NULL;
-	if (cap) {
-		*out = malloc(cap * sizeof(**out));
-		if (!*out)
-			return -ENOMEM;
-	}
-	for (__u32 s = 0; s < RXLAT_NR_STAGES && !err; s++) {
-		for (__u32 slot = 0; slot <= c->max_ifaces && !err; slot++) {
-			__u32 ifindex = slot < c->max_ifaces ? slot_ifindex[slot] : 0;
-			struct rxlat_series *agg = NULL;
-
-			if (slot < c->max_ifaces && !ifindex)
-				continue;
-			for (__u32 q = 0; q <= c->max_queues && !err; q++) {
-				__u32 idx =
-				    rxlat_series_index(s, slot, q, c->max_ifaces, c->max_queues);
-				struct rxlat_stats d;
-				struct rxlat_series *ser;
-
-				int got = take_delta(c, live, idx, parity, &d);
-
-				if (got < 0)
-					err = got;
-				if (got <= 0)
-					continue;
-				if (!c->per_queue && agg) {
-					rxlat_stats_add(&agg->st, &d);
-					continue;
-				}
-				err = add_series(out, n, &cap);
-				if (err)
-					break;
-				ser = &(*out)[*n - 1];
-				ser->stage = s;
-				ser->ifindex = ifindex;
-				if_name(c, ifindex, ser->ifname);
-				ser->queue = !c->per_queue	  ? RXLAT_QUEUE_ALL
-					     : q == c->max_queues ? RXLAT_QUEUE_OTHER
-								  : (int)q;
-				ser->st = d;
-				if (!c->per_queue)
-					agg = ser;
-			}
-		}
-	}
-	return err;
+	/* room for every series that has a histogram, made at once */
+	for (__u32 i = 0; i < c->nr_series; i++)
+		cap += live_at(live, i) != NULL;
+	if (!cap)
+		return 0;
+	*out = malloc(cap * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	collect_series_begin(&it, c, live, slot_ifindex, parity);
+	while (*n < cap && (got = collect_series_next(&it, &(*out)[*n])) > 0)
+		(*n)++;
+	return got < 0 ? got : 0;
 }
 
 static bool iface_wanted(const struct rxlat_collect *c, __u32 ifindex)

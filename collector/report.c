@@ -236,6 +236,23 @@ static void print_queue(FILE *f, const char *prefix, int queue)
 		fprintf(f, "%s%d", prefix, queue);
 }
 
+/*
+ * Series i of r, or r's next one: 1 with *s set (to buf when it comes from
+ * next_series), 0 after the last, or a negative errno.
+ */
+static int series_at(const struct rxlat_report *r, size_t i, struct rxlat_series *buf,
+		     const struct rxlat_series **s)
+{
+	if (r->next_series) {
+		*s = buf;
+		return r->next_series(r->series_ctx, buf);
+	}
+	if (i >= r->nseries)
+		return 0;
+	*s = &r->series[i];
+	return 1;
+}
+
 static bool series_empty(const struct rxlat_stats *st)
 {
 	int i;
@@ -352,9 +369,11 @@ static void print_drops(FILE *f, const struct rxlat_report *r)
 int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 {
 	char tbuf[16] = "??:??:??";
+	const struct rxlat_series *ser;
+	struct rxlat_series buf;
 	struct tm tm;
 	size_t i;
-	int s;
+	int s, err;
 
 	if (localtime_r(&r->time.tv_sec, &tm))
 		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
@@ -372,12 +391,14 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 	}
 	fputc('\n', f);
 
-	for (i = 0; i < r->nseries; i++) {
-		if (series_empty(&r->series[i].st))
+	for (i = 0; (err = series_at(r, i, &buf, &ser)) > 0; i++) {
+		if (series_empty(&ser->st))
 			continue;
 		fputc('\n', f);
-		print_series(f, &r->series[i]);
+		print_series(f, ser);
 	}
+	if (err < 0)
+		return err;
 	if (r->nxdp) {
 		fputc('\n', f);
 		print_xdp(f, r->xdp, r->nxdp);
@@ -662,19 +683,25 @@ static int print_members(FILE *f, struct json_object *o)
 int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 {
 	struct json_object *head = json_head(r), *tail = json_tail(r);
+	const struct rxlat_series *ser;
+	struct rxlat_series buf;
 	bool first = true;
-	int err;
+	int err, got;
 
 	fputc('{', f);
 	err = print_members(f, head);
 	if (!err && fputs(",\"series\":[", f) < 0)
 		err = -EIO;
-	for (size_t i = 0; !err && i < r->nseries; i++) {
+	for (size_t i = 0; !err && (got = series_at(r, i, &buf, &ser)) != 0; i++) {
 		struct json_object *o;
 
-		if (series_empty(&r->series[i].st))
+		if (got < 0) {
+			err = got;
+			break;
+		}
+		if (series_empty(&ser->st))
 			continue;
-		o = json_series(&r->series[i]);
+		o = json_series(ser);
 		if (!o)
 			err = -ENOMEM;
 		else if (fprintf(f, "%s%s", first ? "" : ",",

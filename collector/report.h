@@ -65,8 +65,12 @@ struct rxlat_report {
 	const char *attach[RXLAT_NR_STAGES];
 	/* why a stage could not be attached, else NULL */
 	const char *unavailable[RXLAT_NR_STAGES];
+	/* the series: the array, or where next_series is set, one at a time from it */
 	const struct rxlat_series *series;
 	size_t nseries;
+	/* the next series into *out: 1, 0 after the last, or a negative errno */
+	int (*next_series)(void *ctx, struct rxlat_series *out);
+	void *series_ctx;
 	const struct rxlat_xdp_row *xdp;
 	size_t nxdp;
 	/* --drops: the drops section is printed (also when empty) */

@@ -1010,6 +1010,72 @@ out:
 	check_done("drops_and_slow_sections");
 }
 
+/* next_series over an array; fails with fail_at (when set) at that series */
+struct series_feed {
+	const struct rxlat_series *s;
+	size_t n, i, fail_at;
+};
+
+static int feed_next(void *ctx, struct rxlat_series *out)
+{
+	struct series_feed *f = ctx;
+
+	if (f->fail_at && f->i == f->fail_at)
+		return -ENOMEM;
+	if (f->i == f->n)
+		return 0;
+	*out = f->s[f->i++];
+	return 1;
+}
+
+/*
+ * Series handed over one at a time (as the collector takes them) render as
+ * the same array does, in text and JSON; a failure to take one is the
+ * renderer's failure.
+ */
+static void test_series_one_at_a_time(void)
+{
+	int (*fns[2])(FILE *, const struct rxlat_report *) = { rxlat_report_text,
+								 rxlat_report_json };
+	struct rxlat_series s[5];
+	struct rxlat_xdp_row x[2];
+	struct rxlat_report r, it;
+	struct series_feed feed;
+
+	report_init(&r);
+	text_fixture(s, &r.nseries, x, &r.nxdp);
+	r.series = s;
+	r.xdp = x;
+	for (int i = 0; i < 2; i++) {
+		char *want = render(fns[i], &r), *got, *buf = NULL;
+		size_t len = 0;
+		FILE *f;
+
+		feed = (struct series_feed){ .s = s, .n = r.nseries };
+		it = r;
+		it.series = NULL;
+		it.nseries = 0;
+		it.next_series = feed_next;
+		it.series_ctx = &feed;
+		got = render(fns[i], &it);
+		if (want && got && strcmp(want, got))
+			check_fail("%s: one at a time differs from the array:\n%s\nvs\n%s",
+				   i ? "json" : "text", got, want);
+		free(want);
+		free(got);
+
+		feed = (struct series_feed){ .s = s, .n = r.nseries, .fail_at = 2 };
+		f = open_memstream(&buf, &len);
+		if (f && fns[i](f, &it) != -ENOMEM)
+			check_fail("%s: a series that cannot be taken must fail the report",
+				   i ? "json" : "text");
+		if (f)
+			fclose(f);
+		free(buf);
+	}
+	check_done("series_one_at_a_time");
+}
+
 int main(void)
 {
 	/* the text header is local time */
@@ -1036,5 +1102,6 @@ int main(void)
 	test_json();
 	test_json_final_empty();
 	test_drops_slow();
+	test_series_one_at_a_time();
 	return check_exit_status();
 }

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
-#include <malloc.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -34,6 +33,18 @@
 #include "report.h"
 #include "signals.h"
 #include "slow.h"
+
+/*
+ * The report is rendered into memory first (see write_out()). A memory
+ * stream doubles its buffer as it grows, copying as it goes: for a report
+ * of several MB that is twice its size at once. This buffer grows by a
+ * quarter and is kept for the next report, which is about as large: taken
+ * anew each time, its pages would be faulted in again each time.
+ */
+struct outbuf {
+	char *p;
+	size_t len, cap;
+};
 
 struct collector {
 	struct rxlat_config *cfg; /* a named interface that comes back: new ifindex */
@@ -53,7 +64,7 @@ struct collector {
 	struct rxlat_slow *slow;	 /* --slow, else NULL */
 	__u64 slow_prev[3];		 /* sent, suppressed, lost at the last report */
 	__u64 lost_told;		 /* samples without a histogram, said so far */
-	size_t last_len;		 /* bytes of the last report */
+	struct outbuf out;		 /* the report being rendered, see render() */
 };
 
 /*
@@ -123,17 +134,6 @@ static int write_out(struct collector *c, const char *buf, size_t len, bool fina
 	return 0;
 }
 
-/*
- * The report is rendered into memory first (see write_out()). A memory
- * stream doubles its buffer as it grows, copying as it goes: for a report
- * of several MB that is twice its size at once. This buffer starts at the
- * size of the last report and grows by a quarter.
- */
-struct outbuf {
-	char *p;
-	size_t len, cap;
-};
-
 static ssize_t outbuf_write(void *cookie, const char *data, size_t n)
 {
 	struct outbuf *o = cookie;
@@ -154,27 +154,21 @@ static ssize_t outbuf_write(void *cookie, const char *data, size_t n)
 
 static int render(struct collector *c, const struct rxlat_report *r, char **buf, size_t *len)
 {
-	struct outbuf o = { .cap = c->last_len + c->last_len / 8 };
 	cookie_io_functions_t io = { .write = outbuf_write };
 	FILE *m;
 	int err;
 
-	o.p = o.cap ? malloc(o.cap) : NULL;
-	if (!o.p)
-		o.cap = 0;
-	m = fopencookie(&o, "w", io);
-	if (!m) {
-		free(o.p);
+	c->out.len = 0;
+	m = fopencookie(&c->out, "w", io);
+	if (!m)
 		return -errno;
-	}
 	if (c->torn)
 		fputc('\n', m);
 	err = c->cfg->output == RXLAT_OUT_JSON ? rxlat_report_json(m, r) : rxlat_report_text(m, r);
 	if (fclose(m) && !err)
 		err = -ENOMEM;
-	*buf = o.p;
-	*len = o.len;
-	c->last_len = o.len;
+	*buf = c->out.p;
+	*len = c->out.len;
 	return err;
 }
 
@@ -212,11 +206,16 @@ static void slow_counts(struct collector *c, struct rxlat_report *r)
 	memcpy(c->slow_prev, now, sizeof(now));
 }
 
+static int next_series(void *ctx, struct rxlat_series *out)
+{
+	return collect_series_next(ctx, out);
+}
+
 static int report(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
 	struct rxlat_live live = { hooks_live_at, c->hooks };
-	struct rxlat_series *series = NULL;
+	struct rxlat_series_iter it;
 	struct rxlat_xdp_row *xdp = NULL;
 	struct rxlat_drop_row *drops = NULL;
 	struct timespec now;
@@ -241,9 +240,9 @@ static int report(struct collector *c, bool final)
 		return err;
 	slow_counts(c, &r);
 	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->max_ifaces);
-	err = collect_series(&c->col, &live, c->slot_ifindex, old_epoch & 1, &series, &r.nseries);
-	if (!err)
-		err = collect_stamper(c, &xdp, &r.nxdp);
+	/* the series are taken as the report is rendered: see collect_series_next() */
+	collect_series_begin(&it, &c->col, &live, c->slot_ifindex, old_epoch & 1);
+	err = collect_stamper(c, &xdp, &r.nxdp);
 	if (!err && c->drops) {
 		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &r.ndrops);
 		r.drops_on = true;
@@ -253,7 +252,8 @@ static int report(struct collector *c, bool final)
 		rxlat_err("reading the maps failed: %s", strerror(-err));
 		goto out;
 	}
-	r.series = series;
+	r.next_series = next_series;
+	r.series_ctx = &it;
 	r.xdp = xdp;
 	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
@@ -272,13 +272,8 @@ static int report(struct collector *c, bool final)
 		rxlat_err("cannot write the report to stdout: %s", strerror(-err));
 	}
 out:
-	free(buf);
-	free(series);
 	free(xdp);
 	free(drops);
-	/* a large report's buffers go back to the system, not only to malloc */
-	if (r.nseries > 256)
-		malloc_trim(0);
 	return err;
 }
 
@@ -858,5 +853,6 @@ out:
 	links_close(c.links);
 	collect_free(&c.col);
 	free(c.slot_ifindex);
+	free(c.out.p);
 	return err && !signals_stop() ? 1 : 0;
 }
