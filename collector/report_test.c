@@ -1036,7 +1036,7 @@ static int feed_next(void *ctx, struct rxlat_series *out)
 static void test_series_one_at_a_time(void)
 {
 	int (*fns[2])(FILE *, const struct rxlat_report *) = { rxlat_report_text,
-								 rxlat_report_json };
+							       rxlat_report_json };
 	struct rxlat_series s[5];
 	struct rxlat_xdp_row x[2];
 	struct rxlat_report r, it;
