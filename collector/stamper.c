@@ -231,6 +231,38 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 }
 
 /*
+ * The reset arms a CPU's batch state at the end of a poll on that CPU.
+ * Until the first one, a poll there would follow the stamper's standalone
+ * rules, and take a second stamp if a tick came in its middle. Arm every
+ * CPU that has nothing stamped as soon as the reset runs. The per-CPU
+ * value is read and written whole: a CPU that takes its first stamp in the
+ * microseconds between the two loses it, and that one poll gets two.
+ */
+static void arm_all_cpus(int fd)
+{
+	int n = libbpf_num_possible_cpus();
+	struct rxlat_batch *v;
+	bool any = false;
+	__u32 key = 0;
+
+	if (n <= 0)
+		return;
+	v = calloc(n, sizeof(*v));
+	if (!v)
+		return;
+	if (!bpf_map_lookup_elem(fd, &key, v)) {
+		for (int i = 0; i < n; i++)
+			if (!v[i].stamp && !v[i].armed) {
+				v[i].armed = 1;
+				any = true;
+			}
+		if (any)
+			bpf_map_update_elem(fd, &key, v, BPF_ANY);
+	}
+	free(v);
+}
+
+/*
  * Share the stamper's per-CPU batch state with the poll-end reset, so that
  * the reset clears the stamp the stamper hands out.
  */
@@ -258,6 +290,8 @@ static int attach_reset(struct rxlat_stamper *st)
 	err = rxlat_reset__attach(st->reset);
 	if (err)
 		rxlat_err("cannot attach the poll-end reset: %s", strerror(-err));
+	else
+		arm_all_cpus(st->batch_fd);
 	return err;
 }
 
