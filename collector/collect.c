@@ -272,29 +272,6 @@ int collect_series_next(struct rxlat_series_iter *it, struct rxlat_series *out)
 	return 0;
 }
 
-int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
-		   const __u32 *slot_ifindex, int parity, struct rxlat_series **out, size_t *n)
-{
-	struct rxlat_series_iter it;
-	size_t cap = 0;
-	int got = 0;
-
-	*out = NULL;
-	*n = 0;
-	/* room for every series that has a histogram, made at once */
-	for (__u32 i = 0; i < c->nr_series; i++)
-		cap += live_at(live, i) != NULL;
-	if (!cap)
-		return 0;
-	*out = malloc(cap * sizeof(**out));
-	if (!*out)
-		return -ENOMEM;
-	collect_series_begin(&it, c, live, slot_ifindex, parity);
-	while (*n < cap && (got = collect_series_next(&it, &(*out)[*n])) > 0)
-		(*n)++;
-	return got < 0 ? got : 0;
-}
-
 static bool iface_wanted(const struct rxlat_collect *c, __u32 ifindex)
 {
 	if (!c->filter)

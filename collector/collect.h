@@ -82,22 +82,15 @@ int collect_start(struct rxlat_collect *c, const struct rxlat_live *live);
 struct rxlat_hist *collect_prev_at(void *ctx, __u32 idx);
 
 /*
- * The series of the interval that ends now, in stage, interface slot and
- * queue order; without per_queue one per (stage, interface), its queue
- * RXLAT_QUEUE_ALL. live gives the series, of which the maxima of the
- * ending epoch's parity are taken (and reset: the BPF side writes the other
- * parity by now); slot_ifindex the ifindex of each of the max_ifaces
- * interface slots, 0 where free. Series without a sample are left out.
- * *out is malloc'ed; 0 or -ENOMEM.
- */
-int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
-		   const __u32 *slot_ifindex, int parity, struct rxlat_series **out, size_t *n);
-
-/*
- * The same series one at a time, each delta taken when it is asked for: a
- * report that formats each as it comes needs no copy of them all (about
- * 10 MB at 5,000 series). The arguments are those of collect_series() and
- * must stay valid until the end.
+ * The series of the interval that ends now, one at a time, in stage,
+ * interface slot and queue order; without per_queue one per (stage,
+ * interface), its queue RXLAT_QUEUE_ALL. live gives the series, of which
+ * the maxima of the ending epoch's parity are taken (and reset: the BPF
+ * side writes the other parity by now); slot_ifindex the ifindex of each of
+ * the max_ifaces interface slots, 0 where free. Series without a sample
+ * are left out. Each delta is taken when it is asked for: a report that
+ * formats each as it comes needs no copy of them all (about 10 MB at 5,000
+ * series). The arguments must stay valid until the end.
  */
 struct rxlat_series_iter {
 	struct rxlat_collect *c;

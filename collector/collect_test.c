@@ -7,6 +7,7 @@
  * queues, the overflow series and the stamper's counter deltas. One line per
  * check; exit status 1 when any failed.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,34 @@
 
 /* a flat array of every series as the view the collector reads */
 #define FLAT(live) (&(struct rxlat_live){ live_flat_at, (live) })
+
+/*
+ * Every series of the interval, through collect_series_next() as the
+ * collector takes them, into a malloc'ed array: 0 or a negative errno.
+ */
+static int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
+			  const __u32 *slot_ifindex, int parity, struct rxlat_series **out,
+			  size_t *n)
+{
+	struct rxlat_series_iter it;
+	size_t cap = 0;
+	int got = 0;
+
+	*out = NULL;
+	*n = 0;
+	/* room for every series that has a histogram, made at once */
+	for (__u32 i = 0; i < c->nr_series; i++)
+		cap += live_at(live, i) != NULL;
+	if (!cap)
+		return 0;
+	*out = malloc(cap * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	collect_series_begin(&it, c, live, slot_ifindex, parity);
+	while (*n < cap && (got = collect_series_next(&it, &(*out)[*n])) > 0)
+		(*n)++;
+	return got < 0 ? got : 0;
+}
 
 static struct rxlat_hist *series(struct rxlat_hist *live, int stage, int slot, int q)
 {
