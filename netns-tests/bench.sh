@@ -226,9 +226,9 @@ for l in $COST_LOADS; do
 done
 
 [ "$(id -u)" -eq 0 ] || die "must run as root (network namespaces, XDP, BPF)"
-for cmd in ip iperf3 ethtool bpftool jq nsenter timeout sysctl awk ss nstat xdp-loader bpftrace taskset; do
+for cmd in ip iperf3 ethtool bpftool gojq nsenter timeout sysctl awk ss nstat xdp-loader bpftrace taskset; do
 	command -v "$cmd" >/dev/null 2>&1 ||
-		die "'$cmd' not found (Debian: make deps installs iproute2, iperf3, ethtool, bpftool, jq, util-linux, xdp-tools, bpftrace)"
+		die "'$cmd' not found (Debian: make deps installs iproute2, iperf3, ethtool, bpftool, gojq, util-linux, xdp-tools, bpftrace)"
 done
 for f in "$RXLAT" "$PASS_OBJ" "$STAMPER_OBJ" "$FLOOR_OBJ" "$XDP_FLOOR_OBJ" "$FLOOR_LOADER" \
 	"$FILLER" "$PKTGEN"; do
@@ -400,7 +400,7 @@ rxlat_memlock()
 {
 	local id total=0 b
 	for id in $(pid_bpf_ids "$RX_PID" map); do
-		b=$(bpftool -j map show id "$id" 2>/dev/null | jq -r 'select((.name // "") | startswith("rxlat")) | .bytes_memlock // 0')
+		b=$(bpftool -j map show id "$id" 2>/dev/null | gojq -r 'select((.name // "") | startswith("rxlat")) | .bytes_memlock // 0')
 		total=$((total + ${b:-0}))
 	done
 	echo "$total"
@@ -410,7 +410,7 @@ rxlat_map_id()	# NAME
 {
 	local id
 	for id in $(pid_bpf_ids "$RX_PID" map); do
-		[ "$(bpftool -j map show id "$id" 2>/dev/null | jq -r .name)" = "$1" ] && echo "$id" && return 0
+		[ "$(bpftool -j map show id "$id" 2>/dev/null | gojq -r .name)" = "$1" ] && echo "$id" && return 0
 	done
 	return 1
 }
@@ -478,15 +478,15 @@ iperf_run()
 	shift 2
 	ip netns exec "$NS_S" timeout --foreground $((secs + 20)) \
 		"${SND_PIN[@]}" iperf3 -c "$ADDR_R" -p "$PORT" -t "$secs" -J "$@" >"$out" 2>"$T_DIR/iperf3-client.err"
-	err=$(jq -r '.error // empty' "$out" 2>/dev/null)
-	if [ -n "$err" ] || ! jq -e '.end' "$out" >/dev/null 2>&1; then
+	err=$(gojq -r '.error // empty' "$out" 2>/dev/null)
+	if [ -n "$err" ] || ! gojq -e '.end' "$out" >/dev/null 2>&1; then
 		die "iperf3 $* failed: ${err:-$(tail -n 3 "$T_DIR/iperf3-client.err")}"
 	fi
 }
 
 tcp_gbps()
 {
-	jq -r '.end.sum_received.bits_per_second / 1e9' "$1"
+	gojq -r '.end.sum_received.bits_per_second / 1e9' "$1"
 }
 
 # IP packets (skbs) and segments the receiver namespace took in: their
@@ -534,7 +534,7 @@ udp_load()
 	t1=$(date +%s%N)
 	for i in "${!pids[@]}"; do
 		wait "${pids[i]}"
-		err=$(jq -r '.error // empty' "$T_DIR/udp-$name-$i.json" 2>/dev/null)
+		err=$(gojq -r '.error // empty' "$T_DIR/udp-$name-$i.json" 2>/dev/null)
 		[ -n "$err" ] && die "iperf3 -u to port $((UDP_PORT + i)) failed: $err"
 	done
 	UDP_KPPS=$(calc '(c1 - c0) / ((t1 - t0) / 1e9) / 1000' -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1")
@@ -733,7 +733,7 @@ record_stats()
 	shift 3
 	for id in "$@"; do
 		bpftool -j prog show id "$id" 2>/dev/null |
-			jq -r --arg l "$load" --arg c "$conf" --arg n "$label" \
+			gojq -r --arg l "$load" --arg c "$conf" --arg n "$label" \
 				'[$l, $c, (if $n != "" then $n else (.name // "?")[0:15] end), .type, (.run_cnt // 0), (.run_time_ns // 0)] | @tsv'
 	done >>"$COST_ROWS"
 }
@@ -1023,7 +1023,7 @@ part_accuracy()
 	reset=$(p50_of "$T_DIR/acc-reset.out")
 	n1=$(grep -c '^[0-9]' "$T_DIR/acc-alone.out")
 	n2=$(grep -c '^[0-9]' "$T_DIR/acc-reset.out")
-	own=$(jq -rs '[.[].series[]? | select(.stage == "ip_rcv")] | max_by(.count) | .p50_ns // "-"' \
+	own=$(gojq -rs '[.[].series[]? | select(.stage == "ip_rcv")] | max_by(.count) | .p50_ns // "-"' \
 		"$T_DIR/rx-acc.json" 2>/dev/null)
 	echo
 	echo "5. Standalone accuracy: UDP at $ACC_PPS pkt/s for ${ACC_SECS}s per phase, ip_rcv latency read by bpftrace"
@@ -1151,7 +1151,7 @@ part_collector()
 	# live series: the median series count of the window's reports, and
 	# how many reports had 5,000 or more
 	read -r live full < <(sed -n "$((n0 + 1)),${n1}p" "$T_DIR/rx-coll.json" |
-		jq -rs '[.[] | .series | length] | sort | "\(.[length / 2 | floor] // 0) \([.[] | select(. >= 5000)] | length)"')
+		gojq -rs '[.[] | .series | length] | sort | "\(.[length / 2 | floor] // 0) \([.[] | select(. >= 5000)] | length)"')
 	echo
 	echo "7. Collector: rxlat -i rxp0..rxp15 --per-queue --max-ifaces $PROM_IFACES --max-queues $PROM_QUEUES -r 1 -o json,"
 	echo "   series kept changing twice a second by rxlat-bench-fill; ${COLL_SECS}s window, $((n1 - n0)) reports,"

@@ -19,7 +19,7 @@ if [[ $EUID -ne 0 ]]; then
 	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
 	exit 1
 fi
-for c in ip nsenter iperf3 jq "$RXLAT"; do
+for c in ip nsenter iperf3 gojq "$RXLAT"; do
 	command -v "$c" >/dev/null || { echo "error: $c not found: run 'make deps all'" >&2; exit 1; }
 done
 

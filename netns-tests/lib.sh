@@ -22,7 +22,7 @@
 # a check this kernel or these tools cannot run for a known, named reason.
 # A missing prerequisite of the project itself is a FAIL, never a skip.
 #
-# Tools used: bash, iproute2 (ip, tc), nsenter, xdp-loader, bpftool, jq and
+# Tools used: bash, iproute2 (ip, tc), nsenter, xdp-loader, bpftool, gojq and
 # the basic utilities busybox provides (awk, grep, mktemp, mount, sleep...).
 #
 # Environment:
@@ -246,19 +246,19 @@ _t_link_json()	# NS IF
 
 link_mac()	# NS IF
 {
-	_t_link_json "$1" "$2" | jq -r '.[0].address'
+	_t_link_json "$1" "$2" | gojq -r '.[0].address'
 }
 
 link_ifindex()	# NS IF
 {
-	_t_link_json "$1" "$2" | jq -r '.[0].ifindex'
+	_t_link_json "$1" "$2" | gojq -r '.[0].ifindex'
 }
 
 # Prints the id of the XDP program attached to IF, nothing when none.
 link_xdp_prog()	# NS IF
 {
 	_t_link_json "$1" "$2" |
-		jq -r '.[0].xdp | if . == null then empty else (.prog.id // (.attached[]?.prog.id) // "attached") end' |
+		gojq -r '.[0].xdp | if . == null then empty else (.prog.id // (.attached[]?.prog.id) // "attached") end' |
 		head -n 1
 }
 
@@ -266,7 +266,7 @@ link_xdp_prog()	# NS IF
 _t_link_packets()	# NS IF
 {
 	ip -n "$1" -s -j link show dev "$2" |
-		jq -r '.[0].stats64 | (.rx.packets + .tx.packets)'
+		gojq -r '.[0].stats64 | (.rx.packets + .tx.packets)'
 }
 
 # Creates a namespace of this test and registers it for cleanup.
@@ -456,7 +456,7 @@ t_sweep_prefix()	# PREFIX
 		for pid in $(ip netns pids "$ns" 2>/dev/null); do
 			kill -KILL "$pid" 2>/dev/null
 		done
-		for dev in $(ip -n "$ns" -j link show 2>/dev/null | jq -r '.[] | select(.xdp != null) | .ifname'); do
+		for dev in $(ip -n "$ns" -j link show 2>/dev/null | gojq -r '.[] | select(.xdp != null) | .ifname'); do
 			_t_xdp_off "$ns" "$dev"
 		done
 		ip netns del "$ns" 2>/dev/null
@@ -666,7 +666,7 @@ attached_xdp_progs()
 		for ns in $(ip netns list 2>/dev/null | awk '{print $1}'); do
 			ip -n "$ns" -j link show 2>/dev/null
 		done
-	} | jq -r '.[] | .xdp? | select(. != null) | (.prog.id?, .attached[]?.prog.id?) | select(. != null)'
+	} | gojq -r '.[] | .xdp? | select(. != null) | (.prog.id?, .attached[]?.prog.id?) | select(. != null)'
 }
 
 # "id:name" of loaded programs named rxlat* that nothing uses: what a dead
@@ -674,7 +674,7 @@ attached_xdp_progs()
 rxlat_loose_progs()
 {
 	bpftool -j prog show 2>/dev/null |
-		jq -r '.[] | select((.name // "") | startswith("rxlat")) | "\(.id):\(.name)"' |
+		gojq -r '.[] | select((.name // "") | startswith("rxlat")) | "\(.id):\(.name)"' |
 		grep -v -E "^($(bpf_prog_ids_in_use | sort -u | paste -sd '|' -)):" | sort
 }
 
@@ -692,7 +692,7 @@ cgroup_root_rxlat_progs()
 	root=$(cgroup2_root)
 	[[ -n $root ]] || return 0
 	bpftool -j cgroup show "$root" 2>/dev/null |
-		jq -r '.[] | select((.name // "") | startswith("rxlat")) | "\(.id):\(.name)"' |
+		gojq -r '.[] | select((.name // "") | startswith("rxlat")) | "\(.id):\(.name)"' |
 		grep -v -E "^($(grep -hs '^prog_id:' /proc/[0-9]*/fdinfo/* | awk '{ print $2 }' | sort -u | paste -sd '|' -)):" |
 		sort
 }
@@ -754,7 +754,7 @@ proc_status_kb()	# PID FIELD
 # The tools and binaries a test of rxlat needs; FAIL when one is missing.
 need_rxlat()	# [CMD...]
 {
-	require_cmd tools ip nsenter jq bpftool "$@" || return 1
+	require_cmd tools ip nsenter gojq bpftool "$@" || return 1
 	require_file build "$RXLAT" "run 'make'" &&
 		require_file build "$PKTGEN" "run 'make test-binaries'"
 }
@@ -784,13 +784,13 @@ stop_rxlat()	# [SIG]
 	t_wait_pid "$RXLAT_PID" 15
 	rc=$?
 	assert_eq rxlat_exit 0 "$rc" "rxlat exit status after SIG${1:-INT}" || return 1
-	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
+	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | gojq -r .final)"
 }
 
-# jq over every report of the run, as one array
+# gojq over every report of the run, as one array
 q()	# JQ-PROGRAM [ARGS...]
 {
-	jq -s "$@" "$T_DIR/rxlat.out"
+	gojq -s "$@" "$T_DIR/rxlat.out"
 }
 
 stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
@@ -855,7 +855,7 @@ pair_udp()	# CHECK FROM-NS COUNT [RECV-ARGS...]
 
 rxlat_prog_count()
 {
-	bpftool -j prog show | jq '[.[] | select(.name | startswith("rxlat_"))] | length'
+	bpftool -j prog show | gojq '[.[] | select(.name | startswith("rxlat_"))] | length'
 }
 
 # The kernel frees a program shortly after its last reference goes (RCU):

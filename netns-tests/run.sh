@@ -124,7 +124,7 @@ leftover_name()
 # attached to a link visible from here (another run's programs would be)
 our_progs()
 {
-	bpftool -j prog show 2>/dev/null | jq -r '
+	bpftool -j prog show 2>/dev/null | gojq -r '
 		.[] | select(.name != null)
 		| select(.name | test("^(rxlat|meta_probe|xdp_dispatcher)"))
 		| select((.pids // []) | length == 0) | .id' |
@@ -133,7 +133,7 @@ our_progs()
 
 host_xdp()	# "ifname prog-id" of host links with XDP
 {
-	ip -j link show | jq -r '.[] | select(.xdp != null) | "\(.ifname) \(.xdp.prog.id // .xdp.mode)"'
+	ip -j link show | gojq -r '.[] | select(.xdp != null) | "\(.ifname) \(.xdp.prog.id // .xdp.mode)"'
 }
 
 # Anything a test run may leave: test namespaces and pins whose test is
@@ -194,7 +194,7 @@ if ((${#SELECT[@]} == 0)) && [[ -n ${RXLAT_TESTS:-} ]]; then
 fi
 
 missing=()
-for c in ip tc nsenter xdp-loader bpftool jq awk mount; do
+for c in ip tc nsenter xdp-loader bpftool gojq awk mount; do
 	command -v "$c" >/dev/null 2>&1 || missing+=("$c")
 done
 ((${#missing[@]})) && report FAIL run.tools "not found: ${missing[*]}; run 'make deps'"

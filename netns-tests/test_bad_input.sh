@@ -268,7 +268,7 @@ run_case()	# TABLE-LINE
 
 need()
 {
-	require_cmd tools ip nsenter jq bpftool xdp-loader timeout unshare pgrep || return 1
+	require_cmd tools ip nsenter gojq bpftool xdp-loader timeout unshare pgrep || return 1
 	require_file build "$RXLAT" "run 'make'" &&
 		require_file build "$BUILD/xdp_count.bpf.o" "run 'make test-binaries'"
 }

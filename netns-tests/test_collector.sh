@@ -10,7 +10,7 @@
 # set; under QEMU (make vmtest) the same file proves the fentry set.
 # RXLAT_TEST_ATTACH=auto|fentry|fallback selects the set (default auto).
 
-# shellcheck disable=SC2016 # $s and $i in single quotes are jq variables
+# shellcheck disable=SC2016 # $s and $i in single quotes are gojq variables
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -110,7 +110,7 @@ udp_exact()	# 4|6
 	q_xdp=$(q -c --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
 		| group_by(.queue) | map({q: .[0].queue, n: (map(.stamped) | add)})')
 	assert_eq per_queue_matches_xdp "$q_xdp" "$q_udp" "per-queue ip_rcv vs XDP stamped"
-	assert_ge queues_used 2 "$(jq length <<<"$q_udp")" "queues with samples"
+	assert_ge queues_used 2 "$(gojq length <<<"$q_udp")" "queues with samples"
 	assert_eq xdp_seen "$N" "$(q --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .seen] | add // 0')"
 }
 

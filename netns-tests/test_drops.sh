@@ -7,7 +7,7 @@
 # not read until its buffer overflows (reason SOCKET_RCVBUFF, exactly the
 # kernel's RcvbufErrors). Without --drops the reports have no drops section.
 
-# shellcheck disable=SC2016 # $r, $i, $c in single quotes belong to jq and awk
+# shellcheck disable=SC2016 # $r, $i, $c in single quotes belong to gojq and awk
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -78,7 +78,7 @@ netfilter_drop()
 	assert_eq drops_per_queue "$by_queue" \
 		"$(q -c '[.[].drops[]?] | group_by(.queue) | map({q: .[0].queue, n: (map(.count) | add)})')" \
 		"drops per queue against stamped less received"
-	assert_ge drops_on_queues 2 "$(jq length <<<"$by_queue")" "queues with drops"
+	assert_ge drops_on_queues 2 "$(gojq length <<<"$by_queue")" "queues with drops"
 	# stamp to drop: a time that was measured, and no "years"
 	assert_le drop_time_below_1s 999999999 "$(q '[.[].drops[]?.max_ns] | max // 0')"
 	assert_ge drop_time_measured 1 "$(q '[.[].drops[]?.sum_ns] | add // 0')"
@@ -116,7 +116,7 @@ drops_off()
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_rxlat -i "$IF_B" || return 1
 	assert_eq no_drop_program 0 \
-		"$(bpftool -j prog show | jq '[.[] | select(.name == "rxlat_tp_drop")] | length')"
+		"$(bpftool -j prog show | gojq '[.[] | select(.name == "rxlat_tp_drop")] | length')"
 	stop_rxlat || return 1
 	assert_eq no_drops_section 0 "$(q '[.[] | select(has("drops"))] | length')"
 	# text: the section is there with --drops, even with nothing dropped

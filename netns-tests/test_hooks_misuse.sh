@@ -40,8 +40,8 @@ orphan_progs()
 {
 	local held
 	held=$(cat /proc/[0-9]*/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' |
-		sort -u | jq -s -c .)
-	bpftool -j prog show | jq --argjson held "$held" '[.[] | select((.name | startswith("rxlat_"))
+		sort -u | gojq -s -c .)
+	bpftool -j prog show | gojq --argjson held "$held" '[.[] | select((.name | startswith("rxlat_"))
 		and .name != "rxlat_xdp" and ([.id] | inside($held) | not))] | length'
 }
 
@@ -197,11 +197,11 @@ two_of_four()
 	sleep 0.6
 	stop_rxlat || return 1
 	ifs=$(q -c '[.[].series[] | select(.stage == "ip_rcv") | .ifname] | unique')
-	named=$(jq -c 'map(select(. != "other"))' <<<"$ifs")
-	assert_eq named_interfaces 2 "$(jq length <<<"$named")" "interfaces with a series: $ifs"
+	named=$(gojq -c 'map(select(. != "other"))' <<<"$ifs")
+	assert_eq named_interfaces 2 "$(gojq length <<<"$named")" "interfaces with a series: $ifs"
 	assert_eq named_are_links 2 \
-		"$(jq -c "map(select(. == \"$IF_B\" or startswith(\"vb\"))) | length" <<<"$named")"
-	for i in $(jq -r '.[]' <<<"$named"); do
+		"$(gojq -c "map(select(. == \"$IF_B\" or startswith(\"vb\"))) | length" <<<"$named")"
+	for i in $(gojq -r '.[]' <<<"$named"); do
 		assert_eq "every_packet_of_$i" "$N" \
 			"$(q --arg i "$i" "[.[].series[] | select(.stage == \"ip_rcv\" and .ifname == \$i) | $SEEN] | add // 0")"
 	done
@@ -243,7 +243,7 @@ stages_misuse()
 	assert_eq stages_some_exit 0 "$?"
 	assert_match stages_some_says_which 'stage tcp_data_queue +unavailable: ' "$(cat "$T_DIR/e3")"
 	assert_eq stages_some_attached '"tp_btf:netif_receive_skb"' \
-		"$(head -n 1 "$T_DIR/o3" | jq -c .attach.ip_rcv)"
+		"$(head -n 1 "$T_DIR/o3" | gojq -c .attach.ip_rcv)"
 	assert_eq stages_some_nothing_attached 0 "$(orphans_settle)"
 }
 

@@ -98,7 +98,7 @@ clean_start()	# TAG
 	rc=$?
 	if ((rc != 0)); then
 		echo "$1: next start exited $rc: $(tail -n 1 "$T_DIR/next.err")"
-	elif [[ $(tail -n 1 "$T_DIR/next.out" | jq -r .final 2>/dev/null) != true ]]; then
+	elif [[ $(tail -n 1 "$T_DIR/next.out" | gojq -r .final 2>/dev/null) != true ]]; then
 		echo "$1: next start printed no final report"
 	fi
 	left=$(rxlat_leftovers "$ids" "$NS_B" "$IF_B") || echo "$1: after the clean run: $left"

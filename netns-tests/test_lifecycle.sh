@@ -9,7 +9,7 @@
 # keeps once attached. Exact counts with rxlat-pktgen where traffic is
 # known; nothing may be left attached afterwards.
 
-# shellcheck disable=SC2016 # $i and $n in single quotes are jq variables
+# shellcheck disable=SC2016 # $i and $n in single quotes are gojq variables
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -61,7 +61,7 @@ recreate_pair()
 			dev "$IF_B" nud permanent || return 1
 	for ((i = 0; i < 50 && stable < 3; i++)); do
 		sleep 0.1
-		now=$(ip -n "$NS_B" -s -j link show dev "$IF_B" | jq '.[0].stats64.rx.packets')
+		now=$(ip -n "$NS_B" -s -j link show dev "$IF_B" | gojq '.[0].stats64.rx.packets')
 		if ((now == last)); then
 			((stable++))
 		else
@@ -152,8 +152,8 @@ first_interval()
 	send_udp before "$N"
 	start_rxlat --no-xdp -i "$IF_B" || return 1
 	sleep 1.2
-	assert_eq first_report_no_xdp_rows 0 "$(head -n 1 "$T_DIR/rxlat.out" | jq '.xdp | length')"
-	assert_eq first_report_no_series 0 "$(head -n 1 "$T_DIR/rxlat.out" | jq '.series | length')"
+	assert_eq first_report_no_xdp_rows 0 "$(head -n 1 "$T_DIR/rxlat.out" | gojq '.xdp | length')"
+	assert_eq first_report_no_series 0 "$(head -n 1 "$T_DIR/rxlat.out" | gojq '.series | length')"
 	send_udp during "$N" 20000
 	sleep 0.6
 	stop_rxlat || return 1
@@ -308,7 +308,7 @@ stdout_errors()
 	# closed stdin and stderr: the run goes on, its reports on stdout
 	in_ns "$NS_B" "$RXLAT" -i "$IF_B" -d 0.3 -o json <&- 2>&- >"$T_DIR/ok.out"
 	assert_eq closed_stderr_exit 0 "$?"
-	assert_eq closed_stderr_final true "$(tail -n 1 "$T_DIR/ok.out" | jq -r .final)"
+	assert_eq closed_stderr_final true "$(tail -n 1 "$T_DIR/ok.out" | gojq -r .final)"
 	"$RXLAT" --bogus 2>"$T_DIR/bogus.err"
 	assert_eq argtable_message 'rxlat: error: invalid option "--bogus": see rxlat --help' \
 		"$(cat "$T_DIR/bogus.err")"

@@ -15,7 +15,7 @@
 # in the VM's initramfs; the endpoint is user space only and reads the map
 # whose kernel side test_collector.sh proves on every kernel.
 
-# shellcheck disable=SC2016 # $s and the like in single quotes are jq's or the inner shell's
+# shellcheck disable=SC2016 # $s and the like in single quotes are gojq's or the inner shell's
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -91,8 +91,8 @@ start_prometheus()
 		--log.level=warn
 	PROM_PID=$BG_PID
 	for ((i = 0; i < 300; i++)); do
-		[[ $(promq 'max(up{job="rxlat"})' | jq -r '.[0].value[1] // 0') == 1 ]] &&
-			[[ $(promq 'count(rxlat_build_info)' | jq -r '.[0].value[1] // 0') == 5 ]] && return 0
+		[[ $(promq 'max(up{job="rxlat"})' | gojq -r '.[0].value[1] // 0') == 1 ]] &&
+			[[ $(promq 'count(rxlat_build_info)' | gojq -r '.[0].value[1] // 0') == 5 ]] && return 0
 		kill -0 "$PROM_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -105,14 +105,14 @@ promq()	# EXPR [TIME]
 	local args=(--data-urlencode "query=$1")
 	[[ -n ${2:-} ]] && args+=(--data-urlencode "time=$2")
 	in_ns "$NS_B" curl -s --max-time 10 --get "${args[@]}" \
-		"http://127.0.0.1:$PPORT/api/v1/query" | jq -c 'if .status == "success" then .data.result else [] end' 2>/dev/null ||
+		"http://127.0.0.1:$PPORT/api/v1/query" | gojq -c 'if .status == "success" then .data.result else [] end' 2>/dev/null ||
 		echo '[]'
 }
 
 # One number from an instant query; 0 when it has no result.
 promv()	# EXPR [TIME]
 {
-	promq "$@" | jq -r '.[0].value[1] // "0"'
+	promq "$@" | gojq -r '.[0].value[1] // "0"'
 }
 
 # ---------------------------------------------------------------- buckets
@@ -150,8 +150,8 @@ dashboard_queries()	# TIME
 		expr=${expr//'$instance'/.*}
 		expr=${expr//'$stage'/udp_queue_rcv}
 		n=$((n + 1))
-		[[ $(promq "$expr" "$1" | jq length) -gt 0 ]] || empty+=("$expr")
-	done < <(jq -r '.panels[] | .targets[]?.expr' "$RXLAT_ROOT/configs/rxlat-dashboard.json")
+		[[ $(promq "$expr" "$1" | gojq length) -gt 0 ]] || empty+=("$expr")
+	done < <(gojq -r '.panels[] | .targets[]?.expr' "$RXLAT_ROOT/configs/rxlat-dashboard.json")
 	assert_eq dashboard_queries_answer "$n of $n" "$((n - ${#empty[@]})) of $n" \
 		"panel queries with data${empty[0]:+ (none: ${empty[0]})}"
 }
@@ -199,7 +199,7 @@ quantile_and_count()	# K
 	assert_le p99_within_one_bucket 1 "$((eb_prom > eb_rxlat ? eb_prom - eb_rxlat : eb_rxlat - eb_prom))" \
 		"buckets between Prometheus' p99 ($prom_ns ns) and rxlat's ($rxlat_ns ns)"
 	assert_eq build_info_attach "$(q -r '.[0].attach.udp_queue_rcv')" \
-		"$(promq 'rxlat_build_info{stage="udp_queue_rcv"}' "$t1" | jq -r '.[0].metric.attach')"
+		"$(promq 'rxlat_build_info{stage="udp_queue_rcv"}' "$t1" | gojq -r '.[0].metric.attach')"
 }
 
 # 20 scrapes a second for 30 s, one at a time, from inside NS_B: prints
@@ -525,12 +525,12 @@ bad_input()
 configs_check()
 {
 	vm_skip configs && return 0
-	require_cmd tools promtool jq || return 1
+	require_cmd tools promtool gojq || return 1
 	assert_cmd promtool_check_config promtool check config "$RXLAT_ROOT/configs/prometheus.yml"
 	assert_cmd promtool_check_rules promtool check rules "$RXLAT_ROOT/configs/rxlat.rules.yml"
 	assert_cmd promtool_test_rules promtool test rules "$RXLAT_ROOT/configs/rxlat.rules.test.yml"
 	assert_eq dashboard_panels "heatmap table timeseries" \
-		"$(jq -r '[.panels[].type | select(. != "row")] | unique | join(" ")' \
+		"$(gojq -r '[.panels[].type | select(. != "row")] | unique | join(" ")' \
 			"$RXLAT_ROOT/configs/rxlat-dashboard.json")"
 }
 

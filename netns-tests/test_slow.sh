@@ -8,7 +8,7 @@
 # records written, held back and lost add up exactly to the samples over
 # the threshold, counted from the histograms.
 
-# shellcheck disable=SC2016 # $t, $p in single quotes are jq variables
+# shellcheck disable=SC2016 # $t, $p in single quotes are gojq variables
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

@@ -6,7 +6,7 @@
 # counts of its hundreds of intervals must add up exactly to the kernel's
 # own counters, per queue, and its memory must stay flat.
 
-# shellcheck disable=SC2016 # jq programs in single quotes
+# shellcheck disable=SC2016 # gojq programs in single quotes
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -73,7 +73,7 @@ soak()
 	kill -INT "$pid"
 	t_wait_pid "$pid" 15
 	assert_eq rxlat_exit 0 "$?" "rxlat exit status after SIGINT" || return 1
-	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | jq -r .final)"
+	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | gojq -r .final)"
 
 	local in=$((s1[0] - s0[0])) noports=$((s1[1] - s0[1])) inerr=$((s1[2] - s0[2]))
 	local lost=$((s1[3] - s0[3])) udp objects per_q_udp per_q_xdp
@@ -100,11 +100,11 @@ soak()
 	per_q_xdp=$(q -c --arg i "$IF_B" '[.[].xdp[] | select(.ifname == $i)]
 		| group_by(.queue) | map({q: .[0].queue, n: (map(.stamped) | add)})')
 	assert_eq per_queue_udp_equals_xdp "$per_q_xdp" "$per_q_udp" "per-queue udp_queue_rcv vs XDP stamped"
-	assert_ge queues_used 2 "$(jq length <<<"$per_q_udp")" "queues with datagrams"
+	assert_ge queues_used 2 "$(gojq length <<<"$per_q_udp")" "queues with datagrams"
 	if [[ -n $have_ethtool ]]; then
 		assert_eq per_queue_xdp_equals_veth "$per_q_xdp" "$(join <(sort <<<"$x0") <(sort <<<"$x1") |
 			awk '$3 != $2 { print $1, $3 - $2 }' |
-			jq -Rsc 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber) | {q: .[0], n: .[1]}) | sort_by(.q)')" \
+			gojq -Rsc 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber) | {q: .[0], n: .[1]}) | sort_by(.q)')" \
 			"per-queue XDP stamped vs veth's rx_queue_N_xdp_packets (ethtool -S)"
 	else
 		log "soak: ethtool not found: per-queue counts not compared with veth's own"

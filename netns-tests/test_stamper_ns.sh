@@ -46,25 +46,26 @@ xdp_queues()	# NS IF
 		awk -F'[_:]' '/rx_queue_[0-9]+_xdp_packets:/ { gsub(/ /, "", $NF); print $3, $NF }'
 }
 
-# [{"q":Q,"n":N}...] of the queues whose count grew between two snapshots
+# [{"n":N,"q":Q}...] of the queues whose count grew between two snapshots,
+# keys in the order gojq prints them (sorted)
 queue_delta()	# BEFORE-FILE AFTER-FILE
 {
 	awk 'NR == FNR { b[$1] = $2; next }
-		{ d = $2 - b[$1]; if (d) printf "%s{\"q\":%d,\"n\":%d}", (n++ ? "," : "["), $1, d }
+		{ d = $2 - b[$1]; if (d) printf "%s{\"n\":%d,\"q\":%d}", (n++ ? "," : "["), d, $1 }
 		END { print n ? "]" : "[]" }' "$1" "$2"
 }
 
 # The same from rxlat's reports (JSON lines in FILE), for one ifindex
 rxlat_queues()	# FILE IFINDEX
 {
-	jq -sc --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i)]
+	gojq -sc --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i)]
 		| group_by(.queue) | map({q: .[0].queue, n: (map(.seen) | add)})
 		| map(select(.n > 0))' "$1"
 }
 
 rxlat_seen()	# FILE IFINDEX
 {
-	jq -s --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i) | .seen] | add // 0' "$1"
+	gojq -s --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i) | .seen] | add // 0' "$1"
 }
 
 # rxlat in the background; NAME.out/.err in $T_DIR, RX_PID its pid. Returns
@@ -331,7 +332,7 @@ foreign_program()	# native|skb
 	t_track_xdp "$NS_B" "$IF_B"
 	in_ns "$NS_B" env LIBXDP_SKIP_DISPATCHER=1 xdp-loader load -m "$mode" -p "$(t_pin_dir other)" \
 		"$IF_B" "$OTHER_XDP" >/dev/null 2>&1 || t_abort load "xdp-loader load failed"
-	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | jq -r .name)
+	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | gojq -r .name)
 	assert_eq attached_plain xdp_count "$name" "program attached to $IF_B" || return 1
 	assert_cmd loader_refuses_beside bash -c "! nsenter --net=/run/netns/$NS_B xdp-loader load -m $mode -p $(t_pin_dir beside) $IF_B $STAMPER >/dev/null 2>&1"
 
@@ -344,14 +345,14 @@ foreign_program()	# native|skb
 	# the same with traffic: every datagram stamped at tc, and counted by
 	# the foreign program as well
 	start_named_rxlat tc "$NS_B" -i "$IF_B" || return 1
-	count=$(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | jq '.[0].formatted.value')
+	count=$(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | gojq '.[0].formatted.value')
 	pair_udp tc "$NS_A" "$N" || return 1
 	sleep 0.6 # one more report
 	stop_named_rxlat tc || return 1
-	assert_eq tc_udp_all_from_tc "$N" "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0' "$T_DIR/tc.out")"
-	assert_eq tc_udp_none_from_xdp 0 "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.xdp] | add // 0' "$T_DIR/tc.out")"
+	assert_eq tc_udp_all_from_tc "$N" "$(gojq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0' "$T_DIR/tc.out")"
+	assert_eq tc_udp_none_from_xdp 0 "$(gojq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.xdp] | add // 0' "$T_DIR/tc.out")"
 	assert_eq foreign_counts_every_frame "$N" \
-		$(($(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | jq '.[0].formatted.value') - count))
+		$(($(bpftool -j map dump pinned "$(t_pin_dir other)/xdp_count_pkts" | gojq '.[0].formatted.value') - count))
 }
 
 # The stamper loaded by xdp-loader alone: read it, or detach it
@@ -360,7 +361,7 @@ loader_stamper()
 	local name
 	setup || return 1
 	t_xdp_load "$NS_B" "$IF_B" native "$STAMPER" "$(t_pin_dir loader)" || t_abort load "xdp-loader load failed"
-	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | jq -r .name)
+	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | gojq -r .name)
 	refused loaded || return 1
 	if [[ $name == xdp_dispatcher ]]; then
 		assert_match loaded_message \
@@ -386,7 +387,7 @@ dispatcher()
 	local name out words
 	setup || return 1
 	t_xdp_load "$NS_B" "$IF_B" native "$OTHER_XDP" "$(t_pin_dir other)" || t_abort load "xdp-loader load failed"
-	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | jq -r .name)
+	name=$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | gojq -r .name)
 	assert_eq dispatcher_attached xdp_dispatcher "$name" "program attached to $IF_B" || return 1
 	falls_back dispatched || return 1
 	assert_match dispatched_message \

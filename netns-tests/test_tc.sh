@@ -46,12 +46,12 @@ setup()
 own_filters()
 {
 	tc -n "$NS_B" -j filter show dev "$IF_B" ingress 2>/dev/null |
-		jq --arg h "$RXLAT_HANDLE" '[.[] | select(.options.handle? == $h)] | length'
+		gojq --arg h "$RXLAT_HANDLE" '[.[] | select(.options.handle? == $h)] | length'
 }
 
 has_clsact()
 {
-	tc -n "$NS_B" -j qdisc show dev "$IF_B" | jq '[.[] | select(.kind == "clsact")] | length'
+	tc -n "$NS_B" -j qdisc show dev "$IF_B" | gojq '[.[] | select(.kind == "clsact")] | length'
 }
 
 # The foreign counting filter, iproute2's default priority; FOREIGN_PROG
@@ -63,14 +63,14 @@ add_foreign_filter()
 		t_abort foreign_setup "cannot add the foreign tc filter"
 	fi
 	FOREIGN_PROG=$(tc -n "$NS_B" -j filter show dev "$IF_B" ingress |
-		jq '[.[] | select(.options.prog.name? == "tc_count") | .options.prog.id][0] // 0')
+		gojq '[.[] | select(.options.prog.name? == "tc_count") | .options.prog.id][0] // 0')
 }
 
 foreign_count()
 {
 	local map
-	map=$(bpftool -j prog show id "$FOREIGN_PROG" | jq '.map_ids[0]')
-	bpftool -j map dump id "$map" | jq '.[0].formatted.value'
+	map=$(bpftool -j prog show id "$FOREIGN_PROG" | gojq '.map_ids[0]')
+	bpftool -j map dump id "$map" | gojq '.[0].formatted.value'
 }
 
 udp_from_tc()
@@ -123,7 +123,7 @@ iproute2_filter()
 	assert_cmd qdisc_add tc -n "$NS_B" qdisc add dev "$IF_B" clsact || return 1
 	assert_cmd filter_add in_ns "$NS_B" tc filter add dev "$IF_B" ingress bpf da obj "$TC_OBJ" sec tc ||
 		return 1
-	before=$(tc -n "$NS_B" -j filter show dev "$IF_B" ingress | jq -c .)
+	before=$(tc -n "$NS_B" -j filter show dev "$IF_B" ingress | gojq -c .)
 	start_rxlat --tc -i "$IF_B" || return 1
 	assert_match uses_it "^rxlat: $IF_B: stamped by the rxlat tc program that a tc filter \\(pref 49152\\) runs, loaded without rxlat\$" \
 		"$(grep 'stamped by' "$T_DIR/rxlat.err")"
@@ -131,7 +131,7 @@ iproute2_filter()
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq udp_all_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
-	assert_eq filter_unchanged "$before" "$(tc -n "$NS_B" -j filter show dev "$IF_B" ingress | jq -c .)"
+	assert_eq filter_unchanged "$before" "$(tc -n "$NS_B" -j filter show dev "$IF_B" ingress | gojq -c .)"
 }
 
 # One exit path: rxlat --tc beside the foreign filter, traffic, the exit;
@@ -159,10 +159,10 @@ foreign_round()	# NAME SIG|duration
 		assert_eq "${name}_exit" 0 "$rc" "exit status: $(grep error "$T_DIR/$name.err")"
 		assert_eq "${name}_own_filter_gone" 0 "$(own_filters)"
 		assert_eq "${name}_tc_samples" "$N" \
-			"$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0' "$T_DIR/$name.out")"
+			"$(gojq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0' "$T_DIR/$name.out")"
 	fi
 	assert_eq "${name}_foreign_stays" 1 "$(tc -n "$NS_B" -j filter show dev "$IF_B" ingress |
-		jq --argjson p "$FOREIGN_PROG" '[.[] | select(.options.prog.id? == $p)] | length')"
+		gojq --argjson p "$FOREIGN_PROG" '[.[] | select(.options.prog.id? == $p)] | length')"
 	assert_eq "${name}_foreign_saw_all" "$N" $(($(foreign_count) - count))
 	assert_eq "${name}_qdisc_stays" 1 "$(has_clsact)"
 }
@@ -308,7 +308,7 @@ same_ifindex()
 	t_wait_pid "$pid_a" 15
 	assert_eq a_exit 0 "$?"
 	assert_eq b_udp_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
-	assert_eq a_no_udp 0 "$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .count] | add // 0' "$T_DIR/rxlat_a.out")"
+	assert_eq a_no_udp 0 "$(gojq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .count] | add // 0' "$T_DIR/rxlat_a.out")"
 }
 
 # The interface deleted and made again: the tc stamper follows it
@@ -337,7 +337,7 @@ iface_back()
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq udp_from_tc_after "$N" "$(tail -n +"$((lines + 1))" "$T_DIR/rxlat.out" |
-		jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0')"
+		gojq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.tc] | add // 0')"
 }
 
 suite_begin

@@ -25,7 +25,7 @@ PORT=7000
 
 need_test_binaries()
 {
-	require_cmd tools ip tc nsenter xdp-loader bpftool jq || return 1
+	require_cmd tools ip tc nsenter xdp-loader bpftool gojq || return 1
 	local f
 	for f in "$PKTGEN" "$XDP_OBJ" "$@"; do
 		require_file build "$f" "run 'make test-binaries'" || return 1
@@ -66,14 +66,14 @@ check_receiver()	# COUNT
 pinned_counters()	# PIN-DIR IFINDEX
 {
 	{
-		bpftool -j map dump pinned "$1/rxlat_xdp_slots" | jq -c '
+		bpftool -j map dump pinned "$1/rxlat_xdp_slots" | gojq -c '
 			.[] | .formatted.values[].value | select(.ifindex != 0)
 			| { q: .rx_queue, ifindex, seen: .c.seen, stamped: .c.stamped,
 			    refused: .c.meta_refused }'
-		bpftool -j map dump pinned "$1/rxlat_xdp_stats" | jq -c '
+		bpftool -j map dump pinned "$1/rxlat_xdp_stats" | gojq -c '
 			.[] | .formatted | .key as $k | .values[].value
 			| { q: $k.rx_queue, ifindex: $k.ifindex, seen, stamped, refused: .meta_refused }'
-	} | jq -rs --argjson ifi "$2" '
+	} | gojq -rs --argjson ifi "$2" '
 		map(select(.ifindex == $ifi)) | group_by(.q)
 		| map({ seen: (map(.seen) | add), stamped: (map(.stamped) | add),
 			refused: (map(.refused) | add) })
@@ -83,13 +83,13 @@ pinned_counters()	# PIN-DIR IFINDEX
 pinned_overflow()	# PIN-DIR
 {
 	bpftool -j map dump pinned "$1/rxlat_xdp_overflow" |
-		jq -r '[.[] | .formatted.values[].value | .seen + .stamped + .meta_refused] | add // 0'
+		gojq -r '[.[] | .formatted.values[].value | .seen + .stamped + .meta_refused] | add // 0'
 }
 
 # Kernel attach mode as ip link reports it: 1 driver, 2 generic (skb).
 xdp_attach_mode()	# NS IF
 {
-	ip -n "$1" -j link show dev "$2" | jq -r '.[0].xdp.mode // empty'
+	ip -n "$1" -j link show dev "$2" | gojq -r '.[0].xdp.mode // empty'
 }
 
 check_counters()	# "seen stamped refused queues" EXPECTED-N
@@ -185,11 +185,11 @@ test_rxlat_loader()	# XDP-MODE STAMP
 	# Each JSON line reports one interval (interval_s) and the last one
 	# is marked final; the totals are the sums over all lines, per queue.
 	last=$(grep '^{' "$T_DIR/rxlat.out" | tail -n 1)
-	assert_eq json_final true "$(jq -r '.final' <<<"$last" 2>/dev/null)" \
+	assert_eq json_final true "$(gojq -r '.final' <<<"$last" 2>/dev/null)" \
 		"\"final\" in rxlat's last JSON line"
-	assert_eq json_xdp array "$(jq -r '.xdp | type' <<<"$last" 2>/dev/null)" \
+	assert_eq json_xdp array "$(gojq -r '.xdp | type' <<<"$last" 2>/dev/null)" \
 		"type of \"xdp\" in rxlat's last JSON line"
-	counters=$(grep '^{' "$T_DIR/rxlat.out" | jq -s -r --argjson ifi "$IFINDEX_B" '
+	counters=$(grep '^{' "$T_DIR/rxlat.out" | gojq -s -r --argjson ifi "$IFINDEX_B" '
 		[ .[].xdp[]? | select(.ifindex == $ifi) ] | group_by(.queue)
 		| map({ seen: (map(.seen) | add), stamped: (map(.stamped) | add),
 			refused: (map(.meta_refused) | add) })

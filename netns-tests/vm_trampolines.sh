@@ -42,7 +42,7 @@ fentry_everywhere()
 
 dispatcher_count()	# PIN-DIR
 {
-	bpftool -j map dump pinned "$1/xdp_count_pkts" | jq '.[0].formatted.value'
+	bpftool -j map dump pinned "$1/xdp_count_pkts" | gojq '.[0].formatted.value'
 }
 
 send_and_receive()	# CHECK-SUFFIX
@@ -73,7 +73,7 @@ multiprog()
 	# Debian's xdp-loader has its own dispatcher built in and ignores this:
 	# rxlat-xdp-attach, linked with the shared libxdp, loads through it.
 	local -x LIBXDP_OBJECT_PATH=$BUILD/libxdp
-	require_cmd tools xdp-loader bpftool jq || return 1
+	require_cmd tools xdp-loader bpftool gojq || return 1
 	require_file build "$COUNT_OBJ" "run 'make test-binaries'" || return 1
 	require_file build "$attach" "run 'make test-binaries'" || return 1
 	require_file build "$LIBXDP_OBJECT_PATH/xdp-dispatcher.o" "run 'make'" || return 1
@@ -102,13 +102,13 @@ multiprog()
 	kill -INT "$rx"
 	t_wait_pid "$rx" 15
 	assert_eq stamps_reach_sockets "$N" \
-		"$(jq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.xdp] | add // 0' "$T_DIR/rxlat.out")"
+		"$(gojq -s '[.[].series[] | select(.stage == "udp_queue_rcv") | .sources.xdp] | add // 0' "$T_DIR/rxlat.out")"
 	assert_eq stamper_counted "$N" \
-		"$(jq -s --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .stamped] | add // 0' "$T_DIR/rxlat.out")"
+		"$(gojq -s --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .stamped] | add // 0' "$T_DIR/rxlat.out")"
 	assert_eq other_program_counted "$N" "$(dispatcher_count "$pins")"
 
 	# unloading rxlat's program leaves the other one attached and running
-	id=$(bpftool -j prog show name rxlat_xdp | jq -s -r 'flatten | map(.id) | max // empty')
+	id=$(bpftool -j prog show name rxlat_xdp | gojq -s -r 'flatten | map(.id) | max // empty')
 	assert_match rxlat_prog_id '^[0-9]+$' "$id" || return 1
 	assert_cmd unload_rxlat in_ns "$NS_B" xdp-loader unload -i "$id" "$IF_B"
 	status=$(in_ns "$NS_B" xdp-loader status "$IF_B" 2>&1)
