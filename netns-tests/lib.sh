@@ -596,7 +596,7 @@ t_wait_exit()	# PID
 # run_test NAME FUNCTION [ARGS...]: runs FUNCTION in its own subshell.
 run_test()
 {
-	local name=$1 results rc wd pid
+	local name=$1 results rc wd pid t0=$SECONDS
 	shift
 	if [[ -n ${RXLAT_TEST_FILTER:-} && ! $name =~ $RXLAT_TEST_FILTER ]]; then
 		return 0
@@ -623,6 +623,8 @@ run_test()
 		T_NAME=$name fail result "test reported no check"
 	fi
 	rm -f "$results"
+	# where a run's time goes, for the suite's time limit
+	echo "# $name: $((SECONDS - t0)) s"
 	return 0
 }
 
