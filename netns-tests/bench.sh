@@ -425,7 +425,6 @@ rxlat_map_id()	# NAME
 bt_script()	# hist|print
 {
 	local act
-	# shellcheck disable=SC2016 # bpftrace variables
 	if [ "$1" = hist ]; then
 		act='@h[*(uint32 *)($m + 4), *(uint16 *)($m + 8)] = hist(nsecs - $st);'
 	else
@@ -493,7 +492,6 @@ tcp_gbps()
 # ratio is how many segments GRO merged into one skb on average.
 ip_counters()
 {
-	# shellcheck disable=SC2016 # awk's own variables
 	in_ns "$NS_R" awk '
 		/^Ip: [0-9]/ { skbs = $4 }
 		/^IpExt: [A-Za-z]/ { for (i = 2; i <= NF; i++) col[$i] = i }

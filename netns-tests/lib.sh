@@ -84,6 +84,16 @@ log()
 	echo "# $*"
 }
 
+# A test of user space alone (option parsing, signals, report formats): the
+# same code on every kernel. Under QEMU a SKIP that names WHAT, and true: the
+# host run covers it, and under emulation it would take minutes of the time
+# each kernel has.
+host_only()	# WHAT
+{
+	[[ -n ${RXLAT_VM:-} ]] || return 1
+	skip user_space_only "$*, the same code on every kernel: the host run covers it"
+}
+
 # ---------------------------------------------------------------- assertions
 # All return 0 on PASS and 1 on FAIL, so that a test can "|| return 1".
 
@@ -230,7 +240,6 @@ in_ns()	# NS CMD...
 # sysfs was mounted in; "ip netns exec" remounts it for NS.
 ns_sysfs_write()	# NS PATH VALUE
 {
-	# shellcheck disable=SC2016 # expanded by the inner sh
 	ip netns exec "$1" sh -c 'echo "$2" > "$1"' sh "$2" "$3"
 }
 

@@ -276,7 +276,7 @@ need()
 # Under QEMU only the cases whose outcome depends on the kernel (its BPF
 # features and privileges checks, XDP attachment): option parsing is the
 # same code on every kernel, and the emulation makes each start slow.
-VM_CASES=" unknown_iface stage_unavailable no_privileges no_privileges_list no_btf second_instance max_memory "
+VM_CASES=" stage_unavailable no_privileges no_privileges_list no_btf second_instance max_memory "
 
 suite_begin
 tried=0

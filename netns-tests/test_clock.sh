@@ -66,7 +66,6 @@ clock_steps()
 	stop_rxlat || return 1
 	log "clock moves: $(tr '\n' ';' <"$T_DIR/steps.log")"
 
-	# shellcheck disable=SC2016 # gojq's own variables
 	for st in ip_rcv udp_queue_rcv sock_read; do
 		q -e --arg s "$st" '[.[].series[] | select(.stage == $s)] | length > 0' >/dev/null ||
 			continue

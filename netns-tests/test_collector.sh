@@ -10,7 +10,6 @@
 # set; under QEMU (make vmtest) the same file proves the fentry set.
 # RXLAT_TEST_ATTACH=auto|fentry|fallback selects the set (default auto).
 
-# shellcheck disable=SC2016 # $s and $i in single quotes are gojq variables
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

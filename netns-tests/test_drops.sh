@@ -7,7 +7,6 @@
 # not read until its buffer overflows (reason SOCKET_RCVBUFF, exactly the
 # kernel's RcvbufErrors). Without --drops the reports have no drops section.
 
-# shellcheck disable=SC2016 # $r, $i, $c in single quotes belong to gojq and awk
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 

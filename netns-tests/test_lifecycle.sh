@@ -9,7 +9,6 @@
 # keeps once attached. Exact counts with rxlat-pktgen where traffic is
 # known; nothing may be left attached afterwards.
 
-# shellcheck disable=SC2016 # $i and $n in single quotes are gojq variables
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -19,16 +18,6 @@ N=${RXLAT_TEST_PACKETS:-1000}
 PORT=7200
 
 need() { need_rxlat xdp-loader "$@"; }
-
-# Under QEMU, a SKIP for a test of user space alone (signal handling and
-# stdout, the same code on every kernel): true then. The host run covers
-# it; under emulation it would take minutes of the time each kernel has.
-vm_skip()
-{
-	[[ -n ${RXLAT_VM:-} ]] || return 1
-	skip user_space_only "signal and stdout handling only, the same on every kernel:" \
-		"the host run covers it"
-}
 
 # N datagrams from NS_A to a receiver in NS_B that checks each one.
 send_udp()	# CHECK N [SPORT-BASE]
@@ -145,6 +134,7 @@ iface_name_kept()
 # loaded beforehand (--no-xdp), and the stamper rxlat attaches (-i).
 first_interval()
 {
+	host_only "the first report's baseline" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$(t_pin_dir first)" >/dev/null ||
@@ -166,6 +156,7 @@ first_interval()
 torn_intervals()
 {
 	local bad objs
+	host_only "the agreement within reports" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_rxlat -i "$IF_B" -r 0.01 || return 1
@@ -189,7 +180,7 @@ torn_intervals()
 sigterm_blocked_stdout()
 {
 	local fifo fd rc
-	vm_skip && return 0
+	host_only "signal and stdout handling" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	fifo="$T_DIR/pipe"
@@ -217,7 +208,7 @@ sigterm_blocked_stdout()
 sigint_ignored()
 {
 	local rc before
-	vm_skip && return 0
+	host_only "signal and stdout handling" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(prog_count_settles 0) # a previous test's programs may be on their way out
@@ -265,7 +256,7 @@ sigterm_startup()
 # SIGHUP ends the run like SIGTERM, unless it was ignored at start (nohup).
 sighup()
 {
-	vm_skip && return 0
+	host_only "signal and stdout handling" && return 0
 	need nohup || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_rxlat -i "$IF_B" || return 1
@@ -288,7 +279,7 @@ sighup()
 stdout_errors()
 {
 	local rc before
-	vm_skip && return 0
+	host_only "signal and stdout handling" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(prog_count_settles 0) # a previous test's programs may be on their way out

@@ -15,7 +15,6 @@
 # in the VM's initramfs; the endpoint is user space only and reads the map
 # whose kernel side test_collector.sh proves on every kernel.
 
-# shellcheck disable=SC2016 # $s and the like in single quotes are gojq's or the inner shell's
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
