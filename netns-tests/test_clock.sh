@@ -47,9 +47,15 @@ phase()	# NAME "STEPS..." [RECV-ARGS...]
 		"$(tail -n 1 "$T_DIR/${name}_recv.out")"
 }
 
-# at most this many samples of a phase may fall in the moment the kernel
-# refreshes its offsets, counted without a start time
-SLACK=5
+# A sample on a CPU whose copy of the clock offsets the kernel has not yet
+# refreshed after a move has no start time (unstamped). clock_was_set()
+# refreshes the other vCPU by an IPI, late when that vCPU is not running:
+# beside a second guest on two cores one run had 8 of 4000 unstamped at
+# sock_read, 1 datagram (2 ms) per move, where a guest alone has 0-1 in all.
+# Allowed: 10 ms of datagrams per move, 4 moves a phase, 2 phases.
+MOVE_WINDOW_MS=10
+PHASE_SLACK=$((4 * PPS * MOVE_WINDOW_MS / 1000))
+SLACK=$((2 * PHASE_SLACK))
 
 clock_steps()
 {
@@ -77,8 +83,8 @@ clock_steps()
 		log "$st: $count samples ($(stage_sum "$st" .sources.tc) tc, $(stage_sum "$st" .sources.kernel) kernel), $none unstamped, largest $max ns"
 		assert_le "${st}_below_1s" 999999999 "$max" "largest $st sample in ns"
 	done
-	assert_ge udp_from_tc $((N - SLACK)) "$(stage_sum udp_queue_rcv .sources.tc)"
-	assert_ge udp_from_kernel $((N - SLACK)) "$(stage_sum udp_queue_rcv .sources.kernel)"
+	assert_ge udp_from_tc $((N - PHASE_SLACK)) "$(stage_sum udp_queue_rcv .sources.tc)"
+	assert_ge udp_from_kernel $((N - PHASE_SLACK)) "$(stage_sum udp_queue_rcv .sources.kernel)"
 	assert_le no_sample_above_1s 999999999 "$(q '[.[].series[].max_ns] | max // 0')"
 }
 
