@@ -59,13 +59,19 @@ recreate_pair()
 	done
 }
 
-# Waits until PID has exec'd rxlat (a shell or nsenter before it would take
-# the signal in its place); 1 when it did not within 10 s.
-wait_exec_rxlat()	# PID
+# Waits until PID is rxlat and catches SIG (SigCgt of /proc/PID/status):
+# before that a shell or nsenter would take the signal in its place, or the
+# signal would meet its default action in the moments between rxlat's exec
+# and its handlers (a host run had SIGTERM end it there: 143). 1 when not
+# within 10 s.
+wait_rxlat_catches()	# PID SIG
 {
-	local i
+	local i cgt bit=$((1 << ($(kill -l "$2") - 1)))
 	for ((i = 0; i < 1000; i++)); do
-		[[ $(readlink "/proc/$1/exe") == "$(readlink -f "$RXLAT")" ]] && return 0
+		if [[ $(readlink "/proc/$1/exe") == "$(readlink -f "$RXLAT")" ]]; then
+			cgt=$(awk '$1 == "SigCgt:" { print $2 }' "/proc/$1/status" 2>/dev/null)
+			[[ -n $cgt ]] && (((16#$cgt & bit) != 0)) && return 0
+		fi
 		sleep 0.01
 	done
 	return 1
@@ -214,7 +220,7 @@ sigint_ignored()
 	before=$(prog_count_settles 0) # a previous test's programs may be on their way out
 	t_bg early bash -c 'trap "" INT; exec "$@"' sh nsenter --net="/run/netns/$NS_B" -- \
 		"$RXLAT" -i "$IF_B" -o json
-	wait_exec_rxlat "$BG_PID" || t_abort exec "rxlat did not start"
+	wait_rxlat_catches "$BG_PID" INT || t_abort exec "rxlat did not start, or does not catch SIGINT"
 	kill -INT "$BG_PID"
 	t_wait_pid "$BG_PID" 10
 	rc=$?
@@ -242,7 +248,7 @@ sigterm_startup()
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(prog_count_settles 0) # a previous test's programs may be on their way out
 	t_bg early in_ns "$NS_B" "$RXLAT" -i "$IF_B" -o json
-	wait_exec_rxlat "$BG_PID" || t_abort exec "rxlat did not start"
+	wait_rxlat_catches "$BG_PID" TERM || t_abort exec "rxlat did not start, or does not catch SIGTERM"
 	kill -TERM "$BG_PID"
 	t_wait_pid "$BG_PID" 10
 	rc=$?
