@@ -209,6 +209,9 @@ _bpffs_is_mounted()	# PATH
 # Makes /sys/fs/bpf a bpffs for the run; remembers whether it mounted it.
 bpffs_setup()
 {
+	# libxdp (xdp-loader) makes its lock directory xdp/ there and never
+	# removes it: bpffs_teardown does, when it was not there before
+	[[ -e $RXLAT_BPFFS/xdp || -n ${RXLAT_XDP_LOCK_DIR_BY:-} ]] || export RXLAT_XDP_LOCK_DIR_BY=$$
 	if _bpffs_is_mounted "$RXLAT_BPFFS"; then
 		return 0
 	fi
@@ -221,6 +224,10 @@ bpffs_setup()
 
 bpffs_teardown()
 {
+	if [[ ${RXLAT_XDP_LOCK_DIR_BY:-} == "$$" ]]; then
+		rmdir "$RXLAT_BPFFS/xdp" 2>/dev/null # empty unless something is left pinned
+		unset RXLAT_XDP_LOCK_DIR_BY
+	fi
 	[[ ${RXLAT_BPFFS_MOUNTED_BY:-} == "$$" ]] || return 0
 	umount "$RXLAT_BPFFS" && unset RXLAT_BPFFS_MOUNTED_BY
 }
