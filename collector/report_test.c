@@ -1029,6 +1029,74 @@ static int feed_next(void *ctx, struct rxlat_series *out)
 }
 
 /*
+ * The series are written without json-c's tree; what is written must be
+ * what json-c itself prints for the same members: parse each line and print
+ * it again with json-c, byte for byte the same. Names that json-c must
+ * escape (quotes, backslash, control characters) and that it passes
+ * through (slash, bytes above 0x7e), every kind of queue, and the extremes
+ * of the numbers.
+ */
+static void test_json_as_json_c_prints(void)
+{
+	static const char *const names[] = {
+		"eth0", "ve\"th", "b\\s/1", "a\tb\x01\x1f", "\xc3\xa9th\xff\x7f", "0123456789abcde",
+		""
+	};
+	static const int queues[] = { RXLAT_QUEUE_ALL, RXLAT_QUEUE_OTHER, 0, 255 };
+	struct rxlat_series s[7];
+	struct json_object *root, *a;
+	struct rxlat_report r;
+	char *line;
+	const char *again;
+	size_t n;
+
+	memset(s, 0, sizeof(s));
+	for (size_t i = 0; i < 7; i++) {
+		s[i].stage = (enum rxlat_stage)(i % RXLAT_NR_STAGES);
+		strncpy(s[i].ifname, names[i], sizeof(s[i].ifname));
+		s[i].ifindex = i ? (__u32)(UINT32_MAX - i) : 1;
+		s[i].queue = queues[i % 4];
+		for (int b = (int)i; b < NB; b += 7 + (int)i)
+			s[i].st.buckets[b] = i == 5 ? UINT64_MAX : (__u64)b + 1;
+		s[i].st.buckets[LAST] = i & 1;
+		s[i].st.count = i == 5 ? UINT64_MAX : 1000 * i + 1;
+		s[i].st.sum_ns = i == 5 ? UINT64_MAX : 99999 * i;
+		s[i].st.max_ns = i == 5 ? UINT64_MAX : 1ULL << (20 + i);
+		for (int k = 0; k < RXLAT_NR_SOURCES; k++)
+			s[i].st.sources[k] = i == 5 ? UINT64_MAX : (__u64)(i * k);
+	}
+	report_init(&r);
+	r.series = s;
+	r.nseries = 7;
+
+	line = render(rxlat_report_json, &r);
+	if (!line)
+		goto out;
+	root = json_tokener_parse(line);
+	a = root ? get(root, "series", json_type_array) : NULL;
+	if (!a) {
+		check_fail("output does not parse, or has no series: %s", line);
+		goto free;
+	}
+	if (json_object_array_length(a) != 7)
+		check_fail("%zu series, want 7", json_object_array_length(a));
+	again = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN |
+							 JSON_C_TO_STRING_NOSLASHESCAPE);
+	n = strlen(line) - 1;
+	if (strlen(again) != n || strncmp(again, line, n))
+		check_fail("json-c prints it otherwise:\n%s\nvs\n%s", again, line);
+	if (!strstr(line, "\"ifname\":\"a\\tb\\u0001\\u001f\"") ||
+	    !strstr(line, "\"ifname\":\"ve\\\"th\"") || !strstr(line, "\"ifname\":\"b\\\\s/1\"") ||
+	    !strstr(line, "\"ifname\":\"\xc3\xa9th\xff\x7f\"") || !strstr(line, "\"ifname\":\"\""))
+		check_fail("names not escaped as json-c does: %s", line);
+free:
+	json_object_put(root);
+	free(line);
+out:
+	check_done("json_as_json_c_prints");
+}
+
+/*
  * Series handed over one at a time (as the collector takes them) render as
  * the same array does, in text and JSON; a failure to take one is the
  * renderer's failure.
@@ -1103,5 +1171,6 @@ int main(void)
 	test_json_final_empty();
 	test_drops_slow();
 	test_series_one_at_a_time();
+	test_json_as_json_c_prints();
 	return check_exit_status();
 }
