@@ -23,8 +23,9 @@
 #      run: rxlat with all stages against XDP_PASS only.
 #   3. Cost per program run (kernel bpf_stats, run_time_ns / run_cnt) under
 #      the UDP and the TCP load: rxlat's programs, and at the same attach
-#      points an empty program and a floor program (one clock read, one
-#      atomic add: netns-tests/bench_floor.bpf.c), all in one run; the
+#      points an empty program, a floor program (one clock read, one
+#      atomic add: netns-tests/bench_floor.bpf.c) and a stamp floor (the
+#      floor plus reading the XDP stamp as the hooks do), all in one run; the
 #      stamper against XDP_PASS and an XDP floor (netns-tests/
 #      xdp_floor.bpf.c) in runs of their own (one XDP program per
 #      interface); the poll-end reset per run and per packet; a bpftrace
@@ -746,6 +747,19 @@ cost_load()	# LOAD NAME
 	fi
 }
 
+# rxlat-bench-floor in the background (BG_PID), once its programs are attached.
+floor_start()
+{
+	local i
+	t_bg floor "$FLOOR_LOADER" "$FLOOR_OBJ" "$(cgroup2_root)"
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^ready' "$T_DIR/floor.out" && return 0
+		kill -0 "$BG_PID" 2>/dev/null || die "rxlat-bench-floor failed: $(tail -n 3 "$T_DIR/floor.err")"
+		sleep 0.1
+	done
+	die "rxlat-bench-floor did not attach its programs within 10 s"
+}
+
 cost_one()	# LOAD CONF
 {
 	local load=$1 conf=$2 ids=() fl_pid i bt=0
@@ -753,13 +767,8 @@ cost_one()	# LOAD CONF
 	rxlat)
 		rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" -d $((COST_SECS + 60)) -o json
 		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
-		t_bg floor "$FLOOR_LOADER" "$FLOOR_OBJ" "$(cgroup2_root)"
+		floor_start
 		fl_pid=$BG_PID
-		for ((i = 0; i < 100; i++)); do
-			grep -q '^ready' "$T_DIR/floor.out" && break
-			kill -0 "$fl_pid" 2>/dev/null || die "rxlat-bench-floor failed: $(tail -n 3 "$T_DIR/floor.err")"
-			sleep 0.1
-		done
 		if [ "$load" = udp ]; then
 			bt_start hist bt-cost
 			bt=1
@@ -771,6 +780,12 @@ cost_one()	# LOAD CONF
 		;;
 	pass) xdp_attach "$PASS_OBJ" ;;
 	floor) xdp_attach "$XDP_FLOOR_OBJ" ;;
+	stamp)
+		# the reference programs first at their points, on stamped packets
+		xl_load
+		floor_start
+		fl_pid=$BG_PID
+		;;
 	esac
 	cost_load "$load" "cost-$load-$conf"
 	# read while the programs still exist
@@ -792,6 +807,13 @@ cost_one()	# LOAD CONF
 		record_stats "$load" "$conf" "" "${ids[@]}"
 		rxlat_stop
 		;;
+	stamp)
+		while read -r _ i; do
+			record_stats "$load" "$conf" "" "$i"
+		done < <(grep -v '^ready' "$T_DIR/floor.out")
+		_t_kill_pid "$fl_pid"
+		xl_unload
+		;;
 	*)
 		record_stats "$load" "$conf" "" "$(xdp_prog_id)"
 		xdp_detach
@@ -799,33 +821,35 @@ cost_one()	# LOAD CONF
 	esac
 }
 
-# cost_of LOAD NAME: "ns_per_run run_cnt" of a program, summed over runs
-# (not the tc run's: its table lines are for reading only)
+# cost_of LOAD NAME [CONF]: "ns_per_run run_cnt" of a program, summed over
+# the runs of CONF, or of all but tc and stamp (their table lines are read
+# on their own)
 cost_of()
 {
-	awk -F'\t' -v l="$1" -v n="$2" '$1 == l && $2 != "tc" && $3 == n { c += $5; t += $6 }
+	awk -F'\t' -v l="$1" -v n="$2" -v r="${3:-}" '$1 == l && $3 == n &&
+		(r == "" ? $2 != "tc" && $2 != "stamp" : $2 == r) { c += $5; t += $6 }
 		END { if (c > 0) printf "%.1f %d\n", t / c, c; else print "- 0" }' "$COST_ROWS"
 }
 
 # Hook attach points of the host's fallback set: stage, rxlat's program,
-# the empty and floor programs of bench_floor.bpf.c, the attach point.
-# the load that exercises the stage, the attach point. rxlat's names are
-# cut to the kernel's 15 characters.
-COST_POINTS="ip_rcv rxlat_tp_ip_rcv empty_ip_rcv floor_ip_rcv udp tp_btf:netif_receive_skb
-ip_rcv rxlat_tp_ip_rcv empty_ip_rcv floor_ip_rcv tcp tp_btf:netif_receive_skb
-tcp_do_rcv rxlat_tp_tcp_do empty_tcp_do floor_tcp_do tcp tp_btf:tcp_probe
-udp_queue_rcv rxlat_cg_udp_qu empty_udp_q floor_udp_q udp cgroup_skb:ingress
-sock_read(UDP) rxlat_tp_udp_re empty_udp_read floor_udp_read udp tp_btf:consume_skb
-sock_read(TCP) rxlat_tp_sock_r empty_sock_rd floor_sock_rd tcp tp_btf:skb_copy_datagram_iovec"
+# the empty, floor and stamp floor programs of bench_floor.bpf.c, the load
+# that exercises the stage, the attach point. rxlat's names are cut to the
+# kernel's 15 characters.
+COST_POINTS="ip_rcv rxlat_tp_ip_rcv empty_ip_rcv floor_ip_rcv stamp_ip_rcv udp tp_btf:netif_receive_skb
+ip_rcv rxlat_tp_ip_rcv empty_ip_rcv floor_ip_rcv stamp_ip_rcv tcp tp_btf:netif_receive_skb
+tcp_do_rcv rxlat_tp_tcp_do empty_tcp_do floor_tcp_do stamp_tcp_do tcp tp_btf:tcp_probe
+udp_queue_rcv rxlat_cg_udp_qu empty_udp_q floor_udp_q stamp_udp_q udp cgroup_skb:ingress
+sock_read(UDP) rxlat_tp_udp_re empty_udp_read floor_udp_read stamp_udp_read udp tp_btf:consume_skb
+sock_read(TCP) rxlat_tp_sock_r empty_sock_rd floor_sock_rd stamp_sock_rd tcp tp_btf:skb_copy_datagram_iovec"
 
 part_cost()
 {
-	local load conf stage rx em fl pl at r e f rn en fn x net fnet v xp xf xs pkts rs rc
+	local load conf stage rx em fl st pl at r e f s rn en fn sn x net fnet snet v xp xf xs pkts rs rc
 	STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
 	: >"$COST_ROWS"
 	for load in $COST_LOADS; do
-		for conf in rxlat tc pass floor; do
+		for conf in rxlat tc pass floor stamp; do
 			note "cost: $load load, $conf"
 			cost_one "$load" "$conf"
 		done
@@ -858,7 +882,7 @@ part_cost()
 	}' "$COST_ROWS"
 
 	for load in $COST_LOADS; do
-		while read -r stage rx em fl pl at; do
+		while read -r stage rx em fl st pl at; do
 			[ "$pl" = "$load" ] || continue
 			read -r r rn < <(cost_of "$load" "$rx")
 			read -r e en < <(cost_of "$load" "$em")
@@ -881,6 +905,20 @@ part_cost()
 			awk -v f="$fnet" 'BEGIN { exit !(f <= 0) }' && x="n/a" v="not measured (floor at or below empty)"
 			row "Hook $stage ($at), $load: net cost vs floor's" \
 				"${x}x (rxlat $r - empty $e = $net ns; floor $f - $e = $fnet ns)" "<= 1.5x" "$v"
+			# the floor plus the stamp read that every hook must make, in
+			# a run of their own (stamper, no hooks: the first program at
+			# the point pays for the cache misses)
+			read -r s sn < <(cost_of "$load" "$st" stamp)
+			read -r e en < <(cost_of "$load" "$em" stamp)
+			read -r f fn < <(cost_of "$load" "$fl" stamp)
+			if [ "$sn" -lt 1000 ] || [ "$en" -lt 1000 ] || [ "$fn" -lt 1000 ]; then
+				continue
+			fi
+			snet=$(calc 's - e' -v s="$s" -v e="$e")
+			awk -v f="$snet" 'BEGIN { exit !(f > 0) }' || continue
+			row "Hook $stage, $load: net cost vs stamp floor's (floor + stamp read)" \
+				"$(ratio "$net" "$snet")x (stamp floor $s - empty $e = $snet ns, floor $f, run of their own)" \
+				"(printed)" "-"
 		done <<<"$COST_POINTS"
 
 		read -r xs _ < <(cost_of "$load" rxlat_xdp)

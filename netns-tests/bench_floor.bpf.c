@@ -5,23 +5,30 @@
  * program there costs, bpf_stats included) and a floor program (one clock
  * read and one atomic add to an array slot: the least a latency hook can
  * do). A hook's net cost is its ns per run minus the empty program's; the
- * issue's target is at most 1.5x the floor's net cost. netns-tests/
- * bench_floor.c loads and attaches them all.
+ * issue's target is at most 1.5x the floor's net cost. Beside them a stamp
+ * floor: the floor plus reading the XDP stamp from the skb as the hooks do
+ * where the kernel allows plain loads through skb->head (6.17+; elsewhere
+ * rxlat-bench-floor leaves them out), which every hook must do and the
+ * floor does not. netns-tests/bench_floor.c loads and attaches them all.
  *
  * Program names stay within 15 characters, the kernel's limit, so that
  * bpftool and bpf_prog_info show them whole.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "rxlat.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+extern void *bpf_cast_to_kern_ctx(void *) __ksym;
 
 /* one slot per program, a cache line apart, so the floors never share one */
 #define SLOT_STRIDE 8
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 8 * SLOT_STRIDE);
+	__uint(max_entries, 16 * SLOT_STRIDE);
 	__type(key, __u32);
 	__type(value, __u64);
 } bench_floor_slots SEC(".maps");
@@ -33,6 +40,65 @@ static __always_inline void floor_add(__u32 slot)
 
 	if (v)
 		__sync_fetch_and_add(v, bpf_ktime_get_ns());
+}
+
+/*
+ * The clock, the stamp (metadata length, then the rxlat_meta before the
+ * MAC header) and one atomic add of the latency.
+ */
+static __always_inline void stamp_add(const struct sk_buff *skb, __u32 slot)
+{
+	const unsigned char *head = skb->head;
+	const struct skb_shared_info *shinfo = (const void *)(head + skb->end);
+	const struct rxlat_meta *m;
+	__u16 mac = skb->mac_header;
+	__u64 now = bpf_ktime_get_ns(), *v;
+	__u32 key = slot * SLOT_STRIDE;
+
+	if (mac == (__u16)~0U || shinfo->meta_len < sizeof(*m))
+		return;
+	m = (const void *)(head + mac - sizeof(*m));
+	if (m->magic != RXLAT_META_MAGIC)
+		return;
+	v = bpf_map_lookup_elem(&bench_floor_slots, &key);
+	if (v)
+		__sync_fetch_and_add(v, now - rxlat_meta_stamp(m));
+}
+
+SEC("tp_btf/netif_receive_skb")
+int BPF_PROG(stamp_ip_rcv, struct sk_buff *skb)
+{
+	stamp_add(skb, 8);
+	return 0;
+}
+
+SEC("tp_btf/tcp_probe")
+int BPF_PROG(stamp_tcp_do, struct sock *sk, struct sk_buff *skb)
+{
+	(void)sk;
+	stamp_add(skb, 9);
+	return 0;
+}
+
+SEC("cgroup_skb/ingress")
+int stamp_udp_q(struct __sk_buff *ctx)
+{
+	stamp_add(bpf_cast_to_kern_ctx(ctx), 10);
+	return 1;
+}
+
+SEC("tp_btf/consume_skb")
+int BPF_PROG(stamp_udp_read, struct sk_buff *skb)
+{
+	stamp_add(skb, 11);
+	return 0;
+}
+
+SEC("tp_btf/skb_copy_datagram_iovec")
+int BPF_PROG(stamp_sock_rd, const struct sk_buff *skb)
+{
+	stamp_add(skb, 12);
+	return 0;
 }
 
 /* ip_rcv fallback: tp_btf netif_receive_skb */

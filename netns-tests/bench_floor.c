@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rxlat-bench-floor: loads netns-tests/bench_floor.bpf.o and attaches every
- * program in it, the cgroup_skb ones to the cgroup v2 directory given, then
+ * program in it (the stamp floors only where the kernel takes their plain
+ * loads through skb->head), the cgroup_skb ones to the cgroup v2 directory
+ * given, then
  * prints one "NAME ID" line per program and "ready", and holds the links
  * until SIGINT or SIGTERM. Links held by a
  * process go with it however it ends, so a killed benchmark leaves nothing
@@ -10,6 +12,7 @@
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,6 +37,27 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, args);
 }
 
+/* The object, loaded; with the stamp_* programs or without them. */
+static struct bpf_object *open_load(const char *path, bool stamps)
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct bpf_program *p;
+
+	if (!obj) {
+		fprintf(stderr, "rxlat-bench-floor: cannot open %s\n", path);
+		return NULL;
+	}
+	bpf_object__for_each_program (p, obj)
+		if (!stamps && !strncmp(bpf_program__name(p), "stamp_", 6))
+			bpf_program__set_autoload(p, false);
+	if (!bpf_object__load(obj))
+		return obj;
+	bpf_object__close(obj);
+	if (!stamps)
+		fprintf(stderr, "rxlat-bench-floor: cannot load %s\n", path);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_link *links[MAX_LINKS];
@@ -46,7 +70,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: rxlat-bench-floor OBJECT CGROUP2-DIR\n");
 		return 2;
 	}
-	libbpf_set_print(print_libbpf);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -56,15 +79,14 @@ int main(int argc, char **argv)
 		perror(argv[2]);
 		return 1;
 	}
-	obj = bpf_object__open_file(argv[1], NULL);
-	if (!obj) {
-		fprintf(stderr, "rxlat-bench-floor: cannot open %s\n", argv[1]);
+	/* libbpf's warnings of the first try would read as a failure */
+	libbpf_set_print(NULL);
+	obj = open_load(argv[1], true);
+	libbpf_set_print(print_libbpf);
+	if (!obj)
+		obj = open_load(argv[1], false);
+	if (!obj)
 		goto out_cg;
-	}
-	if (bpf_object__load(obj)) {
-		fprintf(stderr, "rxlat-bench-floor: cannot load %s\n", argv[1]);
-		goto out;
-	}
 	bpf_object__for_each_program (p, obj) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
@@ -72,6 +94,8 @@ int main(int argc, char **argv)
 
 		if (n == MAX_LINKS)
 			break;
+		if (!bpf_program__autoload(p))
+			continue;
 		if (bpf_program__type(p) == BPF_PROG_TYPE_CGROUP_SKB)
 			l = bpf_program__attach_cgroup(p, cg);
 		else
@@ -97,7 +121,6 @@ int main(int argc, char **argv)
 out_links:
 	for (i = 0; i < n; i++)
 		bpf_link__destroy(links[i]);
-out:
 	bpf_object__close(obj);
 out_cg:
 	close(cg);
