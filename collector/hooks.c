@@ -317,29 +317,52 @@ fail:
 	return err;
 }
 
-/* [start, start of the next symbol) of a kernel function */
+/*
+ * [start, start of the next symbol) of a kernel function. One read of
+ * /proc/kallsyms (120,000 lines, not all in address order) with its
+ * addresses kept: the kernel builds the file anew for every read, and
+ * under emulation two reads parsed with sscanf took seconds of rxlat's
+ * start.
+ */
 static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
 {
-	char line[512], sym[256], type;
-	unsigned long long addr;
+	size_t len = strlen(name), n = 0, cap = 0;
+	__u64 *addrs = NULL, *grown;
 	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], *p;
+	int err = 0;
 
 	*lo = 0;
 	*hi = ~0ULL;
 	if (!f)
 		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, name) &&
-		    addr)
+	while (fgets(line, sizeof(line), f)) {
+		/* "ADDR TYPE NAME[\t[MODULE]]\n" */
+		__u64 addr = strtoull(line, &p, 16);
+
+		if (!addr || p[0] != ' ' || !p[1] || p[2] != ' ')
+			continue;
+		p += 3;
+		if (!strncmp(p, name, len) && strchr(" \t\n", p[len]))
 			*lo = addr;
-	if (*lo) {
-		rewind(f);
-		while (fgets(line, sizeof(line), f))
-			if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && addr > *lo &&
-			    addr < *hi)
-				*hi = addr;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			grown = realloc(addrs, cap * sizeof(*addrs));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			addrs = grown;
+		}
+		addrs[n++] = addr;
 	}
 	fclose(f);
+	for (size_t i = 0; *lo && i < n; i++)
+		if (addrs[i] > *lo && addrs[i] < *hi)
+			*hi = addrs[i];
+	free(addrs);
+	if (err)
+		return err;
 	return *lo && *hi != ~0ULL ? 0 : -ENOENT;
 }
 
