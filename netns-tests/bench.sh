@@ -95,6 +95,7 @@ PASS_OBJ=$BUILD/xdp_pass.bpf.o
 STAMPER_OBJ=$BUILD/rxlat_xdp.bpf.o
 FLOOR_OBJ=$BUILD/bench_floor.bpf.o
 XDP_FLOOR_OBJ=$BUILD/xdp_floor.bpf.o
+XDP_CLOCK_OBJ=$BUILD/xdp_clock.bpf.o
 FLOOR_LOADER=$BUILD/rxlat-bench-floor
 FILLER=$BUILD/rxlat-bench-fill
 PKTGEN=$BUILD/rxlat-pktgen
@@ -231,8 +232,8 @@ for cmd in ip iperf3 ethtool bpftool gojq nsenter timeout sysctl awk ss nstat xd
 	command -v "$cmd" >/dev/null 2>&1 ||
 		die "'$cmd' not found (Debian: make deps installs iproute2, iperf3, ethtool, bpftool, gojq, util-linux, xdp-tools, bpftrace)"
 done
-for f in "$RXLAT" "$PASS_OBJ" "$STAMPER_OBJ" "$FLOOR_OBJ" "$XDP_FLOOR_OBJ" "$FLOOR_LOADER" \
-	"$FILLER" "$PKTGEN"; do
+for f in "$RXLAT" "$PASS_OBJ" "$STAMPER_OBJ" "$FLOOR_OBJ" "$XDP_FLOOR_OBJ" "$XDP_CLOCK_OBJ" \
+	"$FLOOR_LOADER" "$FILLER" "$PKTGEN"; do
 	[ -r "$f" ] || die "$f missing: build it first (make all test-binaries bench-binaries)"
 done
 [ -r /proc/sys/kernel/bpf_stats_enabled ] || die "kernel has no kernel.bpf_stats_enabled sysctl"
@@ -747,11 +748,12 @@ cost_load()	# LOAD NAME
 	fi
 }
 
-# rxlat-bench-floor in the background (BG_PID), once its programs are attached.
-floor_start()
+# rxlat-bench-floor in the background (BG_PID), once its programs are
+# attached; no-stamp leaves the stamp floors out.
+floor_start()	# [no-stamp]
 {
 	local i
-	t_bg floor "$FLOOR_LOADER" "$FLOOR_OBJ" "$(cgroup2_root)"
+	t_bg floor "$FLOOR_LOADER" "$FLOOR_OBJ" "$(cgroup2_root)" "$@"
 	for ((i = 0; i < 100; i++)); do
 		grep -q '^ready' "$T_DIR/floor.out" && return 0
 		kill -0 "$BG_PID" 2>/dev/null || die "rxlat-bench-floor failed: $(tail -n 3 "$T_DIR/floor.err")"
@@ -765,10 +767,16 @@ cost_one()	# LOAD CONF
 	local load=$1 conf=$2 ids=() fl_pid i bt=0
 	case $conf in
 	rxlat)
+		# The empty and floor programs run before rxlat's at each point:
+		# a program that runs right after rxlat's pays for the memory
+		# operations those leave pending (a floor placed after the hooks
+		# measured up to 25 ns more), which would flatter rxlat's ratio.
+		# The stamp floors stay out: run before rxlat's, they would bring
+		# in the lines its hooks read (they are measured in "stamp").
+		floor_start no-stamp
+		fl_pid=$BG_PID
 		rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" -d $((COST_SECS + 60)) -o json
 		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
-		floor_start
-		fl_pid=$BG_PID
 		if [ "$load" = udp ]; then
 			bt_start hist bt-cost
 			bt=1
@@ -780,6 +788,7 @@ cost_one()	# LOAD CONF
 		;;
 	pass) xdp_attach "$PASS_OBJ" ;;
 	floor) xdp_attach "$XDP_FLOOR_OBJ" ;;
+	clock) xdp_attach "$XDP_CLOCK_OBJ" ;;
 	stamp)
 		# the reference programs first at their points, on stamped packets
 		xl_load
@@ -844,12 +853,12 @@ sock_read(TCP) rxlat_tp_sock_r empty_sock_rd floor_sock_rd stamp_sock_rd tcp tp_
 
 part_cost()
 {
-	local load conf stage rx em fl st pl at r e f s rn en fn sn x net fnet snet v xp xf xs pkts rs rc
+	local load conf stage rx em fl st pl at r e f s rn en fn sn x net fnet snet v xp xf xs xc pkts rs rc
 	STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
 	: >"$COST_ROWS"
 	for load in $COST_LOADS; do
-		for conf in rxlat tc pass floor stamp; do
+		for conf in rxlat tc pass floor clock stamp; do
 			note "cost: $load load, $conf"
 			cost_one "$load" "$conf"
 		done
@@ -860,9 +869,10 @@ part_cost()
 
 	echo
 	echo "3. Cost per BPF program run: kernel.bpf_stats_enabled=1, run_time_ns / run_cnt, ${COST_SECS}s per run"
-	echo "   udp: the load of part 2; tcp: one iperf3 stream. rxlat, the empty and floor programs (and"
-	echo "   bpftrace under UDP) in one run; XDP_PASS and the XDP floor each in a run of its own; tc: rxlat"
-	echo "   --tc, the tc ingress stamper instead of XDP (its hooks convert realtime stamps)."
+	echo "   udp: the load of part 2; tcp: one iperf3 stream. rxlat, the empty and floor programs (attached"
+	echo "   first) and bpftrace under UDP in one run; XDP_PASS, the XDP floor and the XDP clock floor each in"
+	echo "   a run of its own; stamp: the stamp floors with xdp-loader's stamper, no hooks; tc: rxlat --tc,"
+	echo "   the tc ingress stamper instead of XDP (its hooks convert realtime stamps)."
 	echo "   runs/pkt: run_cnt / run_cnt of that run's XDP (tc: sched_cls) program (hooks also see other"
 	echo "   traffic of the host)"
 	echo
@@ -931,6 +941,15 @@ part_cost()
 			row "Stamper rxlat_xdp, $load: net cost vs XDP floor's" \
 				"${x}x (rxlat_xdp $xs - XDP_PASS $xp = $net ns; floor $xf - $xp = $fnet ns)" "<= 1.5x" \
 				"$(verdict "$x" '<=' 1.5)"
+		fi
+		# what no stamper can leave out: one clock read per poll, and
+		# under small UDP nearly every datagram is a poll of its own
+		read -r xc _ < <(cost_of "$load" xdp_clock)
+		if [ "$xs" != - ] && [ "$xp" != - ] && [ "$xf" != - ] && [ "$xc" != - ]; then
+			snet=$(calc 'c - p' -v c="$xc" -v p="$xp")
+			row "Stamper rxlat_xdp, $load: net cost vs XDP clock floor's (floor + one clock read)" \
+				"$(ratio "$net" "$snet")x (clock floor $xc - $xp = $snet ns: the clock read alone $(calc 'c - f' -v c="$xc" -v f="$xf") ns)" \
+				"(printed)" "-"
 		fi
 		read -r rs rc < <(cost_of "$load" rxlat_napi_rese)
 		read -r _ pkts < <(cost_of "$load" rxlat_xdp)

@@ -2,8 +2,8 @@
 /*
  * rxlat-bench-floor: loads netns-tests/bench_floor.bpf.o and attaches every
  * program in it (the stamp floors only where the kernel takes their plain
- * loads through skb->head), the cgroup_skb ones to the cgroup v2 directory
- * given, then
+ * loads through skb->head, and not with "no-stamp"), the cgroup_skb ones to
+ * the cgroup v2 directory given, then
  * prints one "NAME ID" line per program and "ready", and holds the links
  * until SIGINT or SIGTERM. Links held by a
  * process go with it however it ends, so a killed benchmark leaves nothing
@@ -65,9 +65,12 @@ int main(int argc, char **argv)
 	struct bpf_program *p;
 	struct sigaction sa;
 	int n = 0, cg, rc = 1, i;
+	bool stamps = true;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: rxlat-bench-floor OBJECT CGROUP2-DIR\n");
+	if (argc == 4 && !strcmp(argv[3], "no-stamp"))
+		stamps = false;
+	else if (argc != 3) {
+		fprintf(stderr, "usage: rxlat-bench-floor OBJECT CGROUP2-DIR [no-stamp]\n");
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
@@ -81,7 +84,7 @@ int main(int argc, char **argv)
 	}
 	/* libbpf's warnings of the first try would read as a failure */
 	libbpf_set_print(NULL);
-	obj = open_load(argv[1], true);
+	obj = stamps ? open_load(argv[1], true) : NULL;
 	libbpf_set_print(print_libbpf);
 	if (!obj)
 		obj = open_load(argv[1], false);

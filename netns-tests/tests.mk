@@ -35,10 +35,13 @@ $(BUILD)/rxlat_xdp_packet.bpf.o: xdp/rxlat_xdp.bpf.c $(BPF_DEPS)
 test-binaries: $(UNIT_TESTS)
 
 # `make bench` only: the reference programs of the per-run cost figures
-# (empty and floor programs at every hook's attach point, an XDP floor)
-# and their loader.
+# (empty and floor programs at every hook's attach point, an XDP floor
+# with and without a clock read) and their loader.
 BENCH_BINARIES := $(BUILD)/rxlat-bench-floor $(BUILD)/rxlat-bench-fill $(BUILD)/bench_floor.bpf.o \
-                  $(BUILD)/xdp_floor.bpf.o $(BUILD)/xdp_pass.bpf.o
+                  $(BUILD)/xdp_floor.bpf.o $(BUILD)/xdp_clock.bpf.o $(BUILD)/xdp_pass.bpf.o
+
+$(BUILD)/xdp_clock.bpf.o: netns-tests/xdp_floor.bpf.c $(BPF_DEPS)
+	$(CLANG) $(BPF_CFLAGS) -DXDP_FLOOR_CLOCK -c $< -o $@
 
 .PHONY: bench-binaries
 bench-binaries: $(BENCH_BINARIES)
