@@ -71,6 +71,7 @@
 #   BENCH_ACC_SECONDS     length of each phase of part 5 (default 5)
 #   BENCH_MEM_SIZES       IFACESxQUEUES list (default "16x16 64x64 256x256")
 #   BENCH_COLL_SECONDS    CPU window of part 7 (default 30)
+#   BENCH_FEAT_ROUNDS     rounds of part F (default 2)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
 #                         memory collector features"); rows of parts left
 #                         out say so
@@ -109,6 +110,7 @@ UDP_FLOWS=${BENCH_UDP_FLOWS:-4}
 COST_SECS=${BENCH_COST_SECONDS:-3}
 COST_LOADS=${BENCH_COST_LOADS:-udp tcp}
 E2E_ROUNDS=${BENCH_E2E_ROUNDS:-3}
+FEAT_ROUNDS=${BENCH_FEAT_ROUNDS:-2}
 ACC_SECS=${BENCH_ACC_SECONDS:-5}
 ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
@@ -206,6 +208,7 @@ need_uint BENCH_COST_SECONDS "$COST_SECS" 1
 need_uint BENCH_UDP_LEN "$UDP_LEN" 16
 need_uint BENCH_UDP_FLOWS "$UDP_FLOWS" 1
 need_uint BENCH_E2E_ROUNDS "$E2E_ROUNDS" 1
+need_uint BENCH_FEAT_ROUNDS "$FEAT_ROUNDS" 1
 need_uint BENCH_ACC_SECONDS "$ACC_SECS" 1
 need_uint BENCH_COLL_SECONDS "$COLL_SECS" 1
 case $GRO in on | off) ;; *) die "BENCH_GRO must be on or off" ;; esac

@@ -3,13 +3,15 @@
 #
 # The cost of the filters, --slow and --drops, for netns-tests/bench.sh,
 # which sources this file after its own helpers (rxlat_start_or_die,
-# rxlat_stop, pid_bpf_ids, udp_load, record_stats, note, die) and calls
-# part_features after setup.
+# rxlat_stop, pid_bpf_ids, udp_load, record_stats, note, die) and settings
+# (FEAT_ROUNDS) and calls part_features after setup.
 #
 # Same method as bench.sh's part 2: kernel bpf_stats (run_time_ns / run_cnt
 # of every program rxlat holds), under the small-packet UDP load of part 2
 # (BENCH_UDP_FLOWS iperf3 -u -b 0 -l BENCH_UDP_LEN), batch stamps, all stages.
-# One run per configuration:
+# One run per configuration and round, the configurations alternated in
+# each of BENCH_FEAT_ROUNDS rounds (default 2), so that a slow spell of the
+# machine does not land on one configuration alone:
 #
 #   off          no feature (the reference)
 #   port_out     --port 1: a filter that filters every packet out
@@ -20,9 +22,9 @@
 #                back by the token bucket)
 #   drops        --drops (the socket overflows under this load: drops)
 #
-# Printed per configuration: ns per run of each latency hook and of the
-# kfree_skb program, and ns per packet of all hooks (ns/run x runs / runs of
-# the XDP stamper), beside the "off" row.
+# Printed per configuration, over its runs: ns per run of each latency hook
+# and of the kfree_skb program, and ns per packet of all hooks (ns/run x runs
+# / runs of the XDP stamper), beside the "off" row.
 
 # shellcheck disable=SC2034 # FEAT_* are read by the awk program below
 
@@ -51,37 +53,39 @@ feature_one()	# CONF ROWS
 	udp_load "$COST_SECS" "feat-$conf"
 	COST_ROWS=$rows record_stats udp "$conf" "" "${ids[@]}"
 	rxlat_stop
-	printf '%s\t%s kpkt/s read\n' "$conf" "$UDP_KPPS" >>"$rows.load"
+	printf '%s\t%.0f\n' "$conf" "$UDP_KPPS" >>"$rows.load"
 }
 
 part_features()
 {
-	local rows="$T_DIR/features.tsv" conf old load fig
+	local rows="$T_DIR/features.tsv" conf old r
 
 	old=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
 	: >"$rows"
 	: >"$rows.load"
-	for conf in $FEAT_CONFS; do
-		note "features: $conf $(feature_args "$conf")"
-		feature_one "$conf" "$rows"
+	for ((r = 1; r <= FEAT_ROUNDS; r++)); do
+		for conf in $FEAT_CONFS; do
+			note "features round $r/$FEAT_ROUNDS: $conf $(feature_args "$conf")"
+			feature_one "$conf" "$rows"
+		done
 	done
 	sysctl -q -w kernel.bpf_stats_enabled="$old" >/dev/null ||
 		die "cannot restore kernel.bpf_stats_enabled=$old"
 
 	echo
-	echo "F. Cost of the filters, --slow and --drops: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per row,"
-	echo "   batch stamps, all stages. hooks ns/pkt: every latency hook (and kfree_skb) ns/run x runs / XDP runs."
+	echo "F. Cost of the filters, --slow and --drops: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
+	echo "   $FEAT_ROUNDS rounds alternated, batch stamps, all stages. hooks ns/pkt: every latency hook (and"
+	echo "   kfree_skb) ns/run x runs / XDP runs, over the rounds. Datagrams read per run (kpkt/s):"
 	echo
-	while IFS=$'\t' read -r load fig; do
-		printf '     %-11s %s\n' "$load" "$fig"
-	done <"$rows.load"
+	awk -F'\t' '{ if (!($1 in r)) o[++n] = $1; r[$1] = r[$1] " " $2 }
+		END { for (i = 1; i <= n; i++) printf "     %-11s%s\n", o[i], r[o[i]] }' "$rows.load"
 	echo
 	awk -F'\t' '
 	{
 		c = $2; if (!(c in seen)) { seen[c] = 1; order[++n] = c }
-		if ($4 == "xdp") { xdp[c] = $5; next }
-		if ($5 > 0) { ns[c, $3] = $6 / $5; runs[c, $3] = $5; progs[$3] = 1 }
+		if ($4 == "xdp") { xdp[c] += $5; next }
+		if ($5 > 0) { cnt[c, $3] += $5; tns[c, $3] += $6; progs[$3] = 1 }
 		tim[c] += $6
 	}
 	END {
@@ -99,7 +103,7 @@ part_features()
 			if (k == 1) base = per
 			printf "%-11s %9.0f %+9.0f", c, per, per - base
 			for (i = 1; i <= np; i++) {
-				if ((c, list[i]) in ns) printf " %14.0f", ns[c, list[i]]
+				if ((c, list[i]) in cnt) printf " %14.0f", tns[c, list[i]] / cnt[c, list[i]]
 				else printf " %14s", "-"
 			}
 			printf "\n"
