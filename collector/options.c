@@ -151,14 +151,58 @@ static int parse_prometheus(const struct opts *o, struct rxlat_config *cfg)
 	return prom_parse_listen(o->prometheus->sval[0], cfg) ? -1 : 0;
 }
 
+/* One option per entry, its text wrapped at word boundaries into the
+ * right-hand column (argtable2's own GNU glossary cuts words and drops a
+ * character at each wrap). */
+enum { GLOSS_COL = 28, GLOSS_WIDTH = 80 };
+
+static void print_glossary(FILE *f, void **table)
+{
+	for (struct arg_hdr **h = (struct arg_hdr **)table; !((*h)->flag & ARG_TERMINATOR); h++) {
+		const struct arg_hdr *a = *h;
+		const char *text = a->glossary;
+		char opt[64], shortopt[5] = "    ";
+		int n;
+
+		if (!text)
+			continue;
+		if (a->shortopts && a->shortopts[0])
+			snprintf(shortopt, sizeof(shortopt), "-%c, ", a->shortopts[0]);
+		n = snprintf(opt, sizeof(opt), "  %s--%s%s%s", shortopt,
+			     a->longopts ? a->longopts : "", a->datatype ? "=" : "",
+			     a->datatype ? a->datatype : "");
+		fputs(opt, f);
+		if (n >= GLOSS_COL) {
+			fputc('\n', f);
+			n = 0;
+		}
+		while (*text) {
+			size_t len = strlen(text), cut = len;
+
+			if (len > GLOSS_WIDTH - GLOSS_COL) {
+				cut = GLOSS_WIDTH - GLOSS_COL;
+				while (cut > 0 && text[cut] != ' ')
+					cut--;
+				if (!cut) /* one word longer than the column */
+					cut = strcspn(text, " ");
+			}
+			fprintf(f, "%*s%.*s\n", GLOSS_COL - n, "", (int)cut, text);
+			n = 0;
+			text += cut;
+			while (*text == ' ')
+				text++;
+		}
+	}
+}
+
 static void usage(FILE *f, void **table)
 {
 	fputs("Usage: rxlat", f);
 	arg_print_syntaxv(f, table, "\n");
-	fputs("Measure how long received packets spend in the network stack, per stage, "
+	fputs("Measure how long received packets spend in the network stack, per stage,\n"
 	      "interface and receive queue.\n\n",
 	      f);
-	arg_print_glossary_gnu(f, table);
+	print_glossary(f, table);
 	fputs("\nStages:", f);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		fprintf(f, "%s %s", s ? "," : "", rxlat_stage_names[s]);

@@ -309,6 +309,12 @@ stdout_errors()
 	"$RXLAT" --bogus 2>"$T_DIR/bogus.err"
 	assert_eq argtable_message 'rxlat: error: invalid option "--bogus": see rxlat --help' \
 		"$(cat "$T_DIR/bogus.err")"
+	# the help: whole words in 80 columns (past the usage line), no text lost
+	"$RXLAT" --help >"$T_DIR/help.out" 2>&1
+	assert_eq help_exit 0 "$?"
+	assert_eq help_wide_lines "" "$(awk 'NR > 1 && length($0) > 80' "$T_DIR/help.out")"
+	assert_eq help_tc_text 1 "$(tr -s ' \n' ' ' <"$T_DIR/help.out" |
+		grep -c 'instead of in XDP (rxlat falls back to it where XDP cannot attach) --stamp')"
 }
 
 # Once attached, rxlat keeps CAP_BPF only, and still reports, attaches the
