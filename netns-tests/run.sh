@@ -193,6 +193,36 @@ if ((${#SELECT[@]} == 0)) && [[ -n ${RXLAT_TESTS:-} ]]; then
 	read -r -a SELECT <<<"$RXLAT_TESTS"
 fi
 
+# every name a selection may give; a pattern that matches none of them is
+# a typo, not a run of nothing
+all_names()
+{
+	local f
+	echo xdp-unit
+	for f in "$BUILD"/rxlat-unit "$BUILD"/rxlat-*-unit "$BUILD"/rxlat-*-test; do
+		[[ -x $f && $f != "$BUILD/rxlat-xdp-unit" ]] && echo "${f##*/rxlat-}"
+	done
+	for f in netns-tests/test_*.sh; do
+		f=${f##*/test_}
+		echo "${f%.sh}"
+	done
+	for f in netns-tests/vm_*.sh; do
+		f=${f##*/}
+		echo "${f%.sh}"
+	done
+}
+for pat in "${SELECT[@]}"; do
+	found=
+	while read -r n; do
+		# shellcheck disable=SC2053
+		[[ $n == $pat ]] && found=1 && break
+	done < <(all_names)
+	if [[ -z $found ]]; then
+		echo "run.sh: no test named '$pat'; the names: $(all_names | tr '\n' ' ')" >&2
+		exit 2
+	fi
+done
+
 missing=()
 for c in ip tc nsenter xdp-loader bpftool gojq awk mount; do
 	command -v "$c" >/dev/null 2>&1 || missing+=("$c")
