@@ -767,7 +767,9 @@ proc_status_kb()	# PID FIELD
 # Shared by the test files that run rxlat and read its JSON reports. They set
 # RXLAT (the binary) and PKTGEN; RXLAT_ARGS (an array) is put before the
 # arguments of every start; RXLAT_ENTER=netns-exec starts it through
-# "ip netns exec" instead of nsenter.
+# "ip netns exec" instead of nsenter; RXLAT_SIGDFL=SIG[,SIG] starts it with
+# those signals at their default action, whatever this shell inherited
+# (a suite run under nohup ignores SIGHUP, and so would rxlat).
 
 # The tools and binaries a test of rxlat needs; FAIL when one is missing.
 need_rxlat()	# [CMD...]
@@ -782,12 +784,13 @@ need_rxlat()	# [CMD...]
 # every 0.5 s unless ARGS say otherwise.
 start_rxlat()	# ARGS...
 {
-	local r=(-r 0.5) into_ns=(in_ns "$NS_B")
+	local r=(-r 0.5) into_ns=(in_ns "$NS_B") dfl=()
 	[[ " $* " == *" -r "* ]] && r=()
 	[[ ${RXLAT_ENTER:-} == netns-exec ]] && into_ns=(ip netns exec "$NS_B")
+	[[ -n ${RXLAT_SIGDFL:-} ]] && dfl=(env --default-signal="$RXLAT_SIGDFL")
 	# the wait below must not see a previous run's lines
 	: >"$T_DIR/rxlat.err"
-	t_bg rxlat "${into_ns[@]}" "$RXLAT" "${RXLAT_ARGS[@]}" -o json "${r[@]}" "$@"
+	t_bg rxlat "${into_ns[@]}" "${dfl[@]}" "$RXLAT" "${RXLAT_ARGS[@]}" -o json "${r[@]}" "$@"
 	RXLAT_PID=$BG_PID
 	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
 	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"

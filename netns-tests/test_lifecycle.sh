@@ -265,7 +265,7 @@ sighup()
 	host_only "signal and stdout handling" && return 0
 	need nohup || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	start_rxlat -i "$IF_B" || return 1
+	RXLAT_SIGDFL=HUP start_rxlat -i "$IF_B" || return 1
 	stop_rxlat HUP || return 1
 
 	: >"$T_DIR/rxlat.out"
