@@ -21,7 +21,31 @@ fi
 
 log=$(mktemp /tmp/rxlat-all.XXXXXX)
 trap 'rm -f "$log"' EXIT
-trap 'exit 130' INT TERM
+child='' stop=''
+# A stop signal goes on to the running part at once (a foreground pipeline
+# would hold it until the part ends): run.sh and vmtest.sh clean up on
+# SIGTERM, then this script exits 130.
+trap 'stop=1; [[ -n $child ]] && kill -TERM "$child" 2>/dev/null' INT TERM
+
+# run_part CMD...: CMD's output to the terminal and to $log
+run_part()
+{
+	local fifo tee_pid
+	fifo=$(mktemp -u /tmp/rxlat-all-fifo.XXXXXX)
+	mkfifo "$fifo" || exit 1
+	tee "$log" <"$fifo" &
+	tee_pid=$!
+	"$@" >"$fifo" 2>&1 &
+	child=$!
+	rm -f "$fifo"
+	# wait returns early for each trapped signal: wait again until it ends
+	while kill -0 "$child" 2>/dev/null; do
+		wait "$child"
+	done
+	child=
+	wait "$tee_pid"
+	[[ -z $stop ]] || exit 130
+}
 
 passed=0 failed=0 skipped=0 rows=()
 
@@ -45,7 +69,7 @@ host_set()
 }
 
 echo "# === host kernel $(uname -r)"
-./netns-tests/run.sh | tee "$log"
+run_part ./netns-tests/run.sh
 if take_counts ""; then
 	((passed += P, failed += F, skipped += S))
 	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed, $S skipped, in $((SECONDS / 60)) min")
@@ -60,7 +84,7 @@ if [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
 else
 	echo "# === Debian kernels under QEMU"
 	t0=$SECONDS
-	BUILD=$(cd "$BUILD" && pwd) ./netns-tests/vm/vmtest.sh --kernel all | tee "$log"
+	run_part env BUILD="$(cd "$BUILD" && pwd)" ./netns-tests/vm/vmtest.sh --kernel all
 	for line in 6.1 6.12; do
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
 		if take_counts "[$line] "; then
