@@ -11,8 +11,8 @@
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$here/.." || exit 1
-BUILD=${BUILD:-build}
-export BUILD
+# shellcheck source=netns-tests/lib.sh
+. netns-tests/lib.sh # BUILD (absolute, exported), signal forwarding
 
 if [[ $EUID -ne 0 ]]; then
 	echo "all.sh: must run as root (namespaces, XDP, QEMU); try: sudo make test" >&2
@@ -21,11 +21,10 @@ fi
 
 log=$(mktemp /tmp/rxlat-all.XXXXXX)
 trap 'rm -f "$log"' EXIT
-child='' stop=''
 # A stop signal goes on to the running part at once (a foreground pipeline
 # would hold it until the part ends): run.sh and vmtest.sh clean up on
 # SIGTERM, then this script exits 130.
-trap 'stop=1; [[ -n $child ]] && kill -TERM "$child" 2>/dev/null' INT TERM
+trap _t_forward_signal INT TERM
 
 # run_part CMD...: CMD's output to the terminal and to $log
 run_part()
@@ -36,15 +35,12 @@ run_part()
 	tee "$log" <"$fifo" &
 	tee_pid=$!
 	"$@" >"$fifo" 2>&1 &
-	child=$!
+	_T_CHILD=$!
 	rm -f "$fifo"
-	# wait returns early for each trapped signal: wait again until it ends
-	while kill -0 "$child" 2>/dev/null; do
-		wait "$child"
-	done
-	child=
+	t_wait_exit "$_T_CHILD"
+	_T_CHILD=
 	wait "$tee_pid"
-	[[ -z $stop ]] || exit 130
+	[[ -z $_T_STOP ]] || exit 130
 }
 
 passed=0 failed=0 skipped=0 rows=()
@@ -84,7 +80,7 @@ if [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
 else
 	echo "# === Debian kernels under QEMU"
 	t0=$SECONDS
-	run_part env BUILD="$(cd "$BUILD" && pwd)" ./netns-tests/vm/vmtest.sh --kernel all
+	run_part ./netns-tests/vm/vmtest.sh --kernel all
 	for line in 6.1 6.12; do
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
 		if take_counts "[$line] "; then
