@@ -30,8 +30,6 @@ export RXLAT_RUNNER=1
 PASSED=0
 FAILED=0
 SKIPPED=0
-STOP=
-CURRENT=
 
 count_line()	# LINE
 {
@@ -49,12 +47,7 @@ report()	# PASS|FAIL NAME [REASON]
 	count_line "$line"
 }
 
-on_signal()
-{
-	STOP=1
-	[[ -n $CURRENT ]] && kill -TERM "$CURRENT" 2>/dev/null
-}
-trap on_signal INT TERM
+trap _t_forward_signal INT TERM # lib.sh: to _T_CHILD, and sets _T_STOP
 
 # run_item NAME CMD...: runs CMD, echoing and counting its verdict lines.
 # CMD runs in the background and its output comes through a fifo, so that
@@ -70,7 +63,7 @@ run_item()
 		return
 	fi
 	"$@" >"$fifo" 2>&1 &
-	CURRENT=$!
+	_T_CHILD=$!
 	exec {fd}<"$fifo"
 	rm -f "$fifo"
 	while :; do
@@ -87,9 +80,9 @@ run_item()
 		count_line "$line"
 	done
 	exec {fd}<&-
-	t_wait_exit "$CURRENT"
+	t_wait_exit "$_T_CHILD"
 	rc=$?
-	CURRENT=
+	_T_CHILD=
 	if ((rc != 0 && fails == 0)); then
 		report FAIL "$name" "exited with status $rc without reporting a failed check"
 	elif ((passes + fails + skips == 0)); then
@@ -193,32 +186,40 @@ if ((${#SELECT[@]} == 0)) && [[ -n ${RXLAT_TESTS:-} ]]; then
 	read -r -a SELECT <<<"$RXLAT_TESTS"
 fi
 
-# every name a selection may give; a pattern that matches none of them is
-# a typo, not a run of nothing
-all_names()
+# each_item FN: FN NAME KIND PATH for every test, in the order they run;
+# KIND is prog (a test program), file (test_*.sh) or vm (vm_*.sh)
+each_item()
 {
-	local f
-	echo xdp-unit
+	local f name
+	"$1" xdp-unit prog "$BUILD/rxlat-xdp-unit"
 	for f in "$BUILD"/rxlat-unit "$BUILD"/rxlat-*-unit "$BUILD"/rxlat-*-test; do
-		[[ -x $f && $f != "$BUILD/rxlat-xdp-unit" ]] && echo "${f##*/rxlat-}"
+		[[ -x $f && $f != "$BUILD/rxlat-xdp-unit" ]] || continue
+		"$1" "${f##*/rxlat-}" prog "$f"
 	done
 	for f in netns-tests/test_*.sh; do
-		f=${f##*/test_}
-		echo "${f%.sh}"
+		[[ -e $f ]] || continue
+		name=${f##*/test_}
+		"$1" "${name%.sh}" file "$f"
 	done
 	for f in netns-tests/vm_*.sh; do
-		f=${f##*/}
-		echo "${f%.sh}"
+		[[ -e $f ]] || continue
+		name=${f##*/}
+		"$1" "${name%.sh}" vm "$f"
 	done
 }
+
+# a pattern that matches no test's name is a typo, not a run of nothing
+NAMES=()
+add_name() { NAMES+=("$1"); }
+each_item add_name
 for pat in "${SELECT[@]}"; do
 	found=
-	while read -r n; do
+	for n in "${NAMES[@]}"; do
 		# shellcheck disable=SC2053
 		[[ $n == $pat ]] && found=1 && break
-	done < <(all_names)
+	done
 	if [[ -z $found ]]; then
-		echo "run.sh: no test named '$pat'; the names: $(all_names | tr '\n' ' ')" >&2
+		echo "run.sh: no test named '$pat'; the names: ${NAMES[*]}" >&2
 		exit 2
 	fi
 done
@@ -240,58 +241,48 @@ HOST_XDP_BEFORE=$(host_xdp)
 XDP_PINS_BEFORE=$(printf '%s\n' "$RXLAT_BPFFS"/xdp/*)
 RXLAT_PINS_BEFORE=$([[ -e $RXLAT_BPFFS/rxlat ]] && echo yes)
 
-if selected xdp-unit; then
-	if [[ -x $BUILD/rxlat-xdp-unit ]]; then
-		run_item xdp-unit "$BUILD/rxlat-xdp-unit"
-	else
-		report FAIL xdp-unit "$BUILD/rxlat-xdp-unit is missing; run 'make test-binaries'"
-	fi
-fi
-
-for f in "$BUILD"/rxlat-unit "$BUILD"/rxlat-*-unit "$BUILD"/rxlat-*-test; do
-	[[ -x $f && $f != "$BUILD/rxlat-xdp-unit" ]] || continue
-	name=${f##*/rxlat-}
-	[[ -z $STOP ]] && selected "$name" && run_item "$name" "$f"
-done
-
-for f in netns-tests/test_*.sh; do
-	[[ -e $f ]] || continue
-	name=${f##*/test_}
-	name=${name%.sh}
-	if [[ -n $STOP ]] || ! selected "$name"; then
-		continue
-	fi
-	# Inside make vmtest the kernel allows BPF trampolines: the collector's
-	# tests run with fentry forced, and the exact-count ones again with the
-	# fallback set forced, so that one kernel proves both sets.
-	if [[ -n ${RXLAT_VM:-} && $name == collector ]]; then
-		run_item "$name-fentry" env RXLAT_TEST_ATTACH=fentry bash "$f"
-		[[ -z $STOP ]] && run_item "$name-fallback" env RXLAT_TEST_ATTACH=fallback \
-			RXLAT_TEST_FILTER='^udp' bash "$f"
-		continue
-	fi
-	run_item "$name" bash "$f"
-done
-
-# vm_*.sh need BPF trampolines (fentry, libxdp's dispatcher): inside make
-# vmtest only. Not a PASS where they do not run: a comment says so.
-for f in netns-tests/vm_*.sh; do
-	[[ -e $f ]] || continue
-	name=${f##*/}
-	name=${name%.sh}
-	if [[ -n $STOP ]] || ! selected "$name"; then
-		continue
-	fi
-	if [[ -z ${RXLAT_VM:-} ]]; then
-		echo "# $name: not run here (needs BPF trampolines); make vmtest runs it"
-		continue
-	fi
-	run_item "$name" bash "$f"
-done
+run_one()	# NAME KIND PATH
+{
+	local name=$1 kind=$2 f=$3
+	[[ -z $_T_STOP ]] && selected "$name" || return 0
+	case $kind in
+	prog)
+		if [[ -x $f ]]; then
+			run_item "$name" "$f"
+		else
+			report FAIL "$name" "$f is missing; run 'make test-binaries'"
+		fi
+		;;
+	file)
+		# Inside make vmtest the kernel allows BPF trampolines: the
+		# collector's tests run with fentry forced, and the exact-count
+		# ones again with the fallback set forced, so that one kernel
+		# proves both sets.
+		if [[ -n ${RXLAT_VM:-} && $name == collector ]]; then
+			run_item "$name-fentry" env RXLAT_TEST_ATTACH=fentry bash "$f"
+			[[ -z $_T_STOP ]] && run_item "$name-fallback" env RXLAT_TEST_ATTACH=fallback \
+				RXLAT_TEST_FILTER='^udp' bash "$f"
+		else
+			run_item "$name" bash "$f"
+		fi
+		;;
+	vm)
+		# vm_*.sh need BPF trampolines (fentry, libxdp's dispatcher):
+		# inside make vmtest only. Not a PASS where they do not run: a
+		# comment says so.
+		if [[ -z ${RXLAT_VM:-} ]]; then
+			echo "# $name: not run here (needs BPF trampolines); make vmtest runs it"
+		else
+			run_item "$name" bash "$f"
+		fi
+		;;
+	esac
+}
+each_item run_one
 
 check_leftovers
 rm -f "$RXLAT_RUN_PIDS"
 bpffs_teardown
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
-[[ -n $STOP ]] && exit 130
+[[ -n $_T_STOP ]] && exit 130
 ((FAILED == 0 && PASSED > 0))
