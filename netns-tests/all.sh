@@ -20,34 +20,18 @@ if [[ $EUID -ne 0 ]]; then
 fi
 
 log=$(mktemp /tmp/rxlat-all.XXXXXX)
-fifo=
-trap 'rm -f "$log" ${fifo:+"$fifo"}' EXIT
+trap 'rm -f "$log"' EXIT
 # A stop signal goes on to the running part at once (a foreground pipeline
 # would hold it until the part ends): run.sh and vmtest.sh clean up on
 # SIGTERM, then this script exits 130.
 trap _t_forward_signal INT TERM
 
-# run_part CMD...: CMD's output to the terminal and to $log. The fifo stays
-# until both ends have ended: tee and CMD open it in their own processes,
-# and removing it before one of them has would leave tee waiting for a
-# writer forever while CMD writes to a new plain file of the same name.
+# run_part CMD...: CMD's output to the terminal and to $log (lib.sh's
+# t_stream, which forwards the stop signal)
+log_line() { echo "$1"; echo "$1" >>"$log"; }
 run_part()
 {
-	local tee_pid
-	fifo=$(mktemp -u /tmp/rxlat-all-fifo.XXXXXX)
-	mkfifo "$fifo" || exit 1
-	tee "$log" <"$fifo" &
-	tee_pid=$!
-	"$@" >"$fifo" 2>&1 &
-	_T_CHILD=$!
-	t_wait_exit "$_T_CHILD"
-	_T_CHILD=
-	# a CMD stopped before it opened the fifo: open and close a write end
-	# (read-write never blocks on a fifo) so that tee sees its end
-	: <>"$fifo"
-	wait "$tee_pid"
-	rm -f "$fifo"
-	fifo=
+	t_stream log_line "$@"
 	[[ -z $_T_STOP ]] || exit 130
 }
 

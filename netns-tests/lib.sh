@@ -609,6 +609,39 @@ t_wait_exit()	# PID
 	return "$rc"
 }
 
+# t_stream FN CMD...: runs CMD in the background as _T_CHILD, calls FN LINE
+# for each line of its output (stdout and stderr), and returns CMD's exit
+# status. The output comes through a fifo rather than a pipeline so that a
+# stop signal is forwarded (_t_forward_signal) at once, not after CMD ends.
+# Both ends are open in this shell before CMD starts, and CMD inherits the
+# write end: no open can race the fifo's removal, and a CMD stopped before
+# it ran still ends the loop.
+t_stream()	# FN CMD...
+{
+	local fn=$1 fifo fd w line r rc
+	shift
+	fifo=$(mktemp -u /tmp/rxlat-stream.XXXXXX)
+	mkfifo "$fifo" || return 1
+	exec {w}<>"$fifo" # read-write: never blocks
+	exec {fd}<"$fifo" # a writer is open: does not block
+	rm -f "$fifo"
+	"$@" >&"$w" 2>&1 {w}>&- {fd}<&- &
+	_T_CHILD=$!
+	exec {w}>&-
+	while :; do
+		IFS= read -r -u "$fd" line
+		r=$?
+		((r > 128)) && continue # interrupted by a signal: keep reading
+		((r != 0)) && [[ -z $line ]] && break
+		"$fn" "$line"
+	done
+	exec {fd}<&-
+	t_wait_exit "$_T_CHILD"
+	rc=$?
+	_T_CHILD=
+	return "$rc"
+}
+
 # run_test NAME FUNCTION [ARGS...]: runs FUNCTION in its own subshell.
 run_test()
 {

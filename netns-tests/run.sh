@@ -31,8 +31,10 @@ PASSED=0
 FAILED=0
 SKIPPED=0
 
-count_line()	# LINE
+# emit LINE: printed, and counted if it is a verdict
+emit()	# LINE
 {
+	echo "$1"
 	case $1 in
 	"PASS "*) ((PASSED++)) ;;
 	"FAIL "*) ((FAILED++)) ;;
@@ -42,50 +44,23 @@ count_line()	# LINE
 
 report()	# PASS|FAIL NAME [REASON]
 {
-	local line="$1 $2${3:+: $3}"
-	echo "$line"
-	count_line "$line"
+	emit "$1 $2${3:+: $3}"
 }
 
 trap _t_forward_signal INT TERM # lib.sh: to _T_CHILD, and sets _T_STOP
 
-# run_item NAME CMD...: runs CMD, echoing and counting its verdict lines.
-# CMD runs in the background and its output comes through a fifo, so that
-# a signal to this script is forwarded at once rather than after CMD ends.
+# run_item NAME CMD...: runs CMD, echoing and counting its verdict lines
+# (lib.sh's t_stream: a stop signal reaches CMD at once).
 run_item()
 {
-	local name=$1 fifo fd line r rc passes=0 fails=0 skips=0 t0=$SECONDS
+	local name=$1 rc p0=$PASSED f0=$FAILED s0=$SKIPPED t0=$SECONDS
 	shift
 	echo "# === $name"
-	fifo=$(mktemp -u /tmp/rxlat-run.XXXXXX)
-	if ! mkfifo "$fifo"; then
-		report FAIL "$name" "cannot create a fifo in /tmp"
-		return
-	fi
-	"$@" >"$fifo" 2>&1 &
-	_T_CHILD=$!
-	exec {fd}<"$fifo"
-	rm -f "$fifo"
-	while :; do
-		IFS= read -r -u "$fd" line
-		r=$?
-		((r > 128)) && continue # interrupted by a signal: keep reading
-		((r != 0)) && [[ -z $line ]] && break
-		echo "$line"
-		case $line in
-		"PASS "*) ((passes++)) ;;
-		"FAIL "*) ((fails++)) ;;
-		"SKIP "*) ((skips++)) ;;
-		esac
-		count_line "$line"
-	done
-	exec {fd}<&-
-	t_wait_exit "$_T_CHILD"
+	t_stream emit "$@"
 	rc=$?
-	_T_CHILD=
-	if ((rc != 0 && fails == 0)); then
+	if ((rc != 0 && FAILED == f0)); then
 		report FAIL "$name" "exited with status $rc without reporting a failed check"
-	elif ((passes + fails + skips == 0)); then
+	elif ((PASSED + FAILED + SKIPPED == p0 + f0 + s0)); then
 		report FAIL "$name" "reported no check at all"
 	fi
 	echo "# $name: $((SECONDS - t0)) s"
