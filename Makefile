@@ -38,10 +38,10 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
 # One rule for every BPF object, wherever its source lives; the collector's
-# programs also include collector/*.bpf.h.
-vpath %.bpf.c xdp tc collector netns-tests
+# programs also include collector/attach/*.bpf.h.
+vpath %.bpf.c xdp tc collector/attach netns-tests netns-tests/unit
 
-$(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/*.bpf.h)
+$(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
@@ -50,7 +50,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # Installed files that name the version or an install path: generated
 # here, so that VERSION and PREFIX/BINDIR are the only places they are set.
 # The unit depends on the Makefile, where PREFIX and BINDIR are defined.
-$(BUILD)/rxlat.8: collector/rxlat.8 VERSION | $(BUILD)
+$(BUILD)/rxlat.8: collector/cli/rxlat.8 VERSION | $(BUILD)
 	sed -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/rxlat.service: configs/rxlat.service.in Makefile | $(BUILD)
@@ -59,12 +59,13 @@ $(BUILD)/rxlat.service: configs/rxlat.service.in Makefile | $(BUILD)
 include collector/collector.mk
 include xdp/xdp.mk
 include netns-tests/tests.mk
+include netns-tests/unit/unit.mk
 include netns-tests/vm/vm.mk
 
 .PHONY: all deps test lint format install uninstall clean demo vmtest bench
 
 deps:
-	./netns-tests/deps.sh
+	./scripts/deps.sh
 
 # The test, bench and demo targets install nothing: the README's commands
 # run netns-tests/deps.sh (make deps) first.
@@ -80,9 +81,9 @@ bench:
 
 demo:
 	$(MAKE) all test-binaries
-	./netns-tests/demo.sh
+	./scripts/demo.sh
 
-SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh) netns-tests/vm/init .ci/run
+SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh scripts/*.sh) netns-tests/vm/init .ci/run
 
 # cppcheck leaves out build/: the skeletons embed whole BPF objects and
 # take it minutes to read. shellcheck runs from the top of the tree, where
@@ -91,10 +92,10 @@ lint:
 	clang-format --dry-run --Werror $(LINT_SOURCES)
 	shellcheck -x $(SHELL_SCRIPTS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
-		--inline-suppr --std=c11 -Iinclude \
+		--inline-suppr --std=c11 -Iinclude $(addprefix -I,$(COLLECTOR_DIRS)) \
 		--include=/usr/include/bpf/libbpf_common.h \
-		--include=netns-tests/lint-macros.h \
-		$(USER_SOURCES) $(filter-out %.bpf.c,$(wildcard netns-tests/*.c))
+		--include=scripts/cppcheck-macros.h \
+		$(USER_SOURCES) $(filter-out %.bpf.c,$(wildcard netns-tests/*.c netns-tests/unit/*.c))
 
 format:
 	clang-format -i $(LINT_SOURCES)

@@ -119,7 +119,7 @@ struct rxlat_batch {
  * no_fallback: why there is no fallback (NULL when there is one);
  * common: an attach point used in both sets, or NULL.
  * A stage's name is the name in every output; the man page and the README
- * list the same stages and attach points (collector/stages_test.c checks).
+ * list the same stages and attach points (netns-tests/unit/stages_test.c checks).
  */
 #define RXLAT_STAGES(X)                                                                            \
 	X(IP_RCV, "ip_rcv", "ip_rcv_core", "ip6_rcv_core", "tp_btf:netif_receive_skb", NULL, NULL) \
@@ -212,7 +212,7 @@ static inline __u32 rxlat_nr_chunks(__u32 nr_series)
 }
 
 /*
- * Configuration of the latency hooks (collector/hooks.bpf.c), written by user
+ * Configuration of the latency hooks (collector/attach/hooks.bpf.c), written by user
  * space between open and load into the one read-only instance rxlat_cfg: the
  * verifier sees the frozen values, and the hot path reads each field with one
  * load, as it read the separate variables this struct replaces.
@@ -263,7 +263,7 @@ struct rxlat_bpf_config {
  * CLOCK_REALTIME - CLOCK_MONOTONIC as the hooks last saw it, and the value
  * before the last step of the realtime clock: a realtime stamp taken before
  * a step and read after it is converted with the offset it was taken with
- * (see realtime_start() in collector/hooks.bpf.c).
+ * (see realtime_start() in collector/attach/hooks.bpf.c).
  */
 struct rxlat_clock {
 	__s64 offs;	  /* offset seen last */

@@ -17,8 +17,8 @@ $(BUILD)/rxlat-clockstep: netns-tests/clockstep.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c netns-tests/check.h netns-tests/frame.h \
-		collector/xdp_counters.h $(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
-	$(CC) $(CFLAGS) -Icollector $< -o $@ -lbpf -lelf -lz
+		collector/attach/xdp_counters.h $(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
+	$(CC) $(CFLAGS) -Icollector/attach $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-meta-probe: netns-tests/meta_probe.c netns-tests/meta_probe.h \
 		$(BUILD)/meta_probe.skel.h include/rxlat.h | $(BUILD)
@@ -31,8 +31,6 @@ $(BUILD)/meta_probe.bpf.o: netns-tests/meta_probe.h
 $(BUILD)/rxlat_xdp_packet.bpf.o: xdp/rxlat_xdp.bpf.c $(BPF_DEPS)
 	$(CLANG) $(BPF_CFLAGS) -DRXLAT_XDP_STAMP_MODE=RXLAT_STAMP_PACKET -c $< -o $@
 
-# `make test` builds test-binaries; let it build the other unit tests too.
-test-binaries: $(UNIT_TESTS)
 
 # `make bench` only: the reference programs of the per-run cost figures
 # (empty and floor programs at every hook's attach point, an XDP floor

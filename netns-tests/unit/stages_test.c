@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The stage table of include/rxlat.h against the two places that describe it
- * to people: the "Stages" list of collector/rxlat.8 and the stage table of
+ * to people: the "Stages" list of collector/cli/rxlat.8 and the stage table of
  * README.md. Both must name exactly the table's stages, in its order, with
  * its fentry targets and fallback attach points, so that a stage added,
  * renamed or moved to another attach point cannot leave the docs behind.
@@ -224,13 +224,13 @@ static void check_readme(void)
 
 static void check_man(void)
 {
-	char *text = slurp("collector/rxlat.8");
+	char *text = slurp("collector/cli/rxlat.8");
 	const char *p, *end;
 	int s = 0;
 
 	if (!text) {
 		check_failed("man.stages",
-			     "cannot read collector/rxlat.8 (run from the repo root)");
+			     "cannot read collector/cli/rxlat.8 (run from the repo root)");
 		return;
 	}
 	p = strstr(text, "\nStages,");

@@ -10,7 +10,7 @@
 # path.
 
 # shellcheck source=netns-tests/lib.sh
-. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
 
 SECONDS_RUN=${DEMO_SECONDS:-10}
 RXLAT=$BUILD/rxlat
