@@ -678,7 +678,7 @@ static __u32 netns_ino(void)
 	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
 }
 
-static int attach_all(struct rxlat_hooks *h, bool verbose)
+static int attach_all(struct rxlat_hooks *h)
 {
 	struct bpf_program *cg = h->skel->progs.rxlat_cg_udp_queue_rcv;
 	char how[160];
@@ -697,8 +697,7 @@ static int attach_all(struct rxlat_hooks *h, bool verbose)
 		rxlat_err("udp_queue_rcv fallback: %s", how);
 		return h->cgroup_fd;
 	}
-	if (verbose)
-		rxlat_info("udp_queue_rcv: cgroup_skb attached through %s", how);
+	rxlat_debug("udp_queue_rcv: cgroup_skb attached through %s", how);
 	/* a link: multi-attach, and detached when rxlat exits */
 	h->skel->links.rxlat_cg_udp_queue_rcv = bpf_program__attach_cgroup(cg, h->cgroup_fd);
 	if (!h->skel->links.rxlat_cg_udp_queue_rcv) {
@@ -785,9 +784,8 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->max_queues = cfg->max_queues;
 	bc->ifaces_fixed = cfg->nifaces > 0;
 	bc->direct_mem = direct_mem_probe();
-	if (cfg->verbose)
-		rxlat_info("metadata read with %s",
-			   bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
+	rxlat_debug("metadata read with %s",
+		    bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
 	bc->netns_ino = netns_ino();
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
@@ -863,7 +861,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		goto fail;
 	}
 
-	err = attach_all(h, cfg->verbose);
+	err = attach_all(h);
 	if (err)
 		goto fail;
 	*out = h;

@@ -364,17 +364,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 /* MHD's messages (a client's broken request, mostly) with -v only */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	const struct prom_server *p = cls;
 	char msg[256];
 	size_t n;
 
-	if (!p->cfg->verbose)
+	(void)cls;
+	if (!rxlat_log_on(RXLAT_LOG_DEBUG))
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = '\0';
-	rxlat_info("prometheus endpoint: %s", msg);
+	rxlat_debug("prometheus endpoint: %s", msg);
 }
 
 /* ---- the server ---------------------------------------------------------- */
