@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "collector.h"
+#include "holders.h"
 
 void prog_name(__u32 id, char name[BPF_OBJ_NAME_LEN])
 {

@@ -27,7 +27,8 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
+#include "holders.h"
+#include "hooks.h"
 #include "drops.h"
 #include "log.h"
 #include "report.h"
@@ -765,7 +766,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		err = check_any_stage(cfg, info);
 	if (err)
 		goto fail;
-	h->nr_series = rxlat_nr_series(cfg->max_ifaces, cfg->max_queues);
+	h->nr_series = rxlat_nr_series(cfg->bpf.max_ifaces, cfg->bpf.max_queues);
 	if (cfg->drops) {
 		err = drops_check();
 		if (err)
@@ -780,8 +781,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		goto fail;
 	}
 	bc = &h->skel->rodata->rxlat_cfg;
-	bc->max_ifaces = cfg->max_ifaces;
-	bc->max_queues = cfg->max_queues;
+	*bc = cfg->bpf;
 	bc->ifaces_fixed = cfg->nifaces > 0;
 	bc->direct_mem = direct_mem_probe();
 	rxlat_debug("metadata read with %s",
@@ -789,19 +789,12 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->netns_ino = netns_ino();
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
-	bc->filter_proto = cfg->filter_proto;
-	bc->filter_ports = cfg->nports > 0;
-	memcpy(bc->port_bits, cfg->port_bits, sizeof(bc->port_bits));
-	bc->filter_cgroup = cfg->cgroup_path[0] != '\0';
-	bc->cgroup_id = cfg->cgroup_id;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
-	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->slow_ns ? 1u << 20 : 4096);
-	bc->slow_ns = cfg->slow_ns;
-	bc->slow_cost_ns = cfg->slow_rate ? 1000000000ull / cfg->slow_rate : 0;
+	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
 	/* room for interfaces cached with the overflow slot too */
-	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->max_ifaces + 64);
+	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->bpf.max_ifaces + 64);
 	h->max_chunks = rxlat_nr_chunks(h->nr_series);
 	if (h->max_chunks > RXLAT_HISTS_BYTES_LIMIT / CHUNK_BYTES)
 		h->max_chunks = RXLAT_HISTS_BYTES_LIMIT / CHUNK_BYTES;

@@ -16,7 +16,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
-#include "collector.h"
+#include "holders.h"
+#include "stamper.h"
+#include "tc.h"
 #include "log.h"
 #include "xdp_counters.h"
 #include "rxlat_reset.skel.h"

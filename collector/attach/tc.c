@@ -20,7 +20,8 @@
 #include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
-#include "collector.h"
+#include "holders.h"
+#include "tc.h"
 #include "log.h"
 #include "rxlat_tc.skel.h"
 

@@ -10,15 +10,15 @@
 #include <netinet/in.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
-#include "collector.h"
+#include "config.h"
 #include "log.h"
 
 int filters_parse_proto(const char *val, struct rxlat_config *cfg)
 {
 	if (!strcmp(val, "tcp"))
-		cfg->filter_proto = IPPROTO_TCP;
+		cfg->bpf.filter_proto = IPPROTO_TCP;
 	else if (!strcmp(val, "udp"))
-		cfg->filter_proto = IPPROTO_UDP;
+		cfg->bpf.filter_proto = IPPROTO_UDP;
 	else {
 		rxlat_err("invalid value '%s' for --proto: choose one of tcp, udp", val);
 		return -1;
@@ -46,11 +46,10 @@ int filters_parse_ports(const char *val, struct rxlat_config *cfg)
 				  tok);
 			return -1;
 		}
-		if (!(cfg->port_bits[p / 64] & (1ull << (p % 64))))
-			cfg->nports++;
-		cfg->port_bits[p / 64] |= 1ull << (p % 64);
+		cfg->bpf.port_bits[p / 64] |= 1ull << (p % 64);
+		cfg->bpf.filter_ports = 1;
 	}
-	if (!cfg->nports) {
+	if (!cfg->bpf.filter_ports) {
 		rxlat_err("--port '%s' names no port: give local ports from 1 to 65535, "
 			  "comma-separated",
 			  val);
@@ -96,7 +95,8 @@ int filters_parse_cgroup(const char *path, struct rxlat_config *cfg)
 			  strerror(errno ? errno : EINVAL));
 		return -1;
 	}
-	cfg->cgroup_id = h.id;
+	cfg->bpf.cgroup_id = h.id;
+	cfg->bpf.filter_cgroup = 1;
 	strcpy(cfg->cgroup_path, path);
 	return 0;
 }

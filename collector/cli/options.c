@@ -9,7 +9,7 @@
 #include <string.h>
 #include <argtable2.h>
 #include <bpf/libbpf.h>
-#include "collector.h"
+#include "config.h"
 #include "log.h"
 #include "options.h"
 #include "prom.h"
@@ -309,9 +309,9 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	cfg->list_stages = o.list_stages->count > 0;
 	cfg->interval_s = o.interval->count ? o.interval->dval[0] : 1.0;
 	cfg->duration_s = o.duration->count ? o.duration->dval[0] : 0.0;
-	cfg->max_ifaces =
+	cfg->bpf.max_ifaces =
 	    o.max_ifaces->count ? (__u32)o.max_ifaces->ival[0] : RXLAT_MAX_IFACES_DEFAULT;
-	cfg->max_queues =
+	cfg->bpf.max_queues =
 	    o.max_queues->count ? (__u32)o.max_queues->ival[0] : RXLAT_MAX_QUEUES_DEFAULT;
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		cfg->stages[s] = true;
@@ -369,7 +369,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	if (o.cgroup->count && filters_parse_cgroup(o.cgroup->sval[0], cfg))
 		goto out;
-	if (o.slow->count && slow_parse_duration("--slow", o.slow->sval[0], &cfg->slow_ns))
+	if (o.slow->count && slow_parse_duration("--slow", o.slow->sval[0], &cfg->bpf.slow_ns))
 		goto out;
 	cfg->slow_rate = 1000;
 	if (o.slow_rate->count) {
@@ -385,7 +385,8 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		}
 		cfg->slow_rate = (unsigned int)o.slow_rate->ival[0];
 	}
-	if (cfg->slow_ns && cfg->output == RXLAT_OUT_NONE) {
+	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
+	if (cfg->bpf.slow_ns && cfg->output == RXLAT_OUT_NONE) {
 		rxlat_err("--slow writes its records with the reports: choose -o text or -o json");
 		goto out;
 	}
@@ -419,9 +420,9 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		strcpy(cfg->ifnames[i], name);
 		cfg->nifaces++;
 	}
-	if ((__u32)cfg->nifaces > cfg->max_ifaces) {
+	if ((__u32)cfg->nifaces > cfg->bpf.max_ifaces) {
 		rxlat_err("%d interfaces named but --max-ifaces is %u", cfg->nifaces,
-			  cfg->max_ifaces);
+			  cfg->bpf.max_ifaces);
 		goto out;
 	}
 	ret = 0;

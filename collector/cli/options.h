@@ -2,7 +2,7 @@
 #ifndef RXLAT_OPTIONS_H
 #define RXLAT_OPTIONS_H
 
-#include "collector.h"
+#include "config.h"
 
 /*
  * Fills *cfg from the command line. 0: run; 1: exit 0 (--help, --version

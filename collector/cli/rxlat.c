@@ -24,7 +24,11 @@
 #include <unistd.h>
 #include "caps.h"
 #include "collect.h"
-#include "collector.h"
+#include "config.h"
+#include "holders.h"
+#include "hooks.h"
+#include "stamper.h"
+#include "tc.h"
 #include "drops.h"
 #include "links.h"
 #include "log.h"
@@ -239,7 +243,7 @@ static int report(struct collector *c, bool final)
 	if (err)
 		return err;
 	slow_counts(c, &r);
-	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->max_ifaces);
+	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->bpf.max_ifaces);
 	/* the series are taken as the report is rendered: see collect_series_next() */
 	collect_series_begin(&it, &c->col, &live, c->slot_ifindex, old_epoch & 1);
 	err = collect_stamper(c, &xdp, &r.nxdp);
@@ -795,7 +799,7 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cfg.slow_ns) {
+	if (cfg.bpf.slow_ns) {
 		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), cfg.output == RXLAT_OUT_JSON,
 				&c.col, c.drops);
 		if (err) {
@@ -820,9 +824,9 @@ int main(int argc, char **argv)
 		goto out;
 	warn_down(&cfg);
 
-	err = collect_init(&c.col, cfg.max_ifaces, cfg.max_queues, cfg.per_queue, cfg.ifindexes,
-			   cfg.nifaces);
-	c.slot_ifindex = calloc(cfg.max_ifaces, sizeof(*c.slot_ifindex));
+	err = collect_init(&c.col, cfg.bpf.max_ifaces, cfg.bpf.max_queues, cfg.per_queue,
+			   cfg.ifindexes, cfg.nifaces);
+	c.slot_ifindex = calloc(cfg.bpf.max_ifaces, sizeof(*c.slot_ifindex));
 	if (err || !c.slot_ifindex) {
 		rxlat_err("out of memory");
 		err = -ENOMEM;
@@ -838,8 +842,8 @@ int main(int argc, char **argv)
 	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u interface slots x %u "
 		   "queue slots, %zu bytes each, made as they come into use, in chunks of %u)",
 		   hooks_map_bytes(c.hooks) / 1024.0,
-		   rxlat_nr_series(cfg.max_ifaces, cfg.max_queues), RXLAT_NR_STAGES,
-		   cfg.max_ifaces + 1, cfg.max_queues + 1, sizeof(struct rxlat_hist),
+		   rxlat_nr_series(cfg.bpf.max_ifaces, cfg.bpf.max_queues), RXLAT_NR_STAGES,
+		   cfg.bpf.max_ifaces + 1, cfg.bpf.max_queues + 1, sizeof(struct rxlat_hist),
 		   RXLAT_CHUNK_SERIES);
 	err = run_loop(&c);
 out:

@@ -12,7 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include "collect.h"
-#include "collector.h"
+#include "config.h"
 #include "drops.h"
 #include "log.h"
 #include "rxlat_hist.h"

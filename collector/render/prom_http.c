@@ -34,7 +34,11 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "collect.h"
-#include "collector.h"
+#include "config.h"
+#include "holders.h"
+#include "hooks.h"
+#include "stamper.h"
+#include "tc.h"
 #include "drops.h"
 #include "log.h"
 #include "prom.h"
@@ -522,8 +526,8 @@ int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_st
 	struct rxlat_live prev = { collect_prev_at, col };
 	struct prom_layout l = {
 		.live = { hooks_live_at, hooks },
-		.max_ifaces = p->cfg->max_ifaces,
-		.max_queues = p->cfg->max_queues,
+		.max_ifaces = p->cfg->bpf.max_ifaces,
+		.max_queues = p->cfg->bpf.max_queues,
 		.per_queue = p->cfg->per_queue,
 		.per_pow2 = p->cfg->prom_buckets,
 	};

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RXLAT_HOOKS_H
+#define RXLAT_HOOKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "config.h"
+
+/* hooks.c: the latency hooks, one attach point set per stage. */
+struct rxlat_hooks;
+struct rxlat_hooks_info {
+	const char *attach[RXLAT_NR_STAGES];	   /* "fentry:tcp_v4_do_rcv,..." */
+	const char *unavailable[RXLAT_NR_STAGES];  /* why a wanted stage is off */
+	const char *fallback_why[RXLAT_NR_STAGES]; /* why fentry was not used */
+	/* where the texts above are written: they live as long as the info */
+	char attach_buf[RXLAT_NR_STAGES][96];
+	char reason_buf[RXLAT_NR_STAGES][320];
+};
+/* Decide the attach points without attaching anything (--list-stages). */
+int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info);
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
+		 struct rxlat_hooks_info *info);
+/*
+ * The histogram of series idx (rxlat_series_index()), mapped; NULL while it
+ * has none. hooks_live_at() is the same for a struct rxlat_live (ctx: hooks).
+ */
+struct rxlat_hist *hooks_series(const struct rxlat_hooks *h, __u32 idx);
+struct rxlat_hist *hooks_live_at(void *ctx, __u32 idx);
+/*
+ * Create histogram chunks while the series in use come close to filling
+ * those there are; call it often (each report, each second). 0 or -errno.
+ */
+int hooks_grow(struct rxlat_hooks *h);
+/* Samples that found no histogram (their chunk not created in time). */
+__u64 hooks_series_lost(const struct rxlat_hooks *h);
+/* ifindex of each interface slot in use, 0 where free; returns count */
+int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots);
+void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
+/* Interface slot of ifindex from now belongs to ifindex to: 0 or -errno. */
+int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
+size_t hooks_map_bytes(const struct rxlat_hooks *h);
+/* Realtime stamps on ifindex with the tc mark are the tc stamper's (on) or not. */
+int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
+/* --drops: the drop map's fd (-1 without), and drops it had no room for. */
+int hooks_drops_fd(const struct rxlat_hooks *h);
+__u64 hooks_drops_lost(const struct rxlat_hooks *h);
+/* --slow: the ring buffer's fd, and its per-CPU counts summed. */
+int hooks_slow_fd(const struct rxlat_hooks *h);
+int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppressed, __u64 *lost);
+/* Steps of the realtime clock the hooks saw. */
+__u64 hooks_clock_steps(const struct rxlat_hooks *h);
+void hooks_destroy(struct rxlat_hooks *h);
+
+#endif

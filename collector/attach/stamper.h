@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RXLAT_STAMPER_H
+#define RXLAT_STAMPER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "config.h"
+
+/*
+ * stamper.c: the XDP stamper, attached by rxlat or found when --no-xdp, and
+ * the poll-end reset of its batch stamps, attached whenever there is one.
+ */
+struct rxlat_stamper;
+/*
+ * Attaches the XDP stamper to the named interfaces; use_tc[i] is set for
+ * each where another program holds XDP or the stamper cannot attach (said
+ * in one line). *out is NULL when no interface has it.
+ */
+int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[]);
+int stamper_find(struct rxlat_stamper **out, bool quiet);
+/* Sum the per-CPU counters per (ifindex, queue); *keys and *vals are malloc'ed. */
+int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
+		     struct rxlat_xdp_counters **vals, size_t *n);
+void stamper_destroy(struct rxlat_stamper *st);
+/*
+ * Named interface i (of cfg) is gone: its link is closed. Attached again to
+ * cfg->ifindexes[i] (the interface came back): 0, -EOPNOTSUPP when rxlat
+ * did not attach the stamper itself (--no-xdp), or -errno.
+ */
+void stamper_detach_iface(struct rxlat_stamper *st, int i);
+int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RXLAT_TC_H
+#define RXLAT_TC_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "config.h"
+
+/*
+ * tc.c: the tc ingress stamper, per named interface i of the config: a tcx
+ * link, else a cls_bpf filter of rxlat's own, or a filter running the
+ * stamper that iproute2 loaded (used, never touched).
+ */
+enum rxlat_tc_how { RXLAT_TC_NONE, RXLAT_TC_TCX, RXLAT_TC_FILTER, RXLAT_TC_FOREIGN };
+struct rxlat_tc;
+int tc_open(struct rxlat_tc **out);
+/* RXLAT_TC_NONE when it cannot be attached (said). */
+enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
+/* gone: the interface was deleted, and its filter with it. */
+void tc_detach(struct rxlat_tc *t, int i, bool gone);
+/* Are filters attached through netlink (removing them needs CAP_NET_ADMIN)? */
+bool tc_netlink(const struct rxlat_tc *t);
+void tc_destroy(struct rxlat_tc *t);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The configuration of a run: what the command line asked for. */
+#ifndef RXLAT_CONFIG_H
+#define RXLAT_CONFIG_H
+
+#include <stdbool.h>
+#include <net/if.h>
+#include <sys/socket.h>
+#include <linux/types.h>
+#include "rxlat.h"
+
+#define RXLAT_MAX_CLI_IFACES 64
+/*
+ * The series array is allocated whole at start-up, and user space keeps a
+ * copy of it: past this size of map, the start is refused rather than the
+ * host's memory taken (256 x 256 would be 616 MiB, twice).
+ */
+#define RXLAT_HISTS_BYTES_LIMIT (64u << 20)
+
+enum rxlat_xdp_mode { RXLAT_XDP_NATIVE, RXLAT_XDP_SKB };
+enum rxlat_attach_mode { RXLAT_ATTACH_AUTO, RXLAT_ATTACH_FENTRY, RXLAT_ATTACH_FALLBACK };
+enum rxlat_output { RXLAT_OUT_TEXT, RXLAT_OUT_JSON, RXLAT_OUT_NONE };
+
+struct rxlat_config {
+	char ifnames[RXLAT_MAX_CLI_IFACES][IF_NAMESIZE];
+	__u32 ifindexes[RXLAT_MAX_CLI_IFACES];
+	int nifaces;
+	enum rxlat_xdp_mode xdp_mode;
+	bool no_xdp;
+	bool tc; /* --tc: the tc stamper instead of the XDP one */
+	enum rxlat_stamp_mode stamp;
+	bool per_queue;
+	bool stages[RXLAT_NR_STAGES];
+	enum rxlat_attach_mode attach;
+	double interval_s;
+	double duration_s;
+	enum rxlat_output output;
+	bool list_stages;
+	bool verbose;
+	/* --prometheus: the "[ADDR:]PORT" given, empty when off; prom.h */
+	char prom_listen[64];
+	struct sockaddr_storage prom_addr;
+	unsigned int prom_buckets; /* exported buckets per power of two */
+	char cgroup_path[256];	   /* --cgroup, empty when off */
+	bool drops;		   /* --drops: count stamped packets the kernel drops */
+	unsigned int slow_rate;	   /* --slow-rate: records a second per CPU */
+	/*
+	 * What the hooks read (include/rxlat.h), set here as the options are
+	 * parsed and handed to BPF whole: --max-ifaces, --max-queues, the
+	 * filters (--proto, --port, --cgroup), --slow. The loader adds only
+	 * what it finds on the kernel (namespace, probes).
+	 */
+	struct rxlat_bpf_config bpf;
+};
+
+/* filters.c: --proto, --port and --cgroup into cfg; 0, or -1 with the error printed. */
+int filters_parse_proto(const char *val, struct rxlat_config *cfg);
+int filters_parse_ports(const char *val, struct rxlat_config *cfg);
+int filters_parse_cgroup(const char *path, struct rxlat_config *cfg);
+
+#endif
