@@ -6,8 +6,9 @@
  * the destination MAC and the UDP source ports (and thereby the veth queue a
  * frame lands on) without depending on ARP/NDP or the sender's routing.
  * "recv" checks that every datagram arrived exactly once and unchanged: the
- * payload is a pattern derived from a sequence number, so a lost, repeated,
- * reordered-into-another-slot or modified byte is caught.
+ * payload is a pattern derived from a sequence number (pktgen_payload.c),
+ * so a lost, repeated, reordered-into-another-slot or modified byte is
+ * caught.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -28,50 +29,11 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "pktgen_payload.h"
 
-#define SEQ_LEN	 8
 #define RECV_BUF 65536
 
 static const char *prog = "rxlat-pktgen";
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--) {
-		p[i] = v & 0xff;
-		v >>= 8;
-	}
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-/*
- * Payload byte at offset off (>= SEQ_LEN) of datagram seq. Mixing both
- * inputs makes two datagrams' payloads differ almost everywhere, so a
- * payload delivered under the wrong sequence number cannot pass.
- */
-static uint8_t pattern_byte(uint64_t seq, size_t off)
-{
-	uint32_t x = (uint32_t)seq * 2654435761u ^ (uint32_t)(seq >> 32) ^ (uint32_t)off * 40503u;
-
-	x ^= x >> 15;
-	x *= 0x2c1b3c6du;
-	x ^= x >> 12;
-	return x & 0xff;
-}
-
-static void fill_payload(uint8_t *p, size_t len, uint64_t seq)
-{
-	put64(p, seq);
-	for (size_t off = SEQ_LEN; off < len; off++)
-		p[off] = pattern_byte(seq, off);
-}
 
 static int parse_addr(const char *s, struct frame_addr *a)
 {

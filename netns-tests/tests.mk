@@ -10,8 +10,9 @@ TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o
 
-$(BUILD)/rxlat-pktgen: netns-tests/pktgen.c netns-tests/frame.h | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@ -lpcap
+$(BUILD)/rxlat-pktgen: netns-tests/pktgen.c netns-tests/pktgen_payload.c netns-tests/pktgen_payload.h \
+		netns-tests/frame.h | $(BUILD)
+	$(CC) $(CFLAGS) netns-tests/pktgen.c netns-tests/pktgen_payload.c -o $@ -lpcap
 
 $(BUILD)/rxlat-clockstep: netns-tests/clockstep.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
