@@ -39,7 +39,7 @@ BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
 # One rule for every BPF object, wherever its source lives; the collector's
 # programs also include collector/attach/*.bpf.h.
-vpath %.bpf.c xdp tc collector/attach netns-tests netns-tests/unit
+vpath %.bpf.c xdp tc collector/attach netns-tests netns-tests/unit bench
 
 $(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -61,6 +61,7 @@ include xdp/xdp.mk
 include netns-tests/tests.mk
 include netns-tests/unit/unit.mk
 include netns-tests/vm/vm.mk
+include bench/bench.mk
 
 .PHONY: all deps test lint format install uninstall clean demo vmtest bench
 
@@ -77,13 +78,13 @@ test:
 # throughput, per-program cost and map memory figures; on demand, not a test
 bench:
 	$(MAKE) all test-binaries bench-binaries
-	BUILD=$(BUILD) ./netns-tests/bench.sh
+	BUILD=$(BUILD) ./bench/bench.sh
 
 demo:
 	$(MAKE) all test-binaries
 	./scripts/demo.sh
 
-SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh scripts/*.sh) netns-tests/vm/init .ci/run
+SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh scripts/*.sh bench/*.sh) netns-tests/vm/init .ci/run
 
 # cppcheck leaves out build/: the skeletons embed whole BPF objects and
 # take it minutes to read. shellcheck runs from the top of the tree, where
@@ -95,7 +96,7 @@ lint:
 		--inline-suppr --std=c11 -Iinclude $(addprefix -I,$(COLLECTOR_DIRS)) \
 		--include=/usr/include/bpf/libbpf_common.h \
 		--include=scripts/cppcheck-macros.h \
-		$(USER_SOURCES) $(filter-out %.bpf.c,$(wildcard netns-tests/*.c netns-tests/unit/*.c))
+		$(USER_SOURCES) $(filter-out %.bpf.c,$(wildcard netns-tests/*.c netns-tests/unit/*.c bench/*.c))
 
 format:
 	clang-format -i $(LINT_SOURCES)

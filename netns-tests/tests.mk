@@ -31,22 +31,3 @@ $(BUILD)/meta_probe.bpf.o: netns-tests/meta_probe.h
 # loaders that cannot set read-only data (xdp-loader).
 $(BUILD)/rxlat_xdp_packet.bpf.o: xdp/rxlat_xdp.bpf.c $(BPF_DEPS)
 	$(CLANG) $(BPF_CFLAGS) -DRXLAT_XDP_STAMP_MODE=RXLAT_STAMP_PACKET -c $< -o $@
-
-
-# `make bench` only: the reference programs of the per-run cost figures
-# (empty and floor programs at every hook's attach point, an XDP floor
-# with and without a clock read) and their loader.
-BENCH_BINARIES := $(BUILD)/rxlat-bench-floor $(BUILD)/rxlat-bench-fill $(BUILD)/bench_floor.bpf.o \
-                  $(BUILD)/xdp_floor.bpf.o $(BUILD)/xdp_clock.bpf.o $(BUILD)/xdp_pass.bpf.o
-
-$(BUILD)/xdp_clock.bpf.o: netns-tests/xdp_floor.bpf.c $(BPF_DEPS)
-	$(CLANG) $(BPF_CFLAGS) -DXDP_FLOOR_CLOCK -c $< -o $@
-
-.PHONY: bench-binaries
-bench-binaries: $(BENCH_BINARIES)
-
-$(BUILD)/rxlat-bench-floor: netns-tests/bench_floor.c | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
-
-$(BUILD)/rxlat-bench-fill: netns-tests/bench_fill.c include/rxlat.h | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Reference programs for netns-tests/bench.sh, at the attach points of the
+ * Reference programs for bench/bench.sh, at the attach points of the
  * hooks' fallback set: per point an empty program (what running any
  * program there costs, bpf_stats included) and a floor program (one clock
  * read and one atomic add to an array slot: the least a latency hook can
@@ -9,7 +9,7 @@
  * floor: the floor plus reading the XDP stamp from the skb as the hooks do
  * where the kernel allows plain loads through skb->head (6.17+; elsewhere
  * rxlat-bench-floor leaves them out), which every hook must do and the
- * floor does not. netns-tests/bench_floor.c loads and attaches them all.
+ * floor does not. bench/bench_floor.c loads and attaches them all.
  *
  * Program names stay within 15 characters, the kernel's limit, so that
  * bpftool and bpf_prog_info show them whole.

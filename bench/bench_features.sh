@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The cost of the filters, --slow and --drops, for netns-tests/bench.sh,
-# which sources this file after its own helpers (rxlat_start_or_die,
-# rxlat_stop, pid_bpf_ids, udp_load, record_stats, note, die) and settings
-# (FEAT_ROUNDS) and calls part_features after setup.
+# The cost of the filters, --slow and --drops, for bench/bench.sh, which
+# sources this file after its helpers (bench/lib.sh: rxlat_start_or_die,
+# rxlat_stop, pid_bpf_ids, udp_load, note, die; bench/part_cost.sh:
+# record_stats) and settings (FEAT_ROUNDS) and calls part_features after
+# setup.
 #
-# Same method as bench.sh's part 2: kernel bpf_stats (run_time_ns / run_cnt
-# of every program rxlat holds), under the small-packet UDP load of part 2
-# (BENCH_UDP_FLOWS iperf3 -u -b 0 -l BENCH_UDP_LEN), batch stamps, all stages.
+# Same method as part 3 (bench/part_cost.sh): kernel bpf_stats
+# (run_time_ns / run_cnt of every program rxlat holds), under the
+# small-packet UDP load of part 2 (BENCH_UDP_FLOWS iperf3 -u -b 0 -l
+# BENCH_UDP_LEN), batch stamps, all stages.
 # One run per configuration and round, the configurations alternated in
 # each of BENCH_FEAT_ROUNDS rounds (default 2), so that a slow spell of the
 # machine does not land on one configuration alone:

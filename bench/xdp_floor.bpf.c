@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Floor of the XDP stamper for netns-tests/bench.sh: the least a metadata
+ * Floor of the XDP stamper for bench/bench.sh: the least a metadata
  * stamper can do, grow the metadata area by 20 bytes and write them, with
  * no clock read and no map. The stamper's net cost (minus XDP_PASS, the
  * empty program) is compared with this program's.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rxlat-bench-floor: loads netns-tests/bench_floor.bpf.o and attaches every
+ * rxlat-bench-floor: loads bench/bench_floor.bpf.o and attaches every
  * program in it (the stamp floors only where the kernel takes their plain
  * loads through skb->head, and not with "no-stamp"), the cgroup_skb ones to
  * the cgroup v2 directory given, then
