@@ -152,6 +152,45 @@ enum rxlat_source {
 };
 
 /*
+ * The counters of a series besides its histogram: the one table from which
+ * the BPF side's indexes (enum rxlat_count), the model's deltas and totals
+ * and every output (text, JSON, Prometheus) are made, so that a counter is
+ * added here and where BPF counts it. Counters come in groups; a group is
+ * one JSON object, one part of the text line, one Prometheus family with
+ * one label:
+ *
+ *   RXLAT_COUNT_GROUPS: X(ID, name, prom_family, prom_label, help)
+ *   RXLAT_COUNTS:       X(ID, group ID, name)
+ *
+ * The samples per start-time source come first, in enum rxlat_source order
+ * (each sample counts under exactly one source); the hooks count a sample's
+ * source before its bucket, which the model relies on (collector/read).
+ */
+#define RXLAT_COUNT_GROUPS(X)                                                                   \
+	X(SOURCES, "sources", "rxlat_stage_samples_total", "source",                            \
+	  "Samples per start-time source: xdp (the XDP stamp), kernel (skb->tstamp), tc, none " \
+	  "(counted, not measured).")
+
+#define RXLAT_COUNTS(X)                  \
+	X(SRC_XDP, SOURCES, "xdp")       \
+	X(SRC_KERNEL, SOURCES, "kernel") \
+	X(SRC_TC, SOURCES, "tc")         \
+	X(SRC_NONE, SOURCES, "none")
+
+#define RXLAT_COUNT_GROUP_ENUM_(id, ...) RXLAT_GROUP_##id,
+enum rxlat_count_group { RXLAT_COUNT_GROUPS(RXLAT_COUNT_GROUP_ENUM_) RXLAT_NR_COUNT_GROUPS };
+#undef RXLAT_COUNT_GROUP_ENUM_
+#define RXLAT_COUNT_ENUM_(id, ...) RXLAT_COUNT_##id,
+enum rxlat_count { RXLAT_COUNTS(RXLAT_COUNT_ENUM_) RXLAT_NR_COUNTS };
+#undef RXLAT_COUNT_ENUM_
+
+_Static_assert((int)RXLAT_COUNT_SRC_XDP == RXLAT_SRC_XDP &&
+		   (int)RXLAT_COUNT_SRC_KERNEL == RXLAT_SRC_KERNEL &&
+		   (int)RXLAT_COUNT_SRC_TC == RXLAT_SRC_TC &&
+		   (int)RXLAT_COUNT_SRC_NONE == RXLAT_SRC_NONE,
+	       "the source counters are the first, in enum rxlat_source order");
+
+/*
  * Histogram buckets: log-linear, 8 sub-buckets per power of two from 2^6 ns
  * (64 ns) up to 2^34 ns (17.2 s). A bucket is at most 1/8 = 12.5% as wide as
  * its lower bound. Bucket 0 holds 0..63 ns (underflow), the last one holds
@@ -182,7 +221,10 @@ enum rxlat_source {
 struct rxlat_hist {
 	__u64 buckets[RXLAT_HIST_BUCKETS];
 	__u64 sum_ns;
-	__u64 sources[RXLAT_NR_SOURCES];
+	union {
+		__u64 counts[RXLAT_NR_COUNTS];	 /* RXLAT_COUNTS */
+		__u64 sources[RXLAT_NR_SOURCES]; /* the first of them */
+	};
 	__u64 max_ns[2]; /* largest sample, by parity of the report epoch */
 };
 

@@ -784,7 +784,7 @@ void stamper_detach_iface(struct rxlat_stamper *st, int i)
 	st->link_fds[i] = -1;
 }
 
-int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i)
+int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i, __u32 ifindex)
 {
 	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
@@ -793,8 +793,7 @@ int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, i
 	if (!st || !st->skel || i >= st->nlinks)
 		return -EOPNOTSUPP;
 	stamper_detach_iface(st, i);
-	fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), cfg->ifindexes[i], BPF_XDP,
-			     &opts);
+	fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), ifindex, BPF_XDP, &opts);
 	if (fd < 0)
 		return -errno;
 	st->link_fds[i] = fd;

@@ -24,10 +24,11 @@ int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys
 void stamper_destroy(struct rxlat_stamper *st);
 /*
  * Named interface i (of cfg) is gone: its link is closed. Attached again to
- * cfg->ifindexes[i] (the interface came back): 0, -EOPNOTSUPP when rxlat
+ * ifindex (the interface came back): 0, -EOPNOTSUPP when rxlat
  * did not attach the stamper itself (--no-xdp), or -errno.
  */
 void stamper_detach_iface(struct rxlat_stamper *st, int i);
-int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i);
+int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i,
+		     __u32 ifindex);
 
 #endif

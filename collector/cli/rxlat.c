@@ -23,8 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "caps.h"
-#include "collect.h"
+#include "ifaces.h"
 #include "config.h"
+#include "model.h"
 #include "holders.h"
 #include "hooks.h"
 #include "stamper.h"
@@ -51,24 +52,21 @@ struct outbuf {
 };
 
 struct collector {
-	struct rxlat_config *cfg; /* a named interface that comes back: new ifindex */
+	const struct rxlat_config *cfg;
 	struct rxlat_hooks *hooks;
 	struct rxlat_stamper *stamper;
 	struct rxlat_tc *tc;
-	bool use_tc[RXLAT_MAX_CLI_IFACES]; /* named interface i: tc stamper, not XDP */
 	struct rxlat_hooks_info info;
-	struct rxlat_collect col;
-	__u32 *slot_ifindex;  /* max_ifaces */
+	struct rxlat_ifaces *ifaces;
+	struct rxlat_model *model;
 	struct timespec last; /* CLOCK_MONOTONIC of the last report */
 	struct rxlat_links *links;
-	bool gone[RXLAT_MAX_CLI_IFACES]; /* named interface i is gone */
-	bool torn;			 /* a report was cut short: the next starts on a new line */
-	struct prom_server *prom;	 /* --prometheus, else NULL */
-	struct rxlat_drops *drops;	 /* --drops, else NULL */
-	struct rxlat_slow *slow;	 /* --slow, else NULL */
-	__u64 slow_prev[3];		 /* sent, suppressed, lost at the last report */
-	__u64 lost_told;		 /* samples without a histogram, said so far */
-	struct outbuf out;		 /* the report being rendered, see render() */
+	bool torn;		   /* a report was cut short: the next starts on a new line */
+	struct prom_server *prom;  /* --prometheus, else NULL */
+	struct rxlat_drops *drops; /* --drops, else NULL */
+	struct rxlat_slow *slow;   /* --slow, else NULL */
+	__u64 lost_told;	   /* samples without a histogram, said so far */
+	struct outbuf out;	   /* the report being rendered, see render() */
 };
 
 /*
@@ -90,24 +88,76 @@ static void grow(struct collector *c)
 	}
 }
 
-/* The stamper's counters over the interval; none without a stamper. */
-static int collect_stamper(struct collector *c, struct rxlat_xdp_row **out, size_t *nout)
-{
-	struct rxlat_xdp_key *keys;
-	struct rxlat_xdp_counters *vals;
-	size_t n;
-	int err;
+/* ---- what the model reads (collector/read/model.h) -------------------- */
 
-	*out = NULL;
-	*nout = 0;
-	if (!c->stamper)
-		return 0;
-	err = stamper_counters(c->stamper, &keys, &vals, &n);
+static void src_slots(void *ctx, __u32 *slot_ifindex, __u32 n)
+{
+	const struct collector *c = ctx;
+
+	hooks_ifslots(c->hooks, slot_ifindex, n);
+}
+
+static void src_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	const struct collector *c = ctx;
+
+	ifaces_ifname(c->ifaces, ifindex, name);
+}
+
+static bool src_wanted(void *ctx, __u32 ifindex)
+{
+	const struct collector *c = ctx;
+
+	return ifaces_wanted(c->ifaces, ifindex);
+}
+
+static int src_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
+		   size_t *n)
+{
+	const struct collector *c = ctx;
+
+	return c->stamper ? stamper_counters(c->stamper, keys, vals, n) : 0;
+}
+
+static int src_drops(void *ctx, struct rxlat_drop_key **keys, struct rxlat_drop **vals, size_t *n)
+{
+	const struct collector *c = ctx;
+
+	return drops_read(hooks_drops_fd(c->hooks), keys, vals, n);
+}
+
+static const char *src_reason(void *ctx, __u32 reason)
+{
+	const struct collector *c = ctx;
+
+	return drops_reason(c->drops, reason);
+}
+
+static int src_slow(void *ctx, __u64 counts[3])
+{
+	const struct collector *c = ctx;
+
+	return hooks_slow_counts(c->hooks, &counts[0], &counts[1], &counts[2]);
+}
+
+static int new_model(struct collector *c)
+{
+	const struct model_src src = {
+		.ctx = c,
+		.live = { hooks_live_at, c->hooks },
+		.slots = src_slots,
+		.ifname = src_ifname,
+		.wanted = src_wanted,
+		.xdp = src_xdp,
+		.drops = c->drops ? src_drops : NULL,
+		.reason = src_reason,
+		.slow = c->slow ? src_slow : NULL,
+	};
+	int err = model_new(&c->model, c->cfg->bpf.max_ifaces, c->cfg->bpf.max_queues,
+			    c->cfg->per_queue, &src);
+
 	if (err)
-		return err;
-	err = collect_xdp(&c->col, keys, vals, n, out, nout);
-	free(keys);
-	free(vals);
+		rxlat_err("out of memory");
 	return err;
 }
 
@@ -199,27 +249,25 @@ static int flush_slow(struct collector *c, bool final)
 /* --slow: the interval's counts into r */
 static void slow_counts(struct collector *c, struct rxlat_report *r)
 {
-	__u64 now[3];
+	__u64 n[3];
 
-	if (!c->slow || hooks_slow_counts(c->hooks, &now[0], &now[1], &now[2]))
+	if (!c->slow || model_report_slow(c->model, n))
 		return;
 	r->slow_on = true;
-	r->slow_sent = now[0] - c->slow_prev[0];
-	r->slow_suppressed = now[1] - c->slow_prev[1];
-	r->slow_lost = now[2] - c->slow_prev[2];
-	memcpy(c->slow_prev, now, sizeof(now));
+	r->slow_sent = n[0];
+	r->slow_suppressed = n[1];
+	r->slow_lost = n[2];
 }
 
 static int next_series(void *ctx, struct rxlat_series *out)
 {
-	return collect_series_next(ctx, out);
+	return model_report_next(ctx, out);
 }
 
 static int report(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
-	struct rxlat_live live = { hooks_live_at, c->hooks };
-	struct rxlat_series_iter it;
+	struct model_iter *it = NULL;
 	struct rxlat_xdp_row *xdp = NULL;
 	struct rxlat_drop_row *drops = NULL;
 	struct timespec now;
@@ -243,12 +291,11 @@ static int report(struct collector *c, bool final)
 	if (err)
 		return err;
 	slow_counts(c, &r);
-	hooks_ifslots(c->hooks, c->slot_ifindex, c->cfg->bpf.max_ifaces);
-	/* the series are taken as the report is rendered: see collect_series_next() */
-	collect_series_begin(&it, &c->col, &live, c->slot_ifindex, old_epoch & 1);
-	err = collect_stamper(c, &xdp, &r.nxdp);
+	/* the series are taken as the report is rendered: see model_report_next() */
+	it = model_report_begin(c->model, old_epoch & 1);
+	err = it ? model_report_xdp(c->model, &xdp, &r.nxdp) : -ENOMEM;
 	if (!err && c->drops) {
-		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &r.ndrops);
+		err = model_report_drops(c->model, &drops, &r.ndrops);
 		r.drops_on = true;
 		r.drops_lost = hooks_drops_lost(c->hooks);
 	}
@@ -257,7 +304,7 @@ static int report(struct collector *c, bool final)
 		goto out;
 	}
 	r.next_series = next_series;
-	r.series_ctx = &it;
+	r.series_ctx = it;
 	r.xdp = xdp;
 	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
@@ -276,146 +323,10 @@ static int report(struct collector *c, bool final)
 		rxlat_err("cannot write the report to stdout: %s", strerror(-err));
 	}
 out:
+	model_iter_free(it);
 	free(xdp);
 	free(drops);
 	return err;
-}
-
-/* ---- interfaces that come and go ------------------------------------ */
-
-static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
-{
-	struct collector *c = ctx;
-
-	(void)deleted;
-	/* without memory the name is looked up again at the next report */
-	if (name)
-		collect_name(&c->col, ifindex, name);
-}
-
-static int named_left(const struct collector *c)
-{
-	int n = 0;
-
-	for (int i = 0; i < c->cfg->nifaces; i++)
-		n += !c->gone[i];
-	return n;
-}
-
-static void iface_gone(struct collector *c, int i)
-{
-	const char *what = c->cfg->no_xdp && !c->use_tc[i] ? "" : ": its stamper was detached";
-
-	c->gone[i] = true;
-	if (c->use_tc[i]) {
-		tc_detach(c->tc, i, true);
-		hooks_tc_iface(c->hooks, c->cfg->ifindexes[i], false);
-	} else {
-		stamper_detach_iface(c->stamper, i);
-	}
-	if (named_left(c))
-		rxlat_info("%s is gone%s; measuring the other interfaces", c->cfg->ifnames[i],
-			   what);
-	else
-		rxlat_info("%s is gone%s; no named interface is left: waiting for one to come "
-			   "back",
-			   c->cfg->ifnames[i], what);
-}
-
-/*
- * The tc stamper on named interface i, now at ifindex, and the hooks told
- * that marked stamps there are its own: how it runs, or RXLAT_TC_NONE
- * (said, and nothing left attached).
- */
-static enum rxlat_tc_how stamp_at_tc(struct collector *c, int i, __u32 ifindex)
-{
-	const char *name = c->cfg->ifnames[i];
-	enum rxlat_tc_how how = tc_attach(c->tc, i, ifindex, name);
-	int err;
-
-	if (how == RXLAT_TC_NONE)
-		return how;
-	err = hooks_tc_iface(c->hooks, ifindex, true);
-	if (err) {
-		rxlat_err("cannot mark %s as tc-stamped: %s", name, strerror(-err));
-		tc_detach(c->tc, i, false);
-		return RXLAT_TC_NONE;
-	}
-	return how;
-}
-
-static void iface_back(struct collector *c, int i, __u32 ifindex)
-{
-	struct rxlat_config *cfg = c->cfg;
-	const char *name = cfg->ifnames[i];
-	int err;
-
-	err = hooks_move_ifslot(c->hooks, cfg->ifindexes[i], ifindex);
-	if (!err)
-		err = collect_want(&c->col, ifindex);
-	if (!err)
-		err = collect_name(&c->col, ifindex, name);
-	if (err) {
-		rxlat_err("%s is back (ifindex %u) but cannot be followed: %s", name, ifindex,
-			  strerror(-err));
-		return; /* tried again at the next link message */
-	}
-	cfg->ifindexes[i] = ifindex;
-	c->gone[i] = false;
-	if (c->use_tc[i]) {
-		if (stamp_at_tc(c, i, ifindex) == RXLAT_TC_NONE)
-			rxlat_err(
-			    "%s is back (ifindex %u) but the tc stamper cannot be attached to "
-			    "it; measuring it without stamps",
-			    name, ifindex);
-		else
-			rxlat_info("%s is back (ifindex %u): tc stamper attached again, reported "
-				   "under the same name",
-				   name, ifindex);
-		return;
-	}
-	if (cfg->no_xdp) {
-		rxlat_info("%s is back (ifindex %u): reported under its name again; --no-xdp: "
-			   "rxlat attaches no stamper to it",
-			   name, ifindex);
-		return;
-	}
-	err = stamper_reattach(c->stamper, cfg, i);
-	if (err)
-		rxlat_err("%s is back (ifindex %u) but the stamper cannot be attached to it: %s; "
-			  "measuring it without stamps",
-			  name, ifindex, strerror(-err));
-	else
-		rxlat_info("%s is back (ifindex %u): stamper attached again, reported under the "
-			   "same name",
-			   name, ifindex);
-}
-
-/*
- * A named interface is followed by its name: gone when the name is gone or
- * names another ifindex (deleted, or renamed away), back when the name
- * exists again.
- */
-static void follow_ifaces(struct collector *c)
-{
-	for (int i = 0; i < c->cfg->nifaces; i++) {
-		__u32 now = if_nametoindex(c->cfg->ifnames[i]);
-
-		if (!c->gone[i] && now != c->cfg->ifindexes[i])
-			iface_gone(c, i);
-		if (c->gone[i] && now)
-			iface_back(c, i, now);
-	}
-}
-
-static int handle_links(struct collector *c)
-{
-	int err = links_read(c->links, on_link, c);
-
-	if (err < 0)
-		return err;
-	follow_ifaces(c);
-	return 0;
 }
 
 /* ---- setup and the main loop ---------------------------------------- */
@@ -566,7 +477,7 @@ static int run_loop(struct collector *c)
 				if (!err)
 					grow(c);
 			} else if (evs[i].data.fd == lfd) {
-				err = handle_links(c);
+				err = ifaces_handle_links(c->ifaces);
 			} else if (evs[i].data.fd == pfd) {
 				err = prom_handle(c->prom);
 			} else if (c->slow && evs[i].data.fd == slow_fd(c->slow)) {
@@ -639,42 +550,9 @@ static bool stopped(void)
 	return true;
 }
 
-/* The tc stamper on the named interfaces that use it (--tc, or XDP taken). */
-static int attach_tc(struct collector *c)
-{
-	const struct rxlat_config *cfg = c->cfg;
-	int err;
-
-	for (int i = 0; i < cfg->nifaces; i++) {
-		if (!c->use_tc[i])
-			continue;
-		if (!c->tc && (err = tc_open(&c->tc)))
-			return err;
-		switch (stamp_at_tc(c, i, cfg->ifindexes[i])) {
-		case RXLAT_TC_NONE:
-			return -EBUSY;
-		case RXLAT_TC_TCX:
-			rxlat_info("tc stamper attached to %s ingress through a tcx link",
-				   cfg->ifnames[i]);
-			break;
-		case RXLAT_TC_FILTER:
-			rxlat_info(
-			    "tc stamper attached to %s ingress through a cls_bpf filter, pref "
-			    "%d handle 0x%x",
-			    cfg->ifnames[i], RXLAT_TC_PRIO, RXLAT_TC_HANDLE);
-			break;
-		case RXLAT_TC_FOREIGN: /* said by tc_attach() */
-			break;
-		}
-	}
-	return 0;
-}
-
 /* Everything attached: from here every report covers its own interval. */
 static int start_measuring(struct collector *c)
 {
-	struct rxlat_xdp_row *xdp = NULL;
-	size_t nxdp;
 	int err;
 
 	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN */
@@ -682,71 +560,38 @@ static int start_measuring(struct collector *c)
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */
-	err = handle_links(c);
+	err = ifaces_handle_links(c->ifaces);
 	if (err)
 		return err;
 	/*
-	 * The series and the stamper's counters are taken as the baseline at
-	 * the same moment: what was seen while starting (the loopback datagram
-	 * of the UDP read check, packets stamped before the hooks were
-	 * attached, a loaded stamper's history) is not the user's.
+	 * Every map's baseline at the same moment: what was seen while
+	 * starting (the loopback datagram of the UDP read check, packets
+	 * stamped before the hooks were attached, a loaded stamper's history)
+	 * is not the user's.
 	 */
-	err = collect_start(&c->col, &(struct rxlat_live){ hooks_live_at, c->hooks });
-	if (!err)
-		err = collect_stamper(c, &xdp, &nxdp);
-	free(xdp);
+	err = new_model(c);
+	if (err)
+		return err;
+	err = model_start(c->model);
 	if (err) {
-		rxlat_err("reading the stamper's counters failed: %s", strerror(-err));
+		rxlat_err("reading the maps failed: %s", strerror(-err));
 		return err;
 	}
 	if (c->slow) {
-		struct rxlat_report r = {};
 		char *buf = NULL;
 		size_t len;
 
 		/* records of the start-up belong to nobody's interval */
 		slow_consume(c->slow, &buf, &len);
 		free(buf);
-		slow_counts(c, &r);
-	}
-	if (c->drops) {
-		struct rxlat_drop_row *drops;
-		size_t ndrops;
-
-		err = drops_collect(c->drops, hooks_drops_fd(c->hooks), &c->col, &drops, &ndrops);
-		free(drops);
-		if (err) {
-			rxlat_err("reading the drop map failed: %s", strerror(-err));
-			return err;
-		}
 	}
 	if (c->prom) {
-		err = prom_start(c->prom, c->hooks, c->stamper, &c->col, &c->info);
-		if (!err && c->drops)
-			err = prom_drops(c->prom, c->drops);
+		err = prom_start(c->prom, c->model, c->info.attach);
 		if (err)
 			return err;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &c->last);
 	return 0;
-}
-
-/* A named interface that is down is measured once it comes up: say so. */
-static void warn_down(const struct rxlat_config *cfg)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return;
-	for (int i = 0; i < cfg->nifaces; i++) {
-		struct ifreq ifr = {};
-
-		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", cfg->ifnames[i]);
-		if (!ioctl(fd, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
-			rxlat_info("%s is down: nothing is measured on it until it is up",
-				   cfg->ifnames[i]);
-	}
-	close(fd);
 }
 
 int main(int argc, char **argv)
@@ -762,6 +607,8 @@ int main(int argc, char **argv)
 		return err > 0 ? 0 : 1;
 	rxlat_log_init(cfg.verbose);
 	c.cfg = &cfg;
+	if (ifaces_new(&c.ifaces, &cfg))
+		return 1;
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		rxlat_err("/sys/kernel/btf/vmlinux is missing: rxlat needs a kernel built with "
@@ -801,16 +648,14 @@ int main(int argc, char **argv)
 	}
 	if (cfg.bpf.slow_ns) {
 		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), cfg.output == RXLAT_OUT_JSON,
-				&c.col, c.drops);
+				c.ifaces, c.drops);
 		if (err) {
 			rxlat_err("--slow: cannot read the ring buffer: %s", strerror(-err));
 			goto out;
 		}
 	}
-	if (cfg.tc)
-		memset(c.use_tc, 1, sizeof(c.use_tc));
 	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
-		err = stamper_attach(&c.stamper, &cfg, c.use_tc);
+		err = stamper_attach(&c.stamper, &cfg, ifaces_use_tc(c.ifaces));
 	else if (cfg.no_xdp)
 		err = stamper_find(&c.stamper, false);
 	else if (stamper_find(&c.stamper, true) && !cfg.tc)
@@ -819,23 +664,12 @@ int main(int argc, char **argv)
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
 	if (stopped() || err)
 		goto out;
-	err = attach_tc(&c);
+	ifaces_bind(c.ifaces, c.hooks, c.stamper, &c.tc, c.links);
+	err = ifaces_attach_tc(c.ifaces);
 	if (stopped() || err)
 		goto out;
-	warn_down(&cfg);
-
-	err = collect_init(&c.col, cfg.bpf.max_ifaces, cfg.bpf.max_queues, cfg.per_queue,
-			   cfg.ifindexes, cfg.nifaces);
-	c.slot_ifindex = calloc(cfg.bpf.max_ifaces, sizeof(*c.slot_ifindex));
-	if (err || !c.slot_ifindex) {
-		rxlat_err("out of memory");
-		err = -ENOMEM;
-		goto out;
-	}
-	for (int i = 0; i < cfg.nifaces && !err; i++)
-		err = collect_name(&c.col, cfg.ifindexes[i], cfg.ifnames[i]);
-	if (!err)
-		err = start_measuring(&c);
+	ifaces_warn_down(c.ifaces);
+	err = start_measuring(&c);
 	if (stopped() || err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
@@ -855,8 +689,8 @@ out:
 	tc_destroy(c.tc);
 	stamper_destroy(c.stamper);
 	links_close(c.links);
-	collect_free(&c.col);
-	free(c.slot_ifindex);
+	model_free(c.model);
+	ifaces_free(c.ifaces);
 	free(c.out.p);
 	return err && !signals_stop() ? 1 : 0;
 }

@@ -3,7 +3,7 @@
  * --drops on the user side: the names of the kernel's drop reasons, taken
  * from its own BTF (enum skb_drop_reason grows with every release, and its
  * values move: no table here could be right for every kernel), and the
- * interval deltas of the hooks' drop map as report rows.
+ * drop map's entries as the model reads them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,8 +11,6 @@
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
-#include "collect.h"
-#include "config.h"
 #include "drops.h"
 #include "log.h"
 #include "rxlat_hist.h"
@@ -23,9 +21,6 @@ struct rxlat_drops {
 	char **names; /* by reason value, NULL where the enum has none */
 	__u32 nnames;
 	char unknown[64][24]; /* "reason N" for values this kernel's BTF lacks */
-	struct rxlat_drop_key *prev_keys;
-	struct rxlat_drop *prev_vals;
-	size_t nprev;
 };
 
 /* The kfree_skb tracepoint passes a drop reason (5.17+). */
@@ -96,12 +91,10 @@ void drops_close(struct rxlat_drops *d)
 	for (__u32 i = 0; i < d->nnames; i++)
 		free(d->names[i]);
 	free(d->names);
-	free(d->prev_keys);
-	free(d->prev_vals);
 	free(d);
 }
 
-static const char *reason_name(struct rxlat_drops *d, __u32 reason)
+const char *drops_reason(struct rxlat_drops *d, __u32 reason)
 {
 	if (reason < d->nnames && d->names[reason])
 		return d->names[reason];
@@ -110,13 +103,7 @@ static const char *reason_name(struct rxlat_drops *d, __u32 reason)
 	return d->unknown[reason % 64];
 }
 
-static bool key_eq(const struct rxlat_drop_key *a, const struct rxlat_drop_key *b)
-{
-	return a->ifindex == b->ifindex && a->queue == b->queue && a->reason == b->reason;
-}
-
-/* The map's entries as they are now: malloc'ed arrays. */
-static int read_map(int fd, struct rxlat_drop_key **keys, struct rxlat_drop **vals, size_t *n)
+int drops_read(int fd, struct rxlat_drop_key **keys, struct rxlat_drop **vals, size_t *n)
 {
 	struct rxlat_drop_key k, next, *cur = NULL;
 
@@ -133,105 +120,4 @@ static int read_map(int fd, struct rxlat_drop_key **keys, struct rxlat_drop **va
 		(*keys)[(*n)++] = k;
 	}
 	return 0;
-}
-
-int drops_collect(struct rxlat_drops *d, int map_fd, struct rxlat_collect *col,
-		  struct rxlat_drop_row **out, size_t *nout)
-{
-	struct rxlat_drop_key *keys;
-	struct rxlat_drop *vals;
-	struct rxlat_drop_row *rows;
-	size_t n;
-	int err;
-
-	*out = NULL;
-	*nout = 0;
-	err = read_map(map_fd, &keys, &vals, &n);
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (err || !rows) {
-		free(keys);
-		free(vals);
-		free(rows);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const struct rxlat_drop *prev = NULL;
-		struct rxlat_drop_row *r = &rows[*nout];
-		int top = -1;
-
-		for (size_t j = 0; j < d->nprev && !prev; j++)
-			if (key_eq(&d->prev_keys[j], &keys[i]))
-				prev = &d->prev_vals[j];
-		memset(r, 0, sizeof(*r));
-		for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++) {
-			r->st.buckets[b] = vals[i].buckets[b] - (prev ? prev->buckets[b] : 0);
-			r->st.count += r->st.buckets[b];
-			if (r->st.buckets[b])
-				top = b;
-		}
-		if (!r->st.count)
-			continue;
-		r->st.sum_ns = vals[i].sum_ns - (prev ? prev->sum_ns : 0);
-		/*
-		 * The map keeps the largest time since the start: the interval's
-		 * is at most that, and at most its highest bucket's bound.
-		 */
-		r->st.max_ns = vals[i].max_ns;
-		if (top >= 0 && top < (int)RXLAT_HIST_BUCKETS - 1 &&
-		    rxlat_hist_le(top) < r->st.max_ns)
-			r->st.max_ns = rxlat_hist_le(top);
-		r->ifindex = keys[i].ifindex;
-		r->queue = (int)keys[i].queue;
-		r->reason = reason_name(d, keys[i].reason);
-		collect_ifname(col, keys[i].ifindex, r->ifname);
-		(*nout)++;
-	}
-	free(d->prev_keys);
-	free(d->prev_vals);
-	d->prev_keys = keys;
-	d->prev_vals = vals;
-	d->nprev = n;
-	*out = rows;
-	return 0;
-}
-
-int drops_totals(const struct rxlat_drops *d, struct rxlat_drop_key *keys, __u64 *counts,
-		 size_t max)
-{
-	size_t n = d->nprev < max ? d->nprev : max;
-
-	for (size_t i = 0; i < n; i++) {
-		keys[i] = d->prev_keys[i];
-		counts[i] = 0;
-		for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
-			counts[i] += d->prev_vals[i].buckets[b];
-	}
-	return (int)n;
-}
-
-int drops_read(int map_fd, struct rxlat_drop_key **keys, __u64 **counts, size_t *n)
-{
-	struct rxlat_drop *vals;
-	int err = read_map(map_fd, keys, &vals, n);
-
-	*counts = calloc(RXLAT_DROP_ENTRIES, sizeof(**counts));
-	if (err || !*counts) {
-		free(*keys);
-		free(vals);
-		free(*counts);
-		*keys = NULL;
-		*counts = NULL;
-		*n = 0;
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < *n; i++)
-		for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
-			(*counts)[i] += vals[i].buckets[b];
-	free(vals);
-	return 0;
-}
-
-const char *drops_reason(struct rxlat_drops *d, __u32 reason)
-{
-	return reason_name(d, reason);
 }

@@ -14,7 +14,7 @@
 #include <arpa/inet.h>
 #include <bpf/libbpf.h>
 #include <json-c/json.h>
-#include "collect.h"
+#include "ifaces.h"
 #include "drops.h"
 #include "log.h"
 #include "report.h"
@@ -23,7 +23,7 @@
 struct rxlat_slow {
 	struct ring_buffer *rb;
 	bool json;
-	struct rxlat_collect *col;
+	struct rxlat_ifaces *ifaces;
 	struct rxlat_drops *drops;
 	__s64 realtime_offs; /* CLOCK_REALTIME - CLOCK_MONOTONIC, ns */
 	FILE *out;	     /* during slow_consume() */
@@ -141,7 +141,7 @@ static int handle(void *ctx, void *data, size_t size)
 	} else {
 		stage = r->stage < RXLAT_NR_STAGES ? rxlat_stage_names[r->stage] : "?";
 	}
-	collect_ifname(s->col, r->ifindex, ifname);
+	ifaces_ifname(s->ifaces, r->ifindex, ifname);
 	if (s->json) {
 		s->err = json_record(s, r, stage, ifname, reason);
 		return s->err;
@@ -161,7 +161,7 @@ static int handle(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_collect *col,
+int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_ifaces *ifaces,
 	      struct rxlat_drops *drops)
 {
 	struct rxlat_slow *s = calloc(1, sizeof(*s));
@@ -171,7 +171,7 @@ int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_colle
 	if (!s)
 		return -ENOMEM;
 	s->json = json;
-	s->col = col;
+	s->ifaces = ifaces;
 	s->drops = drops;
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &rt);

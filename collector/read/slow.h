@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
-struct rxlat_collect;
+struct rxlat_ifaces;
 struct rxlat_drops;
 struct rxlat_slow;
 
@@ -15,10 +15,10 @@ struct rxlat_slow;
 int slow_parse_duration(const char *opt, const char *val, __u64 *ns);
 /*
  * Reads the ring buffer map_fd; records are rendered as JSON objects
- * ("type": "slow") when json, else as lines. col names interfaces, drops
+ * ("type": "slow") when json, else as lines. ifaces names interfaces, drops
  * (may be NULL) the drop reasons. 0 or -errno.
  */
-int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_collect *col,
+int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_ifaces *ifaces,
 	      struct rxlat_drops *drops);
 /* For the main loop's epoll set: readable when records wait. */
 int slow_fd(const struct rxlat_slow *s);

@@ -1,29 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The series array and the stamper's counters in the Prometheus text
- * exposition format (version 0.0.4); see prom.h.
- *
- * Why the counters never go down:
- *  - every count is the live map's absolute value less the baseline taken
- *    when the first interval began; the BPF side only ever adds to it, and
- *    interface slots are never freed nor handed to another interface (a
- *    named interface that comes back takes its old slot);
- *  - an interface slot is exported under the name it had when first seen,
- *    for the whole run, and slots of one name are summed into one series,
- *    so that no series ever loses a part (two slots can share a name: an
- *    interface deleted and re-created under its name without -i);
- *  - the stamper's counters are kept per (ifindex, queue) at the largest
- *    value seen, also for a key the map no longer holds.
+ * The model's totals in the Prometheus text exposition format (version
+ * 0.0.4); see prom.h. Every count is a total since the baseline that the
+ * reports start from too, so it never goes down (collector/read/model.h
+ * says how the totals are kept); this file only prints them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "model.h"
 #include "prom.h"
 #include "rxlat_hist.h"
 
 #define LAT   "rxlat_stage_latency_seconds"
-#define SAMP  "rxlat_stage_samples_total"
 #define OVER  "rxlat_overflow_samples_total"
 #define XSEEN "rxlat_xdp_packets_seen_total"
 #define XSTMP "rxlat_xdp_packets_stamped_total"
@@ -37,43 +27,12 @@ struct prom_bucket {
 	char le[24];
 };
 
-/* Base of one series that was not empty when the first interval began. */
-struct prom_base {
-	__u32 idx;
-	struct rxlat_hist h;
-};
-
-/* The stamper's counters of one (ifindex, queue), since the baseline. */
-struct prom_xdp {
-	__u32 ifindex, queue;
-	char name[RXLAT_IFNAME_LEN];
-	struct rxlat_xdp_counters base, last;
-};
-
-/* --drops: one (ifindex, queue, reason), since the baseline. */
-struct prom_drop {
-	struct rxlat_drop_key key;
-	char name[RXLAT_IFNAME_LEN];
-	const char *reason;
-	__u64 base, last;
-};
-
 struct prom_metrics {
-	struct prom_layout l;
-	struct prom_ops ops;
-	__u32 nr_series;
+	struct rxlat_model *model;
+	unsigned int per_pow2;
+	const char *attach[RXLAT_NR_STAGES];
 	struct prom_bucket *buckets;
 	unsigned int nbuckets;
-	struct prom_base *base; /* sorted by idx */
-	size_t nbase;
-	/* per interface slot (+1: the overflow slot): the name it is exported as */
-	char (*slot_name)[RXLAT_IFNAME_LEN];
-	__u32 *slot_ifindex;
-	struct prom_xdp *xdp; /* sorted by (ifindex, queue) */
-	size_t nxdp;
-	bool drops_on;
-	struct prom_drop *drops;
-	size_t ndrops;
 };
 
 /* ---- output buffer --------------------------------------------------- */
@@ -187,7 +146,7 @@ unsigned int prom_nr_buckets(unsigned int per_pow2)
  */
 static int make_buckets(struct prom_metrics *m)
 {
-	unsigned int k = m->l.per_pow2, group, e = 0;
+	unsigned int k = m->per_pow2, group, e = 0;
 
 	if (k != 1 && k != 2 && k != 4 && k != 8)
 		return -EINVAL;
@@ -215,8 +174,8 @@ static int make_buckets(struct prom_metrics *m)
 	return 0;
 }
 
-int prom_metrics_new(struct prom_metrics **out, const struct prom_layout *l,
-		     const struct prom_ops *ops)
+int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsigned int per_pow2,
+		     const char *const attach[RXLAT_NR_STAGES])
 {
 	struct prom_metrics *m = calloc(1, sizeof(*m));
 	int err;
@@ -224,17 +183,15 @@ int prom_metrics_new(struct prom_metrics **out, const struct prom_layout *l,
 	*out = NULL;
 	if (!m)
 		return -ENOMEM;
-	m->l = *l;
-	m->ops = *ops;
-	m->nr_series = rxlat_nr_series(l->max_ifaces, l->max_queues);
-	m->slot_name = calloc(l->max_ifaces + 1, sizeof(*m->slot_name));
-	m->slot_ifindex = calloc(l->max_ifaces, sizeof(*m->slot_ifindex));
-	err = m->slot_name && m->slot_ifindex ? make_buckets(m) : -ENOMEM;
+	m->model = model;
+	m->per_pow2 = per_pow2;
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		m->attach[s] = attach ? attach[s] : NULL;
+	err = make_buckets(m);
 	if (err) {
 		prom_metrics_free(m);
 		return err;
 	}
-	snprintf(m->slot_name[l->max_ifaces], RXLAT_IFNAME_LEN, "other");
 	*out = m;
 	return 0;
 }
@@ -244,188 +201,29 @@ void prom_metrics_free(struct prom_metrics *m)
 	if (!m)
 		return;
 	free(m->buckets);
-	free(m->base);
-	free(m->slot_name);
-	free(m->slot_ifindex);
-	free(m->xdp);
-	free(m->drops);
 	free(m);
-}
-
-static bool hist_empty(const struct rxlat_hist *h)
-{
-	static const struct rxlat_hist zero;
-
-	return !memcmp(h->buckets, zero.buckets, sizeof(h->buckets)) && !h->sum_ns &&
-	       !memcmp(h->sources, zero.sources, sizeof(h->sources));
-}
-
-static int cmp_xdp(const void *a, const void *b)
-{
-	const struct prom_xdp *x = a, *y = b;
-
-	if (x->ifindex != y->ifindex)
-		return x->ifindex < y->ifindex ? -1 : 1;
-	return x->queue < y->queue ? -1 : x->queue > y->queue;
-}
-
-/* The entry of (ifindex, queue), added with a zero base when new; NULL: no memory. */
-static struct prom_xdp *xdp_entry(struct prom_metrics *m, __u32 ifindex, __u32 queue)
-{
-	struct prom_xdp key = { .ifindex = ifindex, .queue = queue }, *e, *p;
-
-	e = bsearch(&key, m->xdp, m->nxdp, sizeof(*m->xdp), cmp_xdp);
-	if (e)
-		return e;
-	p = realloc(m->xdp, (m->nxdp + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	m->xdp = p;
-	if (ifindex)
-		m->ops.ifname(m->ops.ctx, ifindex, key.name);
-	else
-		snprintf(key.name, sizeof(key.name), "other");
-	m->xdp[m->nxdp++] = key;
-	qsort(m->xdp, m->nxdp, sizeof(*m->xdp), cmp_xdp);
-	return bsearch(&key, m->xdp, m->nxdp, sizeof(*m->xdp), cmp_xdp);
-}
-
-int prom_metrics_baseline(struct prom_metrics *m, const struct rxlat_live *start,
-			  const struct rxlat_xdp_key *keys, const struct rxlat_xdp_counters *vals,
-			  size_t n)
-{
-	for (__u32 i = 0; i < m->nr_series; i++) {
-		const struct rxlat_hist *h = live_at(start, i);
-		struct prom_base *p;
-
-		if (!h || hist_empty(h))
-			continue;
-		p = realloc(m->base, (m->nbase + 1) * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		m->base = p;
-		m->base[m->nbase].idx = i;
-		m->base[m->nbase++].h = *h;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct prom_xdp *e = xdp_entry(m, keys[i].ifindex, keys[i].rx_queue);
-
-		if (!e)
-			return -ENOMEM;
-		e->base = vals[i];
-	}
-	return 0;
-}
-
-/* The entry of key, added with a zero base when new; NULL: no memory. */
-static struct prom_drop *drop_entry(struct prom_metrics *m, const struct rxlat_drop_key *key)
-{
-	struct prom_drop *p;
-
-	for (size_t i = 0; i < m->ndrops; i++)
-		if (m->drops[i].key.ifindex == key->ifindex &&
-		    m->drops[i].key.queue == key->queue && m->drops[i].key.reason == key->reason)
-			return &m->drops[i];
-	p = realloc(m->drops, (m->ndrops + 1) * sizeof(*p));
-	if (!p)
-		return NULL;
-	m->drops = p;
-	p = &m->drops[m->ndrops++];
-	memset(p, 0, sizeof(*p));
-	p->key = *key;
-	m->ops.ifname(m->ops.ctx, key->ifindex, p->name);
-	p->reason = m->ops.reason(m->ops.ctx, key->reason);
-	return p;
-}
-
-int prom_metrics_drops(struct prom_metrics *m, const struct rxlat_drop_key *keys,
-		       const __u64 *counts, size_t n)
-{
-	m->drops_on = true;
-	for (size_t i = 0; i < n; i++) {
-		struct prom_drop *e = drop_entry(m, &keys[i]);
-
-		if (!e)
-			return -ENOMEM;
-		e->base = counts[i];
-	}
-	return 0;
-}
-
-static int cmp_base(const void *a, const void *b)
-{
-	__u32 x = *(const __u32 *)a, y = ((const struct prom_base *)b)->idx;
-
-	return x < y ? -1 : x > y;
-}
-
-/* out += live[idx] - its baseline; buckets before sources, as the reports read */
-static void add_series(const struct prom_metrics *m, __u32 idx, struct rxlat_hist *out)
-{
-	const struct rxlat_hist *live = live_at(&m->l.live, idx);
-	const struct prom_base *pb;
-	static const struct rxlat_hist zero;
-	const struct rxlat_hist *base;
-
-	if (!live)
-		return;
-	pb = bsearch(&idx, m->base, m->nbase, sizeof(*m->base), cmp_base);
-	base = pb ? &pb->h : &zero;
-
-	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
-		out->buckets[b] +=
-		    __atomic_load_n(&live->buckets[b], __ATOMIC_ACQUIRE) - base->buckets[b];
-	out->sum_ns += __atomic_load_n(&live->sum_ns, __ATOMIC_ACQUIRE) - base->sum_ns;
-	for (int s = 0; s < RXLAT_NR_SOURCES; s++)
-		out->sources[s] +=
-		    __atomic_load_n(&live->sources[s], __ATOMIC_ACQUIRE) - base->sources[s];
 }
 
 /* ---- one scrape ------------------------------------------------------ */
 
-enum phase { PH_LAT_HEAD, PH_LAT, PH_SAMP_HEAD, PH_SAMP, PH_REST, PH_END };
+/* The histograms, then one family per counter group, then the rest. */
+enum phase { PH_LAT_HEAD, PH_LAT, PH_COUNTS_HEAD, PH_COUNTS, PH_REST, PH_END };
 
 struct prom_scrape {
 	struct prom_metrics *m;
 	struct pbuf out;
 	enum phase phase;
-	__u32 stage, slot, queue; /* the next series */
-	/* per slot: the first slot of its name, -1 when it has none yet */
-	int *leader;
-	char prefix[160];
+	int group;	       /* the counter group of PH_COUNTS */
+	struct model_iter *it; /* the series of the phase */
+	char prefix[RXLAT_MAX_LABELS * (2 * RXLAT_LABEL_LEN + 32)];
 };
-
-/* Names the slots seen since the last scrape, and groups the slots by name. */
-static void name_slots(struct prom_scrape *s)
-{
-	struct prom_metrics *m = s->m;
-	__u32 n = m->l.max_ifaces;
-
-	m->ops.slots(m->ops.ctx, m->slot_ifindex, n);
-	for (__u32 i = 0; i < n; i++)
-		if (m->slot_ifindex[i] && !m->slot_name[i][0])
-			m->ops.ifname(m->ops.ctx, m->slot_ifindex[i], m->slot_name[i]);
-	for (__u32 i = 0; i <= n; i++) {
-		s->leader[i] = -1;
-		for (__u32 j = 0; j <= i && s->leader[i] < 0; j++)
-			if (m->slot_name[i][0] && !strcmp(m->slot_name[j], m->slot_name[i]))
-				s->leader[i] = (int)j;
-	}
-}
 
 struct prom_scrape *prom_scrape_new(struct prom_metrics *m)
 {
 	struct prom_scrape *s = calloc(1, sizeof(*s));
 
-	if (!s)
-		return NULL;
-	s->m = m;
-	s->leader = calloc(m->l.max_ifaces + 1, sizeof(*s->leader));
-	if (!s->leader) {
-		free(s);
-		return NULL;
-	}
-	name_slots(s);
+	if (s)
+		s->m = m;
 	return s;
 }
 
@@ -433,78 +231,27 @@ void prom_scrape_free(struct prom_scrape *s)
 {
 	if (!s)
 		return;
+	model_iter_free(s->it);
 	free(s->out.p);
-	free(s->leader);
 	free(s);
 }
 
-/* The series the scrape is at, summed over its slots (and queues): false if empty. */
-static bool gather(const struct prom_scrape *s, struct rxlat_hist *h)
+/* key="value",... of the series' labels that Prometheus gets */
+static void make_prefix(struct prom_scrape *s, const struct rxlat_series *ser)
 {
-	const struct prom_metrics *m = s->m;
-	__u32 q0 = m->l.per_queue ? s->queue : 0;
-	__u32 q1 = m->l.per_queue ? s->queue : m->l.max_queues;
-
-	memset(h, 0, sizeof(*h));
-	for (__u32 slot = s->slot; slot <= m->l.max_ifaces; slot++) {
-		if (s->leader[slot] != (int)s->slot)
-			continue;
-		for (__u32 q = q0; q <= q1; q++)
-			add_series(
-			    m,
-			    rxlat_series_index(s->stage, slot, q, m->l.max_ifaces, m->l.max_queues),
-			    h);
-	}
-	return !hist_empty(h);
-}
-
-/* Moves to the next series; false after the last one. */
-static bool next_series(struct prom_scrape *s)
-{
-	const struct prom_metrics *m = s->m;
-	__u32 qmax = m->l.per_queue ? m->l.max_queues : 0;
-
-	if (++s->queue <= qmax)
-		return true;
-	s->queue = 0;
-	do
-		s->slot++;
-	while (s->slot <= m->l.max_ifaces && s->leader[s->slot] != (int)s->slot);
-	if (s->slot <= m->l.max_ifaces)
-		return true;
-	s->slot = 0;
-	while (s->slot <= m->l.max_ifaces && s->leader[s->slot] != (int)s->slot)
-		s->slot++;
-	return ++s->stage < RXLAT_NR_STAGES;
-}
-
-static void first_series(struct prom_scrape *s)
-{
-	s->stage = s->queue = s->slot = 0;
-	while (s->slot <= s->m->l.max_ifaces && s->leader[s->slot] != (int)s->slot)
-		s->slot++;
-}
-
-/* stage="...",ifname="...",queue="..." of the current series */
-static void make_prefix(struct prom_scrape *s)
-{
-	const struct prom_metrics *m = s->m;
 	struct pbuf b = { .p = s->prefix, .cap = sizeof(s->prefix) - 1, .fixed = true };
-	char q[16];
+	bool first = true;
 
-	if (!m->l.per_queue)
-		snprintf(q, sizeof(q), "all");
-	else if (s->queue == m->l.max_queues)
-		snprintf(q, sizeof(q), "other");
-	else
-		snprintf(q, sizeof(q), "%u", s->queue);
-	/* the names are at most 15 bytes, escaped 30: b never grows */
-	put_label(&b, "stage", rxlat_stage_names[s->stage]);
-	put(&b, ",", 1);
-	put_label(&b, "ifname", s->m->slot_name[s->slot]);
-	put(&b, ",", 1);
-	put_label(&b, "queue", q);
-	s->prefix[b.len] = '\0';
+	for (unsigned int i = 0; i < ser->nlabels; i++) {
+		if (ser->labels[i].flags & RXLAT_LABEL_JSON_ONLY)
+			continue;
+		if (!first)
+			put(&b, ",", 1);
+		put_label(&b, ser->labels[i].key, ser->labels[i].str);
+		first = false;
+	}
+	/* labels are at most RXLAT_LABEL_LEN bytes, escaped twice that: b never grows */
+	s->prefix[b.nomem ? 0 : b.len] = '\0';
 }
 
 static void put_sample(struct pbuf *b, const char *name, const char *prefix, const char *extra,
@@ -545,106 +292,67 @@ static void render_hist(struct prom_scrape *s, const struct rxlat_hist *h)
 	put_sample(b, LAT "_count", s->prefix, "", cum);
 }
 
-static void render_sources(struct prom_scrape *s, const struct rxlat_hist *h)
+static void render_counts(struct prom_scrape *s, const struct rxlat_hist *h)
 {
-	for (int src = 0; src < RXLAT_NR_SOURCES; src++) {
-		char extra[32];
+	const struct rxlat_count_group_def *g = &rxlat_count_groups[s->group];
 
-		snprintf(extra, sizeof(extra), ",source=\"%s\"", rxlat_source_names[src]);
-		put_sample(&s->out, SAMP, s->prefix, extra, h->sources[src]);
+	for (int c = 0; c < RXLAT_NR_COUNTS; c++) {
+		char extra[64];
+		struct pbuf b = { .p = extra + 1, .cap = sizeof(extra) - 2, .fixed = true };
+
+		if (rxlat_count_group_of[c] != (enum rxlat_count_group)s->group)
+			continue;
+		extra[0] = ',';
+		put_label(&b, g->prom_label, rxlat_count_names[c]);
+		extra[1 + (b.nomem ? 0 : b.len)] = '\0';
+		put_sample(&s->out, g->prom_family, s->prefix, extra, h->counts[c]);
 	}
 }
 
-/* Renders the next series with samples of the current phase; false at the end. */
+/* Renders the next series of the phase; false at its end. */
 static bool render_next(struct prom_scrape *s)
 {
+	struct rxlat_series ser;
 	struct rxlat_hist h;
 
-	for (;;) {
-		bool any = gather(s, &h);
-
-		if (any)
-			make_prefix(s);
-		if (any && s->phase == PH_LAT)
-			render_hist(s, &h);
-		else if (any)
-			render_sources(s, &h);
-		if (!next_series(s))
-			return false;
-		if (any)
-			return true;
+	if (!s->it || model_total_next(s->it, &ser, &h) <= 0) {
+		model_iter_free(s->it);
+		s->it = NULL;
+		return false;
 	}
+	make_prefix(s, &ser);
+	if (s->phase == PH_LAT)
+		render_hist(s, &h);
+	else
+		render_counts(s, &h);
+	return true;
 }
 
 /* ---- the small families, rendered whole ------------------------------- */
 
-static __u64 sources_sum(const struct rxlat_hist *h)
-{
-	__u64 n = 0;
-
-	for (int src = 0; src < RXLAT_NR_SOURCES; src++)
-		n += h->sources[src];
-	return n;
-}
-
 static void render_overflow(struct prom_scrape *s)
 {
-	const struct prom_metrics *m = s->m;
-	__u32 ni = m->l.max_ifaces, nq = m->l.max_queues;
-
 	put_family(&s->out, OVER, "counter",
 		   "Samples of a series past --max-ifaces (interface \"other\") or "
 		   "--max-queues (queue \"other\"): raise that limit to see them apart.");
 	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++) {
-		struct rxlat_hist ifs = {}, qs = {};
 		char prefix[64];
 
-		for (__u32 q = 0; q <= nq; q++)
-			add_series(m, rxlat_series_index(st, ni, q, ni, nq), &ifs);
-		for (__u32 slot = 0; slot < ni; slot++)
-			add_series(m, rxlat_series_index(st, slot, nq, ni, nq), &qs);
 		snprintf(prefix, sizeof(prefix), "stage=\"%s\"", rxlat_stage_names[st]);
-		put_sample(&s->out, OVER, prefix, ",limit=\"max_ifaces\"", sources_sum(&ifs));
-		put_sample(&s->out, OVER, prefix, ",limit=\"max_queues\"", sources_sum(&qs));
-	}
-}
+		for (unsigned int i = 0; i < model_overflow_dims(); i++) {
+			char extra[64];
 
-/* Takes the stamper's current totals into the kept ones; 0 or -ENOMEM. */
-static int update_xdp(struct prom_metrics *m)
-{
-	struct rxlat_xdp_key *keys = NULL;
-	struct rxlat_xdp_counters *vals = NULL;
-	size_t n = 0;
-	int err = 0;
-
-	if (!m->ops.xdp || m->ops.xdp(m->ops.ctx, &keys, &vals, &n))
-		return 0; /* no stamper, or unreadable now: the kept values stand */
-	for (size_t i = 0; i < n && !err; i++) {
-		struct prom_xdp *e = xdp_entry(m, keys[i].ifindex, keys[i].rx_queue);
-		struct rxlat_xdp_counters d;
-
-		if (!e) {
-			err = -ENOMEM;
-			break;
+			snprintf(extra, sizeof(extra), ",limit=\"%s\"", model_overflow_limit(i));
+			put_sample(&s->out, OVER, prefix, extra,
+				   model_total_overflow(s->m->model, i, st));
 		}
-		d.seen = vals[i].seen - e->base.seen;
-		d.stamped = vals[i].stamped - e->base.stamped;
-		d.meta_refused = vals[i].meta_refused - e->base.meta_refused;
-		/* the largest seen: per-CPU sums are read CPU by CPU */
-		e->last.seen = d.seen > e->last.seen ? d.seen : e->last.seen;
-		e->last.stamped = d.stamped > e->last.stamped ? d.stamped : e->last.stamped;
-		e->last.meta_refused =
-		    d.meta_refused > e->last.meta_refused ? d.meta_refused : e->last.meta_refused;
 	}
-	free(keys);
-	free(vals);
-	return err;
 }
 
 static int cmp_xdp_label(const void *a, const void *b)
 {
-	const struct prom_xdp *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	const struct model_xdp_total *x = a, *y = b;
+	int c = strcmp(x->ifname, y->ifname);
 
 	if (c)
 		return c;
@@ -654,12 +362,12 @@ static int cmp_xdp_label(const void *a, const void *b)
 	return x->queue < y->queue ? -1 : x->queue > y->queue;
 }
 
-static bool same_label(const struct prom_xdp *x, const struct prom_xdp *y)
+static bool same_label(const struct model_xdp_total *x, const struct model_xdp_total *y)
 {
 	return !cmp_xdp_label(x, y);
 }
 
-static void render_xdp_family(struct prom_scrape *s, const struct prom_xdp *rows, size_t n,
+static void render_xdp_family(struct prom_scrape *s, const struct model_xdp_total *rows, size_t n,
 			      int which)
 {
 	static const char *const names[] = { XSEEN, XSTMP, XREF };
@@ -678,14 +386,14 @@ static void render_xdp_family(struct prom_scrape *s, const struct prom_xdp *rows
 		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
 
 		for (; j < n && same_label(&rows[i], &rows[j]); j++)
-			v += which == 0	  ? rows[j].last.seen
-			     : which == 1 ? rows[j].last.stamped
-					  : rows[j].last.meta_refused;
+			v += which == 0	  ? rows[j].c.seen
+			     : which == 1 ? rows[j].c.stamped
+					  : rows[j].c.meta_refused;
 		if (rows[i].ifindex)
 			snprintf(q, sizeof(q), "%u", rows[i].queue);
 		else
 			snprintf(q, sizeof(q), "other");
-		put_label(&b, "ifname", rows[i].name);
+		put_label(&b, "ifname", rows[i].ifname);
 		put(&b, ",", 1);
 		put_label(&b, "queue", q);
 		prefix[b.len] = '\0';
@@ -696,19 +404,19 @@ static void render_xdp_family(struct prom_scrape *s, const struct prom_xdp *rows
 
 static int render_xdp(struct prom_scrape *s)
 {
-	struct prom_metrics *m = s->m;
-	struct prom_xdp *rows;
-	size_t n = 0;
-	int err = update_xdp(m);
+	const struct model_xdp_total *all;
+	struct model_xdp_total *rows;
+	size_t n = 0, nall;
+	int err = model_total_xdp(s->m->model, &all, &nall);
 
-	rows = malloc((m->nxdp ? m->nxdp : 1) * sizeof(*rows));
+	rows = malloc((nall ? nall : 1) * sizeof(*rows));
 	if (err || !rows) {
 		free(rows);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < m->nxdp; i++)
-		if (!m->xdp[i].ifindex || m->ops.wanted(m->ops.ctx, m->xdp[i].ifindex))
-			rows[n++] = m->xdp[i];
+	for (size_t i = 0; i < nall; i++)
+		if (all[i].wanted)
+			rows[n++] = all[i];
 	qsort(rows, n, sizeof(*rows), cmp_xdp_label);
 	for (int which = 0; which < 3; which++)
 		render_xdp_family(s, rows, n, which);
@@ -718,8 +426,8 @@ static int render_xdp(struct prom_scrape *s)
 
 static int cmp_drop_label(const void *a, const void *b)
 {
-	const struct prom_drop *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
+	const struct model_drop_total *x = a, *y = b;
+	int c = strcmp(x->ifname, y->ifname);
 
 	if (c)
 		return c;
@@ -729,47 +437,27 @@ static int cmp_drop_label(const void *a, const void *b)
 }
 
 /* rxlat_drops_total: entries of one name, queue and reason are summed. */
-static int render_drops(struct prom_scrape *s)
+static int render_drops(struct prom_scrape *s, const struct model_drop_total *all, size_t n)
 {
-	struct prom_metrics *m = s->m;
-	struct rxlat_drop_key *keys = NULL;
-	struct prom_drop *rows;
-	__u64 *counts = NULL;
-	size_t n = 0;
-	int err = 0;
+	struct model_drop_total *rows = malloc((n ? n : 1) * sizeof(*rows));
 
-	if (!m->ops.drops(m->ops.ctx, &keys, &counts, &n)) {
-		for (size_t i = 0; i < n && !err; i++) {
-			struct prom_drop *e = drop_entry(m, &keys[i]);
-
-			if (!e)
-				err = -ENOMEM;
-			else if (counts[i] - e->base > e->last)
-				e->last = counts[i] - e->base;
-		}
-	}
-	free(keys);
-	free(counts);
-	rows = malloc((m->ndrops ? m->ndrops : 1) * sizeof(*rows));
-	if (err || !rows) {
-		free(rows);
+	if (!rows)
 		return -ENOMEM;
-	}
-	memcpy(rows, m->drops, m->ndrops * sizeof(*rows));
-	qsort(rows, m->ndrops, sizeof(*rows), cmp_drop_label);
+	memcpy(rows, all, n * sizeof(*rows));
+	qsort(rows, n, sizeof(*rows), cmp_drop_label);
 	put_family(&s->out, DROPS, "counter",
 		   "Stamped packets the kernel dropped, per interface, receive queue and drop "
 		   "reason (--drops).");
-	for (size_t i = 0; i < m->ndrops;) {
+	for (size_t i = 0; i < n;) {
 		char prefix[160], q[16];
 		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
 		size_t j = i;
 		__u64 v = 0;
 
-		for (; j < m->ndrops && !cmp_drop_label(&rows[i], &rows[j]); j++)
-			v += rows[j].last;
+		for (; j < n && !cmp_drop_label(&rows[i], &rows[j]); j++)
+			v += rows[j].count;
 		snprintf(q, sizeof(q), "%u", rows[i].key.queue);
-		put_label(&b, "ifname", rows[i].name);
+		put_label(&b, "ifname", rows[i].ifname);
 		put(&b, ",", 1);
 		put_label(&b, "queue", q);
 		put(&b, ",", 1);
@@ -791,7 +479,7 @@ static void render_info(struct prom_scrape *s)
 	for (int st = 0; st < RXLAT_NR_STAGES; st++) {
 		char prefix[160];
 		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
-		const char *at = s->m->l.attach[st];
+		const char *at = s->m->attach[st];
 
 		put_label(&b, "version", RXLAT_VERSION);
 		put(&b, ",", 1);
@@ -808,33 +496,53 @@ static void render_info(struct prom_scrape *s)
 	}
 }
 
+/* The stamper's and the drops' families: 0 or -ENOMEM. */
+static int render_rows(struct prom_scrape *s)
+{
+	const struct model_drop_total *drops;
+	size_t n;
+	bool drops_on;
+	int err = render_xdp(s);
+
+	if (!err)
+		err = model_total_drops(s->m->model, &drops, &n, &drops_on);
+	if (!err && drops_on)
+		err = render_drops(s, drops, n);
+	return err;
+}
+
 /* Fills s->out with the next part of the exposition; false at the end. */
 static bool produce(struct prom_scrape *s)
 {
+	const struct rxlat_count_group_def *g = &rxlat_count_groups[s->group];
+
 	switch (s->phase) {
 	case PH_LAT_HEAD:
-	case PH_SAMP_HEAD:
+	case PH_COUNTS_HEAD:
 		if (s->phase == PH_LAT_HEAD)
 			put_family(&s->out, LAT, "histogram",
 				   "Time from a packet's stamp to the stage, per interface and "
 				   "receive queue, since rxlat started measuring.");
 		else
-			put_family(&s->out, SAMP, "counter",
-				   "Samples per start-time source: xdp (the XDP stamp), kernel "
-				   "(skb->tstamp), tc, none (counted, not measured).");
-		first_series(s);
+			put_family(&s->out, g->prom_family, "counter", g->help);
+		s->it = model_total_begin(s->m->model);
+		if (!s->it)
+			s->out.nomem = true;
 		s->phase++;
 		return true;
 	case PH_LAT:
-	case PH_SAMP:
-		if (!render_next(s))
+	case PH_COUNTS:
+		if (render_next(s))
+			return true;
+		/* the next counter group, or the rest after the last */
+		if (s->phase == PH_COUNTS && ++s->group < RXLAT_NR_COUNT_GROUPS)
+			s->phase = PH_COUNTS_HEAD;
+		else
 			s->phase++;
 		return true;
 	case PH_REST:
 		render_overflow(s);
-		if (render_xdp(s))
-			s->out.nomem = true;
-		if (s->m->drops_on && render_drops(s))
+		if (render_rows(s))
 			s->out.nomem = true;
 		render_info(s);
 		s->phase++;

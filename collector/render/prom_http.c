@@ -33,13 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
-#include "collect.h"
 #include "config.h"
-#include "holders.h"
-#include "hooks.h"
-#include "stamper.h"
-#include "tc.h"
-#include "drops.h"
 #include "log.h"
 #include "prom.h"
 
@@ -65,10 +59,6 @@ struct prom_server {
 	struct prom_metrics *m; /* NULL until measuring starts */
 	struct prom_conn *conns;
 	unsigned int nconns;
-	struct rxlat_hooks *hooks;
-	struct rxlat_stamper *st;
-	struct rxlat_collect *col;
-	struct rxlat_drops *drops; /* --drops */
 };
 
 /* ---- the listening address ------------------------------------------- */
@@ -451,54 +441,6 @@ int prom_open(struct prom_server **out, const struct rxlat_config *cfg)
 	return 0;
 }
 
-/* ---- what a scrape reads ------------------------------------------------- */
-
-static void ops_slots(void *ctx, __u32 *slot_ifindex, __u32 n)
-{
-	struct prom_server *p = ctx;
-
-	hooks_ifslots(p->hooks, slot_ifindex, n);
-}
-
-static void ops_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
-{
-	struct prom_server *p = ctx;
-
-	collect_ifname(p->col, ifindex, name);
-}
-
-static bool ops_wanted(void *ctx, __u32 ifindex)
-{
-	struct prom_server *p = ctx;
-
-	return collect_wanted(p->col, ifindex);
-}
-
-static int ops_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
-		   size_t *n)
-{
-	struct prom_server *p = ctx;
-
-	*keys = NULL;
-	*vals = NULL;
-	*n = 0;
-	return p->st ? stamper_counters(p->st, keys, vals, n) : 0;
-}
-
-static int ops_drops(void *ctx, struct rxlat_drop_key **keys, __u64 **counts, size_t *n)
-{
-	struct prom_server *p = ctx;
-
-	return drops_read(hooks_drops_fd(p->hooks), keys, counts, n);
-}
-
-static const char *ops_reason(void *ctx, __u32 reason)
-{
-	struct prom_server *p = ctx;
-
-	return drops_reason(p->drops, reason);
-}
-
 /* ADDR:PORT as a URL has it; a static buffer */
 static const char *url_host(const struct rxlat_config *cfg)
 {
@@ -517,59 +459,18 @@ static const char *url_host(const struct rxlat_config *cfg)
 	return buf;
 }
 
-int prom_start(struct prom_server *p, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
-	       struct rxlat_collect *col, const struct rxlat_hooks_info *info)
+int prom_start(struct prom_server *p, struct rxlat_model *model,
+	       const char *const attach[RXLAT_NR_STAGES])
 {
-	struct prom_ops ops = {
-		p, ops_slots, ops_ifname, ops_wanted, ops_xdp, ops_drops, ops_reason
-	};
-	struct rxlat_live prev = { collect_prev_at, col };
-	struct prom_layout l = {
-		.live = { hooks_live_at, hooks },
-		.max_ifaces = p->cfg->bpf.max_ifaces,
-		.max_queues = p->cfg->bpf.max_queues,
-		.per_queue = p->cfg->per_queue,
-		.per_pow2 = p->cfg->prom_buckets,
-	};
-	int err;
+	int err = prom_metrics_new(&p->m, model, p->cfg->prom_buckets, attach);
 
-	p->hooks = hooks;
-	p->st = st;
-	p->col = col;
-	memcpy(l.attach, info->attach, sizeof(l.attach));
-	err = prom_metrics_new(&p->m, &l, &ops);
-	/* the reports' own baseline, taken a moment ago (collect_start()) */
-	if (!err)
-		err = prom_metrics_baseline(p->m, &prev, col->xdp_prev_keys, col->xdp_prev_vals,
-					    col->xdp_nprev);
 	if (err) {
 		rxlat_err("--prometheus: cannot set up the metrics: %s", strerror(-err));
-		prom_metrics_free(p->m);
-		p->m = NULL;
 		return err;
 	}
 	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
 		   prom_nr_buckets(p->cfg->prom_buckets));
 	return 0;
-}
-
-int prom_drops(struct prom_server *p, struct rxlat_drops *d)
-{
-	struct rxlat_drop_key *keys = calloc(RXLAT_DROP_ENTRIES, sizeof(*keys));
-	__u64 *counts = calloc(RXLAT_DROP_ENTRIES, sizeof(*counts));
-	int n, err = -ENOMEM;
-
-	p->drops = d;
-	if (keys && counts) {
-		/* the reports' baseline, taken a moment ago */
-		n = drops_totals(d, keys, counts, RXLAT_DROP_ENTRIES);
-		err = prom_metrics_drops(p->m, keys, counts, (size_t)n);
-	}
-	free(keys);
-	free(counts);
-	if (err)
-		rxlat_err("--prometheus: cannot set up the drop counters: %s", strerror(-err));
-	return err;
 }
 
 int prom_fd(const struct prom_server *p)

@@ -3,6 +3,7 @@
  * Report arithmetic (merging, percentiles) and the text and JSON renderers.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,16 +24,79 @@ const char *const rxlat_source_names[RXLAT_NR_SOURCES] = {
 	[RXLAT_SRC_NONE] = "none",
 };
 
+#define COUNT_GROUP(id, name, family, label, help) \
+	[RXLAT_GROUP_##id] = { name, family, label, help },
+const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS] = { RXLAT_COUNT_GROUPS(
+    COUNT_GROUP) };
+#undef COUNT_GROUP
+#define COUNT_NAME(id, group, name) [RXLAT_COUNT_##id] = name,
+const char *const rxlat_count_names[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(COUNT_NAME) };
+#undef COUNT_NAME
+#define COUNT_GROUP_OF(id, group, name) [RXLAT_COUNT_##id] = RXLAT_GROUP_##group,
+const enum rxlat_count_group rxlat_count_group_of[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(
+    COUNT_GROUP_OF) };
+#undef COUNT_GROUP_OF
+
+static struct rxlat_label *new_label(struct rxlat_series *s, const char *key, unsigned int flags,
+				     enum rxlat_label_kind kind)
+{
+	struct rxlat_label *l;
+
+	if (s->nlabels >= RXLAT_MAX_LABELS)
+		return NULL;
+	l = &s->labels[s->nlabels++];
+	l->key = key;
+	l->flags = flags;
+	l->kind = kind;
+	l->num = 0;
+	l->str[0] = '\0';
+	return l;
+}
+
+void rxlat_label_str(struct rxlat_series *s, const char *key, unsigned int flags, const char *fmt,
+		     ...)
+{
+	struct rxlat_label *l = new_label(s, key, flags, RXLAT_LABEL_STR);
+	va_list ap;
+
+	if (!l)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(l->str, sizeof(l->str), fmt, ap);
+	va_end(ap);
+}
+
+void rxlat_label_num(struct rxlat_series *s, const char *key, unsigned int flags, __u64 num)
+{
+	struct rxlat_label *l = new_label(s, key, flags, RXLAT_LABEL_NUM);
+
+	if (!l)
+		return;
+	l->num = num;
+	snprintf(l->str, sizeof(l->str), "%" PRIu64, (uint64_t)num);
+}
+
+void rxlat_label_null(struct rxlat_series *s, const char *key, const char *prom)
+{
+	struct rxlat_label *l = new_label(s, key, 0, RXLAT_LABEL_NULL);
+
+	if (l)
+		snprintf(l->str, sizeof(l->str), "%s", prom);
+}
+
+const struct rxlat_label *rxlat_label_of(const struct rxlat_series *s, const char *key)
+{
+	for (unsigned int i = 0; i < s->nlabels; i++)
+		if (!strcmp(s->labels[i].key, key))
+			return &s->labels[i];
+	return NULL;
+}
+
 /* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
 #define ROWS  (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)
 #define STARS 40
 /* Above this the ns bounds of the rows get too long to read at a glance. */
 #define TEXT_NS_MAX 999999ULL
-
-static const char *stage_name(enum rxlat_stage s)
-{
-	return (unsigned int)s < RXLAT_NR_STAGES ? rxlat_stage_names[s] : "?";
-}
 
 void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src)
 {
@@ -44,8 +108,8 @@ void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src)
 		dst->max_ns = src->max_ns;
 	for (i = 0; i < RXLAT_HIST_BUCKETS; i++)
 		dst->buckets[i] += src->buckets[i];
-	for (i = 0; i < RXLAT_NR_SOURCES; i++)
-		dst->sources[i] += src->sources[i];
+	for (i = 0; i < RXLAT_NR_COUNTS; i++)
+		dst->counts[i] += src->counts[i];
 }
 
 /* floor(w * num / den) for num <= den: w * num may need 128 bits. */
@@ -226,14 +290,25 @@ static void print_hist(FILE *f, const struct rxlat_stats *st)
 	}
 }
 
-static void print_queue(FILE *f, const char *prefix, int queue)
+/* "ip_rcv  ifname=eth0 queue=3": the bare label, then key=value of the others */
+static void print_labels(FILE *f, const struct rxlat_series *s)
 {
-	if (queue == RXLAT_QUEUE_ALL)
-		return;
-	if (queue == RXLAT_QUEUE_OTHER)
-		fprintf(f, "%sother", prefix);
-	else
-		fprintf(f, "%s%d", prefix, queue);
+	const char *sep = "";
+
+	for (unsigned int i = 0; i < s->nlabels; i++)
+		if (s->labels[i].flags & RXLAT_LABEL_BARE) {
+			fputs(s->labels[i].str, f);
+			sep = "  ";
+		}
+	for (unsigned int i = 0; i < s->nlabels; i++) {
+		const struct rxlat_label *l = &s->labels[i];
+
+		if (l->flags & (RXLAT_LABEL_BARE | RXLAT_LABEL_JSON_ONLY) ||
+		    l->kind == RXLAT_LABEL_NULL)
+			continue;
+		fprintf(f, "%s%s=%s", sep, l->key, l->str);
+		sep = " ";
+	}
 }
 
 /*
@@ -259,8 +334,8 @@ static bool series_empty(const struct rxlat_stats *st)
 
 	if (st->count)
 		return false;
-	for (i = 0; i < RXLAT_NR_SOURCES; i++)
-		if (st->sources[i])
+	for (i = 0; i < RXLAT_NR_COUNTS; i++)
+		if (st->counts[i])
 			return false;
 	return true;
 }
@@ -275,12 +350,16 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 	char buf[32];
 	size_t i;
 
-	fprintf(f, "%s  ifname=%.*s", stage_name(s->stage), (int)sizeof(s->ifname), s->ifname);
-	print_queue(f, " queue=", s->queue);
-	fputs("  (sources:", f);
-	for (i = 0; i < RXLAT_NR_SOURCES; i++)
-		fprintf(f, " %s=%" PRIu64, rxlat_source_names[i], (uint64_t)st->sources[i]);
-	fputs(")\n", f);
+	print_labels(f, s);
+	for (int g = 0; g < RXLAT_NR_COUNT_GROUPS; g++) {
+		fprintf(f, "  (%s:", rxlat_count_groups[g].name);
+		for (i = 0; i < RXLAT_NR_COUNTS; i++)
+			if (rxlat_count_group_of[i] == (enum rxlat_count_group)g)
+				fprintf(f, " %s=%" PRIu64, rxlat_count_names[i],
+					(uint64_t)st->counts[i]);
+		fputc(')', f);
+	}
+	fputc('\n', f);
 
 	print_hist(f, st);
 	fprintf(f, "count %" PRIu64, (uint64_t)st->count);
@@ -535,7 +614,9 @@ err:
  * json-c and compares).
  */
 /* At most: members ~300 bytes, name 96, buckets 60 bytes each. */
-#define SERIES_JSON_MAX (1024 + RXLAT_HIST_BUCKETS * 64)
+#define SERIES_JSON_MAX                                                                \
+	(1024 + RXLAT_MAX_LABELS * (6 * RXLAT_LABEL_LEN + 64) + RXLAT_NR_COUNTS * 64 + \
+	 RXLAT_HIST_BUCKETS * 64)
 
 static char *w_lit(char *p, const char *lit, size_t n)
 {
@@ -588,26 +669,26 @@ static char *w_str(char *p, const char *v, size_t n)
 static char *w_series(char *p, const struct rxlat_series *s)
 {
 	const struct rxlat_stats *st = &s->st;
-	const char *stage = stage_name(s->stage);
 	__u32 i;
 
-	p = W(p, "{\"stage\":\"");
-	p = w_lit(p, stage, strlen(stage));
-	p = W(p, "\",\"ifname\":");
-	p = w_str(p, s->ifname, strnlen(s->ifname, RXLAT_IFNAME_LEN));
-	if (!p)
-		return NULL;
-	p = W(p, ",\"ifindex\":");
-	p = w_u64(p, s->ifindex);
-	if (s->queue == RXLAT_QUEUE_ALL) {
-		p = W(p, ",\"queue\":null");
-	} else if (s->queue == RXLAT_QUEUE_OTHER) {
-		p = W(p, ",\"queue\":\"other\"");
-	} else {
-		p = W(p, ",\"queue\":");
-		if (s->queue < 0)
-			*p++ = '-';
-		p = w_u64(p, s->queue < 0 ? -(__u64)s->queue : (__u64)s->queue);
+	*p++ = '{';
+	for (i = 0; i < s->nlabels; i++) {
+		const struct rxlat_label *l = &s->labels[i];
+
+		if (i)
+			*p++ = ',';
+		p = w_str(p, l->key, strlen(l->key));
+		if (!p)
+			return NULL;
+		*p++ = ':';
+		if (l->kind == RXLAT_LABEL_NULL)
+			p = W(p, "null");
+		else if (l->kind == RXLAT_LABEL_NUM)
+			p = w_u64(p, l->num);
+		else
+			p = w_str(p, l->str, strnlen(l->str, sizeof(l->str)));
+		if (!p)
+			return NULL;
 	}
 	p = w_u64(W(p, ",\"count\":"), st->count);
 	p = w_u64(W(p, ",\"sum_ns\":"), st->sum_ns);
@@ -629,17 +710,27 @@ static char *w_series(char *p, const struct rxlat_series *s)
 		p = w_u64(W(p, ",\"count\":"), st->buckets[i]);
 		*p++ = '}';
 	}
-	p = W(p, "],\"sources\":{");
-	for (i = 0; i < RXLAT_NR_SOURCES; i++) {
-		const char *name = rxlat_source_names[i];
+	*p++ = ']';
+	for (int g = 0; g < RXLAT_NR_COUNT_GROUPS; g++) {
+		const char *sep = "";
 
-		if (i)
-			*p++ = ',';
-		*p++ = '"';
-		p = w_lit(p, name, strlen(name));
-		p = w_u64(W(p, "\":"), st->sources[i]);
+		*p++ = ',';
+		p = w_str(p, rxlat_count_groups[g].name, strlen(rxlat_count_groups[g].name));
+		p = W(p, ":{");
+		for (i = 0; i < RXLAT_NR_COUNTS; i++) {
+			const char *name = rxlat_count_names[i];
+
+			if (rxlat_count_group_of[i] != (enum rxlat_count_group)g)
+				continue;
+			p = w_lit(p, sep, strlen(sep));
+			*p++ = '"';
+			p = w_lit(p, name, strlen(name));
+			p = w_u64(W(p, "\":"), st->counts[i]);
+			sep = ",";
+		}
+		*p++ = '}';
 	}
-	return W(p, "}}");
+	return W(p, "}");
 }
 
 static struct json_object *json_xdp(const struct rxlat_xdp_row *x)

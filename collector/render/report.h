@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include "rxlat.h"
 
-/* Series queue values that are not a queue number. */
+/* Queue values of the stamper's and the drops' rows that are not a number. */
 #define RXLAT_QUEUE_ALL	  -1 /* all queues of the interface (no --per-queue) */
 #define RXLAT_QUEUE_OTHER -2 /* the queues past the --max-queues limit */
 
@@ -26,17 +26,52 @@ struct rxlat_stats {
 	__u64 sum_ns;
 	__u64 max_ns;
 	__u64 buckets[RXLAT_HIST_BUCKETS];
-	/* per source; RXLAT_SRC_NONE samples are counted here only */
-	__u64 sources[RXLAT_NR_SOURCES];
+	union {
+		__u64 counts[RXLAT_NR_COUNTS]; /* RXLAT_COUNTS of include/rxlat.h */
+		/* per source; RXLAT_SRC_NONE samples are counted here only */
+		__u64 sources[RXLAT_NR_SOURCES];
+	};
+};
+
+/*
+ * A series is named by its labels, in the order of the model's dimensions
+ * (collector/read/model.c): the renderers print whatever labels a series
+ * has, so a new dimension needs no change here or in them.
+ *   text:        the RXLAT_LABEL_BARE label's value, then key=value of the
+ *                others ("ip_rcv  ifname=eth0 queue=3"); null ones left out
+ *   JSON:        "key": string, number or null
+ *   Prometheus:  key="str" (str is also set for numbers and null: "all")
+ * RXLAT_LABEL_JSON_ONLY labels (the ifindex) are in JSON only.
+ */
+#define RXLAT_MAX_LABELS 8
+#define RXLAT_LABEL_LEN	 48
+
+enum rxlat_label_kind { RXLAT_LABEL_STR, RXLAT_LABEL_NUM, RXLAT_LABEL_NULL };
+#define RXLAT_LABEL_BARE      0x1
+#define RXLAT_LABEL_JSON_ONLY 0x2
+
+struct rxlat_label {
+	const char *key;
+	enum rxlat_label_kind kind;
+	unsigned int flags;
+	__u64 num;
+	char str[RXLAT_LABEL_LEN];
 };
 
 struct rxlat_series {
-	enum rxlat_stage stage;
-	char ifname[RXLAT_IFNAME_LEN]; /* "other" for the overflow series */
-	__u32 ifindex;		       /* 0 for the overflow series */
-	int queue;		       /* number, RXLAT_QUEUE_ALL or _OTHER */
+	struct rxlat_label labels[RXLAT_MAX_LABELS];
+	unsigned int nlabels;
 	struct rxlat_stats st;
 };
+
+/* Appends a label to s (ignored past RXLAT_MAX_LABELS); its str is printf'ed. */
+void rxlat_label_str(struct rxlat_series *s, const char *key, unsigned int flags, const char *fmt,
+		     ...) __attribute__((format(printf, 4, 5)));
+void rxlat_label_num(struct rxlat_series *s, const char *key, unsigned int flags, __u64 num);
+/* A label with no value in text and JSON (null), prom in Prometheus. */
+void rxlat_label_null(struct rxlat_series *s, const char *key, const char *prom);
+/* The label of s with this key, NULL when it has none. */
+const struct rxlat_label *rxlat_label_of(const struct rxlat_series *s, const char *key);
 
 /* XDP stamper counters of one (interface, queue) over the interval. */
 struct rxlat_xdp_row {
@@ -85,6 +120,14 @@ struct rxlat_report {
 
 extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];
 extern const char *const rxlat_source_names[RXLAT_NR_SOURCES];
+
+/* The counters' and their groups' names (RXLAT_COUNTS, RXLAT_COUNT_GROUPS). */
+struct rxlat_count_group_def {
+	const char *name, *prom_family, *prom_label, *help;
+};
+extern const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS];
+extern const char *const rxlat_count_names[RXLAT_NR_COUNTS];
+extern const enum rxlat_count_group rxlat_count_group_of[RXLAT_NR_COUNTS];
 
 /* dst += src; the max is the larger of both. */
 void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src);

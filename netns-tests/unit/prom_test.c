@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of prom.c without BPF or HTTP: a plain array stands in for the
- * series array, plain tables for the slots, names and stamper counters.
+ * Unit tests of prom.c over the model (collector/read) without BPF or HTTP:
+ * a plain array stands in for the series array, plain tables for the
+ * slots, names and stamper counters.
  * Checks that every le is exactly the largest value of its bucket at each
  * export resolution, that coarse buckets are exact sums of the fine ones,
  * the baseline, that no counter goes down when slots share a name or a
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "model.h"
 #include "prom.h"
 #include "rxlat_hist.h"
 
@@ -56,7 +58,11 @@ static int f_xdp(void *ctx, struct rxlat_xdp_key **k, struct rxlat_xdp_counters 
 	return 0;
 }
 
-static const struct prom_ops ops = { NULL, f_slots, f_ifname, f_wanted, f_xdp, NULL, NULL };
+/* the model of each metrics made by new_metrics() */
+static struct {
+	struct prom_metrics *m;
+	struct rxlat_model *model;
+} made[4];
 
 static struct rxlat_hist *at(struct rxlat_hist *live, int stage, int slot, int q)
 {
@@ -113,13 +119,45 @@ static long long value(const char *text, const char *series)
 
 static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k, bool per_queue)
 {
-	struct prom_layout l = { { live_flat_at, live }, MAX_IFACES, MAX_QUEUES, per_queue, k,
-				 { "tp_btf:x" } };
+	static const char *const attach[RXLAT_NR_STAGES] = { "tp_btf:x" };
+	const struct model_src src = { .live = { live_flat_at, live },
+				       .slots = f_slots,
+				       .ifname = f_ifname,
+				       .wanted = f_wanted,
+				       .xdp = f_xdp };
+	struct rxlat_model *model;
 	struct prom_metrics *m;
+	int i = 0;
 
-	if (prom_metrics_new(&m, &l, &ops))
+	while (i < 4 && made[i].m)
+		i++;
+	if (i == 4 || model_new(&model, MAX_IFACES, MAX_QUEUES, per_queue, &src))
 		return NULL;
+	if (prom_metrics_new(&m, model, k, attach)) {
+		model_free(model);
+		return NULL;
+	}
+	made[i].m = m;
+	made[i].model = model;
 	return m;
+}
+
+static struct rxlat_model *model_of(const struct prom_metrics *m)
+{
+	for (int i = 0; i < 4; i++)
+		if (made[i].m && made[i].m == m)
+			return made[i].model;
+	return NULL;
+}
+
+static void free_metrics(struct prom_metrics *m)
+{
+	for (int i = 0; m && i < 4; i++)
+		if (made[i].m == m) {
+			model_free(made[i].model);
+			made[i].m = NULL;
+		}
+	prom_metrics_free(m);
 }
 
 /* "0.000000071" -> 71: the label's decimal seconds as ns, exactly */
@@ -183,7 +221,7 @@ static void test_le_exact(void)
 		snprintf(name, sizeof(name), "le_exact_%u_per_pow2", ks[i]);
 		check_done(name);
 		free(text);
-		prom_metrics_free(m);
+		free_metrics(m);
 	}
 }
 
@@ -222,8 +260,8 @@ static void test_coarse_sums(void)
 	check_done("coarse_buckets_are_exact_sums");
 	free(ft);
 	free(ct);
-	prom_metrics_free(fine);
-	prom_metrics_free(coarse);
+	free_metrics(fine);
+	free_metrics(coarse);
 }
 
 /*
@@ -244,10 +282,9 @@ static void test_never_down(void)
 	names[1] = "veth1";
 	sample(at(live, 0, 0, 0), 500, 10); /* before the first interval */
 	m = new_metrics(live, 2, false);
-	if (!m ||
-	    prom_metrics_baseline(m, &(struct rxlat_live){ live_flat_at, live }, NULL, NULL, 0)) {
+	if (!m || model_start(model_of(m))) {
 		check_failed("never_down", "setup failed");
-		prom_metrics_free(m);
+		free_metrics(m);
 		return;
 	}
 	sample(at(live, 0, 0, 1), 500, 3);
@@ -279,7 +316,7 @@ static void test_never_down(void)
 	free(t1);
 	free(t2);
 	free(t3);
-	prom_metrics_free(m);
+	free_metrics(m);
 }
 
 /* Stamper counters: baseline, kept when a key goes, summed per label, -i filter. */
@@ -297,9 +334,12 @@ static void test_xdp(void)
 	names[2] = "veth1";
 	names[3] = "eth9";
 	m = new_metrics(live, 2, true);
-	if (!m || prom_metrics_baseline(m, &(struct rxlat_live){ live_flat_at, live }, k0, v0, 1)) {
+	memcpy(xkeys, k0, sizeof(k0));
+	memcpy(xvals, v0, sizeof(v0));
+	nx = 1;
+	if (!m || model_start(model_of(m))) {
 		check_failed("xdp", "setup failed");
-		prom_metrics_free(m);
+		free_metrics(m);
 		return;
 	}
 	xkeys[0] = (struct rxlat_xdp_key){ 1, 0 };
@@ -323,7 +363,7 @@ static void test_xdp(void)
 	check_done("xdp_counters_kept_and_summed");
 	free(t1);
 	free(t2);
-	prom_metrics_free(m);
+	free_metrics(m);
 	nx = 0;
 }
 
@@ -351,7 +391,7 @@ static void test_escaping_and_pieces(void)
 	check_done("escaping_and_piecewise_reads");
 	free(whole);
 	free(bytes);
-	prom_metrics_free(m);
+	free_metrics(m);
 }
 
 int main(void)

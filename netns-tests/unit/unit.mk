@@ -6,31 +6,36 @@
 
 UNIT := netns-tests/unit
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
-UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
-              $(BUILD)/rxlat-collect-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test
+UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
+              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test
 
-$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c collector/render/report.c collector/render/report.h \
-		include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/report_test.c collector/render/report.c -o $@ -ljson-c -lm
+$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h collector/render/report.c \
+		collector/render/report.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< collector/render/report.c -o $@ -ljson-c -lm
+
+$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h collector/render/report.c \
+		collector/render/report.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< collector/render/report.c -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-hist-bpf-test: $(UNIT)/hist_bpf_run_test.c include/rxlat.h \
 		include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
-$(BUILD)/rxlat-collect-test: $(UNIT)/collect_test.c collector/read/collect.c collector/read/collect.h \
+MODEL := collector/read/model.c collector/read/model_rows.c collector/read/tally.c
+
+$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
 		collector/render/report.c collector/render/report.h include/rxlat.h netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/collect_test.c collector/read/collect.c collector/render/report.c \
-		-o $@ -ljson-c -lm
+	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) collector/render/report.c -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@
 
 # The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
 # that never go down.
-$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom.h \
+$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom.h $(MODEL) \
 		collector/render/report.c collector/render/report.h include/rxlat.h include/rxlat_hist.h \
 		netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c collector/render/report.c \
+	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c $(MODEL) collector/render/report.c \
 		-o $@ -ljson-c -lm
 
 test-binaries: $(UNIT_TESTS)

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of collect.c without BPF: a plain array of struct rxlat_hist
- * stands in for the mapped series array, plain slot tables and counter
- * totals for what the hooks and the stamper read from their maps. Checks
+ * Unit tests of the model (collector/read) without BPF: a plain array of
+ * struct rxlat_hist stands in for the mapped series array, plain slot
+ * tables and counter totals for what the hooks and the stamper read from
+ * their maps. Checks
  * the deltas between reports, the per-epoch maxima, the aggregation of
  * queues, the overflow series and the stamper's counter deltas. One line per
  * check; exit status 1 when any failed.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "collect.h"
+#include "model.h"
 
 #define MAX_IFACES 2
 #define MAX_QUEUES 3
@@ -23,32 +26,160 @@
 /* a flat array of every series as the view the collector reads */
 #define FLAT(live) (&(struct rxlat_live){ live_flat_at, (live) })
 
-/*
- * Every series of the interval, through collect_series_next() as the
- * collector takes them, into a malloc'ed array: 0 or a negative errno.
- */
-static int collect_series(struct rxlat_collect *c, const struct rxlat_live *live,
-			  const __u32 *slot_ifindex, int parity, struct rxlat_series **out,
-			  size_t *n)
+/* What the model reads, as plain memory. */
+static struct {
+	__u32 slots[MAX_IFACES];
+	const struct rxlat_xdp_key *keys;
+	const struct rxlat_xdp_counters *vals;
+	size_t n;
+	bool filter; /* -i: only the wanted ifindexes' stamper counters */
+	__u32 wanted[4];
+	size_t nwanted;
+	struct {
+		__u32 ifindex;
+		char name[RXLAT_IFNAME_LEN];
+	} names[4];
+	size_t nnames;
+} F;
+
+static void f_slots(void *ctx, __u32 *out, __u32 n)
 {
-	struct rxlat_series_iter it;
-	size_t cap = 0;
+	(void)ctx;
+	memcpy(out, F.slots, n * sizeof(*out));
+}
+
+/* as the interfaces module names them: known, the kernel's, or "if<N>" */
+static void f_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	(void)ctx;
+	for (size_t i = F.nnames; i-- > 0;)
+		if (F.names[i].ifindex == ifindex) {
+			memcpy(name, F.names[i].name, RXLAT_IFNAME_LEN);
+			return;
+		}
+	if (!if_indextoname(ifindex, name))
+		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
+}
+
+static bool f_wanted(void *ctx, __u32 ifindex)
+{
+	(void)ctx;
+	for (size_t i = 0; i < F.nwanted; i++)
+		if (F.wanted[i] == ifindex)
+			return true;
+	return !F.filter;
+}
+
+static int f_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
+		 size_t *n)
+{
+	(void)ctx;
+	*keys = malloc((F.n ? F.n : 1) * sizeof(**keys));
+	*vals = malloc((F.n ? F.n : 1) * sizeof(**vals));
+	if (!*keys || !*vals)
+		return -ENOMEM;
+	memcpy(*keys, F.keys, F.n * sizeof(**keys));
+	memcpy(*vals, F.vals, F.n * sizeof(**vals));
+	*n = F.n;
+	return 0;
+}
+
+static void want(__u32 ifindex)
+{
+	F.filter = true;
+	F.wanted[F.nwanted++] = ifindex;
+}
+
+static void name(__u32 ifindex, const char *n)
+{
+	F.names[F.nnames].ifindex = ifindex;
+	snprintf(F.names[F.nnames++].name, RXLAT_IFNAME_LEN, "%s", n);
+}
+
+static struct rxlat_model *new_model(const struct rxlat_live *live, bool per_queue)
+{
+	struct model_src src = { .live = *live,
+				 .slots = f_slots,
+				 .ifname = f_ifname,
+				 .wanted = f_wanted,
+				 .xdp = f_xdp };
+	struct rxlat_model *m;
+
+	memset(&F, 0, sizeof(F));
+	return model_new(&m, MAX_IFACES, MAX_QUEUES, per_queue, &src) ? NULL : m;
+}
+
+/*
+ * Every series of the report, through model_report_next() as the collector
+ * takes them, into a malloc'ed array: 0 or a negative errno.
+ */
+static int report_series(struct rxlat_model *m, const __u32 *slot_ifindex, int parity,
+			 struct rxlat_series **out, size_t *n)
+{
+	__u32 nr = rxlat_nr_series(MAX_IFACES, MAX_QUEUES);
+	struct model_iter *it;
 	int got = 0;
 
-	*out = NULL;
 	*n = 0;
-	/* room for every series that has a histogram, made at once */
-	for (__u32 i = 0; i < c->nr_series; i++)
-		cap += live_at(live, i) != NULL;
-	if (!cap)
-		return 0;
-	*out = malloc(cap * sizeof(**out));
-	if (!*out)
+	memcpy(F.slots, slot_ifindex, sizeof(F.slots));
+	*out = malloc(nr * sizeof(**out));
+	it = model_report_begin(m, parity);
+	if (!*out || !it) {
+		model_iter_free(it);
 		return -ENOMEM;
-	collect_series_begin(&it, c, live, slot_ifindex, parity);
-	while (*n < cap && (got = collect_series_next(&it, &(*out)[*n])) > 0)
+	}
+	while (*n < nr && (got = model_report_next(it, &(*out)[*n])) > 0)
 		(*n)++;
+	model_iter_free(it);
 	return got < 0 ? got : 0;
+}
+
+static int report_xdp(struct rxlat_model *m, const struct rxlat_xdp_key *keys,
+		      const struct rxlat_xdp_counters *vals, size_t n, struct rxlat_xdp_row **r,
+		      size_t *nr)
+{
+	F.keys = keys;
+	F.vals = vals;
+	F.n = n;
+	return model_report_xdp(m, r, nr);
+}
+
+/* A series' labels as the fields they replace. */
+static const char *ifname_of(const struct rxlat_series *s)
+{
+	const struct rxlat_label *l = rxlat_label_of(s, "ifname");
+
+	return l ? l->str : "?";
+}
+
+static __u64 num_of(const struct rxlat_series *s, const char *key)
+{
+	const struct rxlat_label *l = rxlat_label_of(s, key);
+
+	return l && l->kind == RXLAT_LABEL_NUM ? l->num : ~0ull;
+}
+
+static int stage_of(const struct rxlat_series *s)
+{
+	const struct rxlat_label *l = rxlat_label_of(s, "stage");
+
+	for (int i = 0; l && i < RXLAT_NR_STAGES; i++)
+		if (!strcmp(rxlat_stage_names[i], l->str))
+			return i;
+	return -1;
+}
+
+static int queue_of(const struct rxlat_series *s)
+{
+	const struct rxlat_label *l = rxlat_label_of(s, "queue");
+
+	if (!l)
+		return -100;
+	if (l->kind == RXLAT_LABEL_NULL)
+		return RXLAT_QUEUE_ALL;
+	if (l->kind == RXLAT_LABEL_STR && !strcmp(l->str, "other"))
+		return RXLAT_QUEUE_OTHER;
+	return (int)l->num;
 }
 
 static struct rxlat_hist *series(struct rxlat_hist *live, int stage, int slot, int q)
@@ -74,30 +205,30 @@ static void check_str(const char *what, const char *got, const char *want)
 static void test_deltas(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_collect c;
+	struct rxlat_model *c = NULL;
 	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 
-	if (!live || collect_init(&c, MAX_IFACES, MAX_QUEUES, true, NULL, 0)) {
+	if (!live || !(c = new_model(FLAT(live), true))) {
 		check_failed("deltas.setup", "out of memory");
 		free(live);
 		return;
 	}
 	/* seen while starting up: not part of the first report */
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 7, 700, 900, 0);
-	collect_start(&c, FLAT(live));
+	model_start(c);
 	CHECK_U64("start clears max_ns[0]", series(live, RXLAT_STAGE_IP_RCV, 0, 1)->max_ns[0], 0);
 	check_done("deltas.start_baseline");
 
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 5, 500, 200, 0);
-	if (collect_series(&c, FLAT(live), slots, 0, &s, &n) || n != 1) {
+	if (report_series(c, slots, 0, &s, &n) || n != 1) {
 		check_failed("deltas.first", "want 1 series, got %zu", n);
 	} else {
-		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_IP_RCV);
-		CHECK_U64("ifindex", s[0].ifindex, IF_A);
-		check_str("ifname", s[0].ifname, "if100001");
-		CHECK_U64("queue", (__u64)s[0].queue, 1);
+		CHECK_U64("stage", stage_of(&s[0]), RXLAT_STAGE_IP_RCV);
+		CHECK_U64("ifindex", num_of(&s[0], "ifindex"), IF_A);
+		check_str("ifname", ifname_of(&s[0]), "if100001");
+		CHECK_U64("queue", (__u64)queue_of(&s[0]), 1);
 		CHECK_U64("count", s[0].st.count, 5);
 		CHECK_U64("bucket 3", s[0].st.buckets[3], 5);
 		CHECK_U64("sum_ns", s[0].st.sum_ns, 500);
@@ -110,7 +241,7 @@ static void test_deltas(void)
 
 	/* the next epoch writes the other parity; nothing new elsewhere */
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 4, 2, 300, 150, 1);
-	if (collect_series(&c, FLAT(live), slots, 1, &s, &n) || n != 1) {
+	if (report_series(c, slots, 1, &s, &n) || n != 1) {
 		check_failed("deltas.second", "want 1 series, got %zu", n);
 	} else {
 		CHECK_U64("count", s[0].st.count, 2);
@@ -123,7 +254,7 @@ static void test_deltas(void)
 	}
 	free(s);
 
-	if (collect_series(&c, FLAT(live), slots, 0, &s, &n))
+	if (report_series(c, slots, 0, &s, &n))
 		check_failed("deltas.quiet", "collect_series failed");
 	else if (n)
 		check_failed("deltas.quiet", "%zu series in an interval without samples", n);
@@ -133,34 +264,34 @@ static void test_deltas(void)
 
 	/* samples without a start time are counted, not measured */
 	series(live, RXLAT_STAGE_SOCK_READ, 0, 0)->sources[RXLAT_SRC_NONE] += 4;
-	if (collect_series(&c, FLAT(live), slots, 1, &s, &n) || n != 1) {
+	if (report_series(c, slots, 1, &s, &n) || n != 1) {
 		check_failed("deltas.unstamped", "want 1 series, got %zu", n);
 	} else {
-		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_SOCK_READ);
+		CHECK_U64("stage", stage_of(&s[0]), RXLAT_STAGE_SOCK_READ);
 		CHECK_U64("count", s[0].st.count, 0);
 		CHECK_U64("sources.none", s[0].st.sources[RXLAT_SRC_NONE], 4);
 		check_done("deltas.unstamped");
 	}
 	free(s);
-	collect_free(&c);
+	model_free(c);
 	free(live);
 }
 
 static void test_queues_and_overflow(bool per_queue)
 {
 	__u32 slots[MAX_IFACES] = { 1, 0 }; /* lo is ifindex 1 in every namespace */
-	struct rxlat_collect c;
+	struct rxlat_model *c = NULL;
 	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	size_t n = 0, want = per_queue ? 4 : 2;
 	const char *name = per_queue ? "queues.per_queue" : "queues.aggregated";
 
-	if (!live || collect_init(&c, MAX_IFACES, MAX_QUEUES, per_queue, NULL, 0)) {
+	if (!live || !(c = new_model(FLAT(live), per_queue))) {
 		check_failed(name, "out of memory");
 		free(live);
 		return;
 	}
-	collect_start(&c, FLAT(live));
+	model_start(c);
 	/* lo: queue 0, and a queue past --max-queues */
 	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 0, 0), 10, 3, 3000, 1100, 0);
 	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 0, MAX_QUEUES), 20, 1, 5000, 5000, 0);
@@ -170,27 +301,28 @@ static void test_queues_and_overflow(bool per_queue)
 	/* slot 1 is free: whatever its series hold is not reported */
 	sample(series(live, RXLAT_STAGE_UDP_QUEUE_RCV, 1, 0), 6, 9, 900, 100, 0);
 
-	if (collect_series(&c, FLAT(live), slots, 0, &s, &n) || n != want) {
+	if (report_series(c, slots, 0, &s, &n) || n != want) {
 		check_failed(name, "want %zu series, got %zu", want, n);
 		goto out;
 	}
-	check_str("first ifname", s[0].ifname, "lo");
-	CHECK_U64("first ifindex", s[0].ifindex, 1);
-	check_str("last ifname", s[n - 1].ifname, "other");
-	CHECK_U64("last ifindex", s[n - 1].ifindex, 0);
+	check_str("first ifname", ifname_of(&s[0]), "lo");
+	CHECK_U64("first ifindex", num_of(&s[0], "ifindex"), 1);
+	check_str("last ifname", ifname_of(&s[n - 1]), "other");
+	CHECK_U64("last ifindex", num_of(&s[n - 1], "ifindex"), 0);
 	if (per_queue) {
-		CHECK_U64("lo queue", (__u64)s[0].queue, 0);
+		CHECK_U64("lo queue", (__u64)queue_of(&s[0]), 0);
 		CHECK_U64("lo queue 0 count", s[0].st.count, 3);
-		if (s[1].queue != RXLAT_QUEUE_OTHER)
+		if (queue_of(&s[1]) != RXLAT_QUEUE_OTHER)
 			check_fail("queue past --max-queues: got %d, want RXLAT_QUEUE_OTHER",
-				   s[1].queue);
+				   queue_of(&s[1]));
 		CHECK_U64("lo other queues count", s[1].st.count, 1);
-		CHECK_U64("other queue 1", (__u64)s[2].queue, 1);
-		CHECK_U64("other queue 2", (__u64)s[3].queue, 2);
+		CHECK_U64("other queue 1", (__u64)queue_of(&s[2]), 1);
+		CHECK_U64("other queue 2", (__u64)queue_of(&s[3]), 2);
 		CHECK_U64("other queue 2 max", s[3].st.max_ns, 120);
 	} else {
-		if (s[0].queue != RXLAT_QUEUE_ALL || s[1].queue != RXLAT_QUEUE_ALL)
-			check_fail("queues %d, %d: want RXLAT_QUEUE_ALL", s[0].queue, s[1].queue);
+		if (queue_of(&s[0]) != RXLAT_QUEUE_ALL || queue_of(&s[1]) != RXLAT_QUEUE_ALL)
+			check_fail("queues %d, %d: want RXLAT_QUEUE_ALL", queue_of(&s[0]),
+				   queue_of(&s[1]));
 		CHECK_U64("lo count", s[0].st.count, 4);
 		CHECK_U64("lo sum_ns", s[0].st.sum_ns, 8000);
 		CHECK_U64("lo max_ns", s[0].st.max_ns, 5000);
@@ -203,27 +335,27 @@ static void test_queues_and_overflow(bool per_queue)
 	check_done(name);
 out:
 	free(s);
-	collect_free(&c);
+	model_free(c);
 	free(live);
 }
 
 static void test_xdp(void)
 {
-	const __u32 only_b[] = { IF_B };
 	struct rxlat_xdp_key keys[] = { { IF_A, 0 }, { IF_B, 0 }, { IF_B, 3 }, { 0, 0 } };
 	struct rxlat_xdp_counters vals[] = {
 		{ 10, 9, 1 }, { 20, 20, 0 }, { 5, 5, 0 }, { 2, 2, 0 } /* overflow */
 	};
-	struct rxlat_collect c;
+	struct rxlat_model *c = NULL;
 	struct rxlat_xdp_row *r = NULL;
 	size_t n = 0;
 
-	if (collect_init(&c, MAX_IFACES, MAX_QUEUES, false, only_b, 1)) {
+	if (!(c = new_model(FLAT(NULL), false))) {
 		check_failed("xdp.setup", "out of memory");
 		return;
 	}
+	want(IF_B);
 	/* the first report has the totals so far, of the named interface only */
-	if (collect_xdp(&c, keys, vals, 4, &r, &n) || n != 3) {
+	if (report_xdp(c, keys, vals, 4, &r, &n) || n != 3) {
 		check_failed("xdp.first", "want 3 rows, got %zu", n);
 	} else {
 		CHECK_U64("row 0 ifindex", r[0].ifindex, IF_B);
@@ -243,7 +375,7 @@ static void test_xdp(void)
 	vals[2].seen += 4;
 	vals[2].stamped += 3;
 	vals[2].meta_refused += 1;
-	if (collect_xdp(&c, keys, vals, 4, &r, &n) || n != 1) {
+	if (report_xdp(c, keys, vals, 4, &r, &n) || n != 1) {
 		check_failed("xdp.delta", "want 1 row, got %zu", n);
 	} else {
 		CHECK_U64("ifindex", r[0].ifindex, IF_B);
@@ -258,7 +390,7 @@ static void test_xdp(void)
 	/* a key new since the last report counts from zero */
 	keys[3] = (struct rxlat_xdp_key){ IF_B, 1 };
 	vals[3] = (struct rxlat_xdp_counters){ 6, 6, 0 };
-	if (collect_xdp(&c, keys, vals, 4, &r, &n) || n != 1) {
+	if (report_xdp(c, keys, vals, 4, &r, &n) || n != 1) {
 		check_failed("xdp.new_key", "want 1 row, got %zu", n);
 	} else {
 		CHECK_U64("queue", (__u64)r[0].queue, 1);
@@ -267,12 +399,12 @@ static void test_xdp(void)
 	}
 	free(r);
 
-	if (collect_xdp(&c, keys, vals, 0, &r, &n) || n)
+	if (report_xdp(c, keys, vals, 0, &r, &n) || n)
 		check_failed("xdp.none", "want no row, got %zu", n);
 	else
 		check_pass("xdp.none");
 	free(r);
-	collect_free(&c);
+	model_free(c);
 }
 
 /*
@@ -291,14 +423,13 @@ static void land(struct rxlat_hist *h, __u32 bucket, __u64 n, __u64 sum)
 }
 
 /* The stamped count of one series in one report must equal its sources. */
-static void check_torn(struct rxlat_collect *c, struct rxlat_hist *live, const __u32 *slots,
-		       const char *name, __u64 want_count, __u64 want_xdp, __u64 want_kernel,
-		       __u64 want_none)
+static void check_torn(struct rxlat_model *c, const __u32 *slots, const char *name,
+		       __u64 want_count, __u64 want_xdp, __u64 want_kernel, __u64 want_none)
 {
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 
-	if (collect_series(c, FLAT(live), slots, 0, &s, &n) || n != 1) {
+	if (report_series(c, slots, 0, &s, &n) || n != 1) {
 		check_failed(name, "want 1 series, got %zu", n);
 		free(s);
 		return;
@@ -317,11 +448,11 @@ static void check_torn(struct rxlat_collect *c, struct rxlat_hist *live, const _
 static void test_torn(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_collect c;
+	struct rxlat_model *c = NULL;
 	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
 	struct rxlat_hist *h;
 
-	if (!live || collect_init(&c, MAX_IFACES, MAX_QUEUES, true, NULL, 0)) {
+	if (!live || !(c = new_model(FLAT(live), true))) {
 		check_failed("torn.setup", "out of memory");
 		free(live);
 		return;
@@ -330,18 +461,18 @@ static void test_torn(void)
 	/* in flight at the baseline: belongs to the first interval */
 	sample(h, 3, 4, 400, 100, 0);
 	in_flight(h, RXLAT_SRC_XDP, 2);
-	collect_start(&c, FLAT(live));
+	model_start(c);
 	land(h, 3, 2, 200);
 	sample(h, 3, 10, 1000, 100, 0);
-	check_torn(&c, live, slots, "torn.in_flight_at_start", 12, 12, 0, 0);
+	check_torn(c, slots, "torn.in_flight_at_start", 12, 12, 0, 0);
 
 	/* three in flight at the report: held back, and the next has them */
 	sample(h, 5, 7, 700, 100, 0);
 	in_flight(h, RXLAT_SRC_XDP, 3);
 	h->sources[RXLAT_SRC_NONE] += 2; /* no bucket: reported as read */
-	check_torn(&c, live, slots, "torn.held_back", 7, 7, 0, 2);
+	check_torn(c, slots, "torn.held_back", 7, 7, 0, 2);
 	land(h, 5, 3, 300);
-	check_torn(&c, live, slots, "torn.caught_up", 3, 3, 0, 0);
+	check_torn(c, slots, "torn.caught_up", 3, 3, 0, 0);
 
 	/*
 	 * Which source a sample in flight has is not known: held back from
@@ -351,10 +482,10 @@ static void test_torn(void)
 	h->sources[RXLAT_SRC_KERNEL] += 1;
 	land(h, 6, 1, 60);
 	in_flight(h, RXLAT_SRC_KERNEL, 2);
-	check_torn(&c, live, slots, "torn.two_sources", 6, 3, 3, 0);
+	check_torn(c, slots, "torn.two_sources", 6, 3, 3, 0);
 	land(h, 6, 2, 120);
-	check_torn(&c, live, slots, "torn.two_sources_caught_up", 2, 2, 0, 0);
-	collect_free(&c);
+	check_torn(c, slots, "torn.two_sources_caught_up", 2, 2, 0, 0);
+	model_free(c);
 	free(live);
 }
 
@@ -364,35 +495,36 @@ static void test_torn(void)
  */
 static void test_names(void)
 {
-	const __u32 only_a[] = { IF_A };
 	struct rxlat_xdp_key keys[] = { { IF_A, 0 }, { IF_B, 0 } };
 	struct rxlat_xdp_counters vals[] = { { 3, 3, 0 }, { 4, 4, 0 } };
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_collect c;
+	struct rxlat_model *c = NULL;
 	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	struct rxlat_xdp_row *r = NULL;
 	size_t n = 0;
 
-	if (!live || collect_init(&c, MAX_IFACES, MAX_QUEUES, false, only_a, 1) ||
-	    collect_name(&c, IF_A, "veth1")) {
+	if (!live || !(c = new_model(FLAT(live), false))) {
 		check_failed("names.setup", "out of memory");
 		free(live);
 		return;
 	}
-	collect_start(&c, FLAT(live));
+	want(IF_A);
+	name(IF_A, "veth1");
+	model_start(c);
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 2, 200, 100, 0);
-	if (collect_series(&c, FLAT(live), slots, 0, &s, &n) || n != 1)
+	if (report_series(c, slots, 0, &s, &n) || n != 1)
 		check_failed("names.gone_series", "want 1 series, got %zu", n);
-	else if (strcmp(s[0].ifname, "veth1"))
-		check_failed("names.gone_series", "got \"%s\", want \"veth1\"", s[0].ifname);
+	else if (strcmp(ifname_of(&s[0]), "veth1"))
+		check_failed("names.gone_series", "got \"%s\", want \"veth1\"", ifname_of(&s[0]));
 	else
 		check_pass("names.gone_series");
 	free(s);
 
 	/* IF_B is veth1 come back: its rows are wanted now, under the name */
-	if (collect_want(&c, IF_B) || collect_name(&c, IF_B, "veth1") ||
-	    collect_xdp(&c, keys, vals, 2, &r, &n) || n != 2) {
+	want(IF_B);
+	name(IF_B, "veth1");
+	if (report_xdp(c, keys, vals, 2, &r, &n) || n != 2) {
 		check_failed("names.back_rows", "want 2 rows, got %zu", n);
 	} else {
 		check_str("old ifindex", r[0].ifname, "veth1");
@@ -401,7 +533,7 @@ static void test_names(void)
 		check_done("names.back_rows");
 	}
 	free(r);
-	collect_free(&c);
+	model_free(c);
 	free(live);
 }
 
@@ -424,17 +556,17 @@ static void test_late_series(void)
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
 	struct rxlat_live live = { late_at, NULL };
 	struct rxlat_hist h = { 0 };
-	struct rxlat_collect c;
+	struct rxlat_model *c = NULL;
 	struct rxlat_series *s = NULL;
 	size_t n = 1;
 
 	late_idx = rxlat_series_index(RXLAT_STAGE_UDP_QUEUE_RCV, 0, 2, MAX_IFACES, MAX_QUEUES);
 	late_hist = NULL;
-	if (collect_init(&c, MAX_IFACES, MAX_QUEUES, true, NULL, 0) || collect_start(&c, &live)) {
+	if (!(c = new_model(&live, true)) || model_start(c)) {
 		check_failed("late_series.setup", "out of memory");
 		return;
 	}
-	if (collect_series(&c, &live, slots, 0, &s, &n) || n != 0)
+	if (report_series(c, slots, 0, &s, &n) || n != 0)
 		check_failed("late_series.none", "want no series, got %zu", n);
 	else
 		check_pass("late_series.none");
@@ -442,17 +574,17 @@ static void test_late_series(void)
 	s = NULL;
 	late_hist = &h;
 	sample(&h, 3, 4, 400, 150, 0);
-	if (collect_series(&c, &live, slots, 1, &s, &n) || n != 1) {
+	if (report_series(c, slots, 1, &s, &n) || n != 1) {
 		check_failed("late_series.counted", "want 1 series, got %zu", n);
 	} else {
-		CHECK_U64("stage", s[0].stage, RXLAT_STAGE_UDP_QUEUE_RCV);
-		CHECK_U64("queue", s[0].queue, 2);
+		CHECK_U64("stage", stage_of(&s[0]), RXLAT_STAGE_UDP_QUEUE_RCV);
+		CHECK_U64("queue", queue_of(&s[0]), 2);
 		CHECK_U64("count", s[0].st.count, 4);
 		CHECK_U64("sum", s[0].st.sum_ns, 400);
 		check_done("late_series.counted");
 	}
 	free(s);
-	collect_free(&c);
+	model_free(c);
 }
 
 int main(void)

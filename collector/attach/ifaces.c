@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Interfaces: names, the named ones, and their going and coming back (ifaces.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "hooks.h"
+#include "ifaces.h"
+#include "links.h"
+#include "log.h"
+#include "stamper.h"
+#include "tc.h"
+
+struct ifname {
+	__u32 ifindex;
+	char name[RXLAT_IFNAME_LEN];
+};
+
+struct rxlat_ifaces {
+	const struct rxlat_config *cfg;
+	/* named interface i: where it is now, gone, stamped at tc */
+	__u32 ifindex[RXLAT_MAX_CLI_IFACES];
+	bool gone[RXLAT_MAX_CLI_IFACES];
+	bool use_tc[RXLAT_MAX_CLI_IFACES];
+	/* With -i: the stamper counters of these ifindexes only (each one a
+	 * named interface has had) */
+	__u32 *wanted;
+	size_t nwanted;
+	/* the name of each interface once seen */
+	struct ifname *names;
+	size_t nnames;
+	struct rxlat_hooks *hooks;
+	struct rxlat_stamper *stamper;
+	struct rxlat_tc **tc; /* opened when the first interface needs it */
+	struct rxlat_links *links;
+};
+
+static int ifaces_want(struct rxlat_ifaces *f, __u32 ifindex)
+{
+	__u32 *p = realloc(f->wanted, (f->nwanted + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	f->wanted = p;
+	f->wanted[f->nwanted++] = ifindex;
+	return 0;
+}
+
+int ifaces_new(struct rxlat_ifaces **out, const struct rxlat_config *cfg)
+{
+	struct rxlat_ifaces *f = calloc(1, sizeof(*f));
+	int err = f ? 0 : -ENOMEM;
+
+	for (int i = 0; f && i < cfg->nifaces && !err; i++) {
+		f->ifindex[i] = cfg->ifindexes[i];
+		f->use_tc[i] = cfg->tc;
+		err = ifaces_want(f, cfg->ifindexes[i]);
+		if (!err)
+			err = ifaces_name(f, cfg->ifindexes[i], cfg->ifnames[i]);
+	}
+	if (err) {
+		rxlat_err("out of memory");
+		ifaces_free(f);
+		return err;
+	}
+	f->cfg = cfg;
+	*out = f;
+	return 0;
+}
+
+void ifaces_free(struct rxlat_ifaces *f)
+{
+	if (!f)
+		return;
+	free(f->wanted);
+	free(f->names);
+	free(f);
+}
+
+int ifaces_name(struct rxlat_ifaces *f, __u32 ifindex, const char *name)
+{
+	struct ifname *p;
+	size_t i;
+
+	for (i = 0; i < f->nnames && f->names[i].ifindex != ifindex; i++)
+		;
+	if (i == f->nnames) {
+		p = realloc(f->names, (f->nnames + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		f->names = p;
+		f->nnames++;
+		f->names[i].ifindex = ifindex;
+	}
+	snprintf(f->names[i].name, sizeof(f->names[i].name), "%s", name);
+	return 0;
+}
+
+void ifaces_ifname(struct rxlat_ifaces *f, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+{
+	if (!ifindex) {
+		snprintf(name, RXLAT_IFNAME_LEN, "other");
+		return;
+	}
+	for (size_t i = 0; i < f->nnames; i++)
+		if (f->names[i].ifindex == ifindex) {
+			memcpy(name, f->names[i].name, RXLAT_IFNAME_LEN);
+			return;
+		}
+	/* remembered either way: a lookup opens a socket (without memory: again) */
+	if (!if_indextoname(ifindex, name))
+		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
+	ifaces_name(f, ifindex, name);
+}
+
+bool ifaces_wanted(const struct rxlat_ifaces *f, __u32 ifindex)
+{
+	if (!f->cfg->nifaces)
+		return true;
+	for (size_t i = 0; i < f->nwanted; i++)
+		if (f->wanted[i] == ifindex)
+			return true;
+	return false;
+}
+
+bool *ifaces_use_tc(struct rxlat_ifaces *f)
+{
+	return f->use_tc;
+}
+
+void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
+		 struct rxlat_tc **tc, struct rxlat_links *links)
+{
+	f->hooks = hooks;
+	f->stamper = st;
+	f->tc = tc;
+	f->links = links;
+}
+
+static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
+{
+	struct rxlat_ifaces *f = ctx;
+
+	(void)deleted;
+	/* without memory the name is looked up again at the next report */
+	if (name)
+		ifaces_name(f, ifindex, name);
+}
+
+static int named_left(const struct rxlat_ifaces *f)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->cfg->nifaces; i++)
+		n += !f->gone[i];
+	return n;
+}
+
+static void iface_gone(struct rxlat_ifaces *f, int i)
+{
+	const char *what = f->cfg->no_xdp && !f->use_tc[i] ? "" : ": its stamper was detached";
+
+	f->gone[i] = true;
+	if (f->use_tc[i]) {
+		tc_detach(*f->tc, i, true);
+		hooks_tc_iface(f->hooks, f->ifindex[i], false);
+	} else {
+		stamper_detach_iface(f->stamper, i);
+	}
+	if (named_left(f))
+		rxlat_info("%s is gone%s; measuring the other interfaces", f->cfg->ifnames[i],
+			   what);
+	else
+		rxlat_info("%s is gone%s; no named interface is left: waiting for one to come "
+			   "back",
+			   f->cfg->ifnames[i], what);
+}
+
+/*
+ * The tc stamper on named interface i, now at ifindex, and the hooks told
+ * that marked stamps there are its own: how it runs, or RXLAT_TC_NONE
+ * (said, and nothing left attached).
+ */
+static enum rxlat_tc_how stamp_at_tc(struct rxlat_ifaces *f, int i, __u32 ifindex)
+{
+	const char *name = f->cfg->ifnames[i];
+	enum rxlat_tc_how how = tc_attach(*f->tc, i, ifindex, name);
+	int err;
+
+	if (how == RXLAT_TC_NONE)
+		return how;
+	err = hooks_tc_iface(f->hooks, ifindex, true);
+	if (err) {
+		rxlat_err("cannot mark %s as tc-stamped: %s", name, strerror(-err));
+		tc_detach(*f->tc, i, false);
+		return RXLAT_TC_NONE;
+	}
+	return how;
+}
+
+static void iface_back(struct rxlat_ifaces *f, int i, __u32 ifindex)
+{
+	const struct rxlat_config *cfg = f->cfg;
+	const char *name = cfg->ifnames[i];
+	int err;
+
+	err = hooks_move_ifslot(f->hooks, f->ifindex[i], ifindex);
+	if (!err)
+		err = ifaces_want(f, ifindex);
+	if (!err)
+		err = ifaces_name(f, ifindex, name);
+	if (err) {
+		rxlat_err("%s is back (ifindex %u) but cannot be followed: %s", name, ifindex,
+			  strerror(-err));
+		return; /* tried again at the next link message */
+	}
+	f->ifindex[i] = ifindex;
+	f->gone[i] = false;
+	if (f->use_tc[i]) {
+		if (stamp_at_tc(f, i, ifindex) == RXLAT_TC_NONE)
+			rxlat_err(
+			    "%s is back (ifindex %u) but the tc stamper cannot be attached to "
+			    "it; measuring it without stamps",
+			    name, ifindex);
+		else
+			rxlat_info("%s is back (ifindex %u): tc stamper attached again, reported "
+				   "under the same name",
+				   name, ifindex);
+		return;
+	}
+	if (cfg->no_xdp) {
+		rxlat_info("%s is back (ifindex %u): reported under its name again; --no-xdp: "
+			   "rxlat attaches no stamper to it",
+			   name, ifindex);
+		return;
+	}
+	err = stamper_reattach(f->stamper, cfg, i, ifindex);
+	if (err)
+		rxlat_err("%s is back (ifindex %u) but the stamper cannot be attached to it: %s; "
+			  "measuring it without stamps",
+			  name, ifindex, strerror(-err));
+	else
+		rxlat_info("%s is back (ifindex %u): stamper attached again, reported under the "
+			   "same name",
+			   name, ifindex);
+}
+
+/*
+ * A named interface is followed by its name: gone when the name is gone or
+ * names another ifindex (deleted, or renamed away), back when the name
+ * exists again.
+ */
+static void follow_ifaces(struct rxlat_ifaces *f)
+{
+	for (int i = 0; i < f->cfg->nifaces; i++) {
+		__u32 now = if_nametoindex(f->cfg->ifnames[i]);
+
+		if (!f->gone[i] && now != f->ifindex[i])
+			iface_gone(f, i);
+		if (f->gone[i] && now)
+			iface_back(f, i, now);
+	}
+}
+
+int ifaces_handle_links(struct rxlat_ifaces *f)
+{
+	int err = links_read(f->links, on_link, f);
+
+	if (err < 0)
+		return err;
+	follow_ifaces(f);
+	return 0;
+}
+
+int ifaces_attach_tc(struct rxlat_ifaces *f)
+{
+	const struct rxlat_config *cfg = f->cfg;
+	int err;
+
+	for (int i = 0; i < cfg->nifaces; i++) {
+		if (!f->use_tc[i])
+			continue;
+		if (!*f->tc && (err = tc_open(f->tc)))
+			return err;
+		switch (stamp_at_tc(f, i, f->ifindex[i])) {
+		case RXLAT_TC_NONE:
+			return -EBUSY;
+		case RXLAT_TC_TCX:
+			rxlat_info("tc stamper attached to %s ingress through a tcx link",
+				   cfg->ifnames[i]);
+			break;
+		case RXLAT_TC_FILTER:
+			rxlat_info(
+			    "tc stamper attached to %s ingress through a cls_bpf filter, pref "
+			    "%d handle 0x%x",
+			    cfg->ifnames[i], RXLAT_TC_PRIO, RXLAT_TC_HANDLE);
+			break;
+		case RXLAT_TC_FOREIGN: /* said by tc_attach() */
+			break;
+		}
+	}
+	return 0;
+}
+
+void ifaces_warn_down(const struct rxlat_ifaces *f)
+{
+	const struct rxlat_config *cfg = f->cfg;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	for (int i = 0; i < cfg->nifaces; i++) {
+		struct ifreq ifr = {};
+
+		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", cfg->ifnames[i]);
+		if (!ioctl(fd, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP))
+			rxlat_info("%s is down: nothing is measured on it until it is up",
+				   cfg->ifnames[i]);
+	}
+	close(fd);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Interfaces: their names (also once gone), which ones -i named and where
+ * each of those is now, how each is stamped (XDP or tc), and what follows
+ * when a named one goes and comes back (from rtnetlink's link messages).
+ * The configuration keeps what the command line said; this module keeps
+ * what is found at run time.
+ */
+#ifndef RXLAT_IFACES_H
+#define RXLAT_IFACES_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+#include "config.h"
+#include "report.h"
+
+struct rxlat_hooks;
+struct rxlat_stamper;
+struct rxlat_tc;
+struct rxlat_links;
+struct rxlat_ifaces;
+
+/* The named interfaces of cfg, each under its name: 0 or -ENOMEM (said). */
+int ifaces_new(struct rxlat_ifaces **out, const struct rxlat_config *cfg);
+void ifaces_free(struct rxlat_ifaces *f);
+
+/* Remembers name for ifindex: used from now on, also once it is gone. 0 or -ENOMEM. */
+int ifaces_name(struct rxlat_ifaces *f, __u32 ifindex, const char *name);
+/* The name last seen for ifindex, else the kernel's, "if<N>" when unknown, "other" for 0. */
+void ifaces_ifname(struct rxlat_ifaces *f, __u32 ifindex, char name[RXLAT_IFNAME_LEN]);
+/* Are ifindex's stamper counters reported (all without -i, else the named ones)? */
+bool ifaces_wanted(const struct rxlat_ifaces *f, __u32 ifindex);
+
+/* Named interface i is stamped at tc (--tc, or XDP taken or refused). */
+bool *ifaces_use_tc(struct rxlat_ifaces *f);
+
+/* What an interface that goes or comes back touches; set once attached. */
+void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
+		 struct rxlat_tc **tc, struct rxlat_links *links);
+/* The tc stamper on the named interfaces that use it: 0 or -errno (said). */
+int ifaces_attach_tc(struct rxlat_ifaces *f);
+/* Reads the link messages, and follows the named interfaces: 0 or -errno. */
+int ifaces_handle_links(struct rxlat_ifaces *f);
+/* A named interface that is down is measured once it comes up: say so. */
+void ifaces_warn_down(const struct rxlat_ifaces *f);
+
+#endif

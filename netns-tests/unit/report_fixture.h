@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the renderers' unit tests share: a bucket table built the slow way,
+ * a report and its series as the model fills them, and a renderer run into
+ * a string.
+ */
+#ifndef RXLAT_REPORT_FIXTURE_H
+#define RXLAT_REPORT_FIXTURE_H
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "report.h"
+#include "rxlat_hist.h"
+
+#define NB   ((int)RXLAT_HIST_BUCKETS)
+#define LAST (NB - 1)
+
+/* ----- reference bucket table ----- */
+
+static __u64 ref_lower[NB], ref_le[NB] __attribute__((unused));
+
+static inline void ref_init(void)
+{
+	int i = 0, k, s;
+
+	ref_lower[0] = 0;
+	for (k = 6; k < 34; k++)
+		for (s = 0; s < 8; s++)
+			ref_lower[++i] = (1ULL << k) + s * (1ULL << (k - 3));
+	ref_lower[++i] = 1ULL << 34;
+	for (i = 0; i < LAST; i++)
+		ref_le[i] = ref_lower[i + 1] - 1;
+	ref_le[LAST] = UINT64_MAX;
+}
+
+static inline __u32 ref_bucket(__u64 ns)
+{
+	__u32 lo = 0, hi = LAST, mid;
+
+	/* largest i with ref_lower[i] <= ns */
+	while (lo < hi) {
+		mid = (lo + hi + 1) / 2;
+		if (ref_lower[mid] <= ns)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/* ----- renderers ----- */
+
+static const char *const attach[RXLAT_NR_STAGES] = {
+	"fentry:ip_rcv", "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv", "fentry:tcp_data_queue", NULL, NULL,
+};
+
+static const char *const unavailable[RXLAT_NR_STAGES] = {
+	[RXLAT_STAGE_UDP_QUEUE_RCV] = "no BTF for udp_queue_rcv_one_skb",
+};
+
+/* A series' labels, as the model gives them (collector/read/model.c). */
+static inline void name_series(struct rxlat_series *s, enum rxlat_stage stage, const char *ifname,
+			       __u32 ifindex, int queue)
+{
+	s->nlabels = 0;
+	rxlat_label_str(s, "stage", RXLAT_LABEL_BARE, "%s", rxlat_stage_names[stage]);
+	rxlat_label_str(s, "ifname", 0, "%.*s", RXLAT_IFNAME_LEN, ifname);
+	rxlat_label_num(s, "ifindex", RXLAT_LABEL_JSON_ONLY, ifindex);
+	if (queue == RXLAT_QUEUE_ALL)
+		rxlat_label_null(s, "queue", "all");
+	else if (queue == RXLAT_QUEUE_OTHER)
+		rxlat_label_str(s, "queue", 0, "other");
+	else
+		rxlat_label_num(s, "queue", 0, (__u64)queue);
+}
+
+static inline void report_init(struct rxlat_report *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->time.tv_sec = 1795341601; /* 2026-11-22T10:00:01Z */
+	r->time.tv_nsec = 123999999; /* the ms are truncated, not rounded */
+	r->interval_s = 1.0;
+	memcpy(r->attach, attach, sizeof(attach));
+	memcpy(r->unavailable, unavailable, sizeof(unavailable));
+}
+
+/* Runs a renderer into a string; NULL on failure (reason set). */
+static inline char *render(int (*fn)(FILE *, const struct rxlat_report *),
+			   const struct rxlat_report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int err;
+
+	if (!f) {
+		check_fail("open_memstream: %s", strerror(errno));
+		return NULL;
+	}
+	err = fn(f, r);
+	if (fclose(f) || err) {
+		check_fail("renderer returned %d", err);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Points at the first difference, line by line, on one line of output. */
+static inline void compare_text(const char *got, const char *want)
+{
+	int line = 1;
+	size_t i = 0, start = 0;
+
+	while (got[i] && got[i] == want[i]) {
+		if (got[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+		i++;
+	}
+	if (!got[i] && !want[i])
+		return;
+	check_fail("line %d differs: got \"%.*s\", want \"%.*s\"", line,
+		   (int)strcspn(got + start, "\n"), got + start, (int)strcspn(want + start, "\n"),
+		   want + start);
+}
+
+static inline void text_fixture(struct rxlat_series *s, size_t *n, struct rxlat_xdp_row *x,
+				size_t *nx)
+{
+	memset(s, 0, 5 * sizeof(*s));
+
+	/* the example of the familiar libbpf-tools look */
+	name_series(&s[0], RXLAT_STAGE_IP_RCV, "veth1", 5, 2);
+	s[0].st.buckets[18] = 3;  /* 300 ns: [288, 319] */
+	s[0].st.buckets[26] = 57; /* 600 ns: [576, 639] */
+	s[0].st.count = 60;
+	s[0].st.sum_ns = 3 * 300 + 57 * 600;
+	s[0].st.max_ns = 630;
+	s[0].st.sources[RXLAT_SRC_XDP] = 60;
+
+	/* spans into ms: us rows, with the empty rows in between */
+	name_series(&s[1], RXLAT_STAGE_TCP_DATA_QUEUE, "other", 0, RXLAT_QUEUE_OTHER);
+	s[1].st.buckets[35] = 3;  /* 1300 ns: [1280, 1407] */
+	s[1].st.buckets[130] = 2; /* 5 ms: [4718592, 5242879] */
+	s[1].st.count = 5;
+	s[1].st.sum_ns = 3 * 1300 + 2 * 5000000;
+	s[1].st.max_ns = 5000000;
+	s[1].st.sources[RXLAT_SRC_XDP] = 3;
+	s[1].st.sources[RXLAT_SRC_KERNEL] = 2;
+	s[1].st.sources[RXLAT_SRC_NONE] = 7;
+
+	/* packets seen, none with a start time */
+	name_series(&s[2], RXLAT_STAGE_UDP_QUEUE_RCV, "eth0", 2, RXLAT_QUEUE_ALL);
+	s[2].st.sources[RXLAT_SRC_NONE] = 5;
+
+	/* nothing at all: not printed */
+	name_series(&s[3], RXLAT_STAGE_TCP_DO_RCV, "veth1", 5, 1);
+
+	/* unit rounding: 13311 ns reads 13.3 us, 999999 ns 1.00 ms */
+	name_series(&s[4], RXLAT_STAGE_SOCK_READ, "lo", 1, RXLAT_QUEUE_ALL);
+	s[4].st.buckets[rxlat_hist_bucket(12345)] = 1;
+	s[4].st.buckets[rxlat_hist_bucket(999999)] = 1;
+	s[4].st.count = 2;
+	s[4].st.sum_ns = 12345 + 999999;
+	s[4].st.max_ns = 999999;
+	s[4].st.sources[RXLAT_SRC_TC] = 2;
+	*n = 5;
+
+	memset(x, 0, 2 * sizeof(*x));
+	strcpy(x[0].ifname, "veth1");
+	x[0].ifindex = 5;
+	x[0].queue = 0;
+	x[0].seen = 100;
+	x[0].stamped = 98;
+	x[0].meta_refused = 2;
+	strcpy(x[1].ifname, "eth0");
+	x[1].ifindex = 2;
+	x[1].queue = RXLAT_QUEUE_OTHER;
+	x[1].seen = 123456789012ULL;
+	x[1].stamped = 123456789012ULL;
+	*nx = 2;
+}
+
+#endif
