@@ -116,7 +116,7 @@ static int json_record(struct rxlat_slow *s, const struct rxlat_slow_rec *r, con
 	json_object_object_add(
 	    o, "source",
 	    json_object_new_string(
-		rxlat_source_names[r->source < RXLAT_NR_SOURCES ? r->source : RXLAT_SRC_NONE]));
+		rxlat_count_names[r->source < RXLAT_NR_SOURCES ? r->source : RXLAT_SRC_NONE]));
 	line = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 						     JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!line || fprintf(s->out, "%s\n", line) < 0)
@@ -157,7 +157,7 @@ static int handle(void *ctx, void *data, size_t size)
 		v6 ? "]" : "", r->sport, v6 ? "[" : "", da, v6 ? "]" : "", r->dport,
 		r->latency_ns >= 1000000 ? r->latency_ns / 1e6 : r->latency_ns / 1e3,
 		r->latency_ns >= 1000000 ? "ms" : "us",
-		rxlat_source_names[r->source < RXLAT_NR_SOURCES ? r->source : RXLAT_SRC_NONE]);
+		rxlat_count_names[r->source < RXLAT_NR_SOURCES ? r->source : RXLAT_SRC_NONE]);
 	return 0;
 }
 

@@ -119,7 +119,6 @@ struct rxlat_report {
 };
 
 extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];
-extern const char *const rxlat_source_names[RXLAT_NR_SOURCES];
 
 /* The counters' and their groups' names (RXLAT_COUNTS, RXLAT_COUNT_GROUPS). */
 struct rxlat_count_group_def {
@@ -128,6 +127,15 @@ struct rxlat_count_group_def {
 extern const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS];
 extern const char *const rxlat_count_names[RXLAT_NR_COUNTS];
 extern const enum rxlat_count_group rxlat_count_group_of[RXLAT_NR_COUNTS];
+
+/*
+ * Series i of r, or r's next one: 1 with *s set (to buf when it comes from
+ * next_series), 0 after the last, or a negative errno.
+ */
+int rxlat_report_series(const struct rxlat_report *r, size_t i, struct rxlat_series *buf,
+			const struct rxlat_series **s);
+/* No sample at all: left out of every report. */
+bool rxlat_stats_empty(const struct rxlat_stats *st);
 
 /* dst += src; the max is the larger of both. */
 void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src);

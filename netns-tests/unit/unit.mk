@@ -6,22 +6,22 @@
 
 UNIT := netns-tests/unit
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
+MODEL  := collector/read/model.c collector/read/model_rows.c collector/read/tally.c
+RENDER := collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test
 
-$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h collector/render/report.c \
+$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $< collector/render/report.c -o $@ -ljson-c -lm
+	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
-$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h collector/render/report.c \
+$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $< collector/render/report.c -o $@ -ljson-c -lm
+	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-hist-bpf-test: $(UNIT)/hist_bpf_run_test.c include/rxlat.h \
 		include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@ -lbpf -lelf -lz
-
-MODEL := collector/read/model.c collector/read/model_rows.c collector/read/tally.c
 
 $(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
 		collector/render/report.c collector/render/report.h include/rxlat.h netns-tests/check.h | $(BUILD)

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The text report: libbpf-tools' histograms, with percentiles, per series. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rxlat_hist.h"
+#include "report.h"
+
+/* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
+#define ROWS  (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)
+#define STARS 40
+/* Above this the ns bounds of the rows get too long to read at a glance. */
+#define TEXT_NS_MAX 999999ULL
+
+/*
+ * 3 significant digits in the largest unit that keeps the number >= 1,
+ * choosing the unit after rounding so that 999.7 us reads 1.00 ms.
+ */
+static void fmt_dur(char *buf, size_t len, double ns)
+{
+	static const char *const unit[] = { "us", "ms", "s" };
+	double v = ns;
+	int u;
+
+	if (ns < 999.5) {
+		snprintf(buf, len, "%.0f ns", ns);
+		return;
+	}
+	for (u = 0; u < 3; u++) {
+		v /= 1000;
+		if (v < 9.995)
+			snprintf(buf, len, "%.2f %s", v, unit[u]);
+		else if (v < 99.95)
+			snprintf(buf, len, "%.1f %s", v, unit[u]);
+		else if (v < 999.5 || u == 2)
+			snprintf(buf, len, "%.0f %s", v, unit[u]);
+		else
+			continue;
+		return;
+	}
+}
+
+/* A row bound, exact: ns as is, or us with all three decimals. */
+static void fmt_bound(char *buf, size_t len, __u64 ns, bool usecs)
+{
+	if (ns == UINT64_MAX)
+		snprintf(buf, len, "+Inf");
+	else if (usecs)
+		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, (uint64_t)ns / 1000,
+			 (uint64_t)ns % 1000);
+	else
+		snprintf(buf, len, "%" PRIu64, (uint64_t)ns);
+}
+
+/* Fine buckets [*first, *last] make up text row row. */
+static void row_buckets(int row, __u32 *first, __u32 *last)
+{
+	if (row == 0) {
+		*first = *last = 0;
+	} else if (row == ROWS - 1) {
+		*first = *last = RXLAT_HIST_BUCKETS - 1;
+	} else {
+		*first = 1 + (row - 1) * RXLAT_HIST_SUB;
+		*last = *first + RXLAT_HIST_SUB - 1;
+	}
+}
+
+static void row_bounds(int row, __u64 *lo, __u64 *hi)
+{
+	__u32 first, last;
+
+	row_buckets(row, &first, &last);
+	*lo = rxlat_hist_lower(first);
+	*hi = rxlat_hist_le(last);
+}
+
+static __u64 row_count(const struct rxlat_stats *st, int row)
+{
+	__u32 i, first, last;
+	__u64 n = 0;
+
+	row_buckets(row, &first, &last);
+	for (i = first; i <= last; i++)
+		n += st->buckets[i];
+	return n;
+}
+
+static void print_hist(FILE *f, const struct rxlat_stats *st)
+{
+	char lo_s[32], hi_s[32], num[32];
+	__u64 rows[ROWS], max = 0, lo, hi;
+	int first = -1, last = -1, row, w = 10, cw = 8, stars, i;
+	bool usecs;
+
+	for (row = 0; row < ROWS; row++) {
+		rows[row] = row_count(st, row);
+		if (!rows[row])
+			continue;
+		if (first < 0)
+			first = row;
+		last = row;
+		if (rows[row] > max)
+			max = rows[row];
+	}
+	if (first < 0)
+		return;
+
+	row_bounds(last, &lo, &hi);
+	usecs = hi > TEXT_NS_MAX;
+	for (row = first; row <= last; row++) {
+		row_bounds(row, &lo, &hi);
+		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
+		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
+		if ((int)strlen(lo_s) > w)
+			w = strlen(lo_s);
+		if ((int)strlen(hi_s) > w)
+			w = strlen(hi_s);
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, (uint64_t)max);
+	if ((int)strlen(num) > cw)
+		cw = strlen(num);
+
+	fprintf(f, "%*s%-*s : %-*s distribution\n", w - 5, "", w + 9, usecs ? "usecs" : "nsecs",
+		cw + 1, "count");
+	for (row = first; row <= last; row++) {
+		row_bounds(row, &lo, &hi);
+		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
+		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
+		stars = (int)((double)rows[row] * STARS / (double)max);
+		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s, cw,
+			(uint64_t)rows[row]);
+		for (i = 0; i < STARS; i++)
+			fputc(i < stars ? '*' : ' ', f);
+		fputs("|\n", f);
+	}
+}
+
+/* "ip_rcv  ifname=eth0 queue=3": the bare label, then key=value of the others */
+static void print_labels(FILE *f, const struct rxlat_series *s)
+{
+	const char *sep = "";
+
+	for (unsigned int i = 0; i < s->nlabels; i++)
+		if (s->labels[i].flags & RXLAT_LABEL_BARE) {
+			fputs(s->labels[i].str, f);
+			sep = "  ";
+		}
+	for (unsigned int i = 0; i < s->nlabels; i++) {
+		const struct rxlat_label *l = &s->labels[i];
+
+		if (l->flags & (RXLAT_LABEL_BARE | RXLAT_LABEL_JSON_ONLY) ||
+		    l->kind == RXLAT_LABEL_NULL)
+			continue;
+		fprintf(f, "%s%s=%s", sep, l->key, l->str);
+		sep = " ";
+	}
+}
+
+static void print_series(FILE *f, const struct rxlat_series *s)
+{
+	static const struct {
+		const char *name;
+		double q;
+	} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 } };
+	const struct rxlat_stats *st = &s->st;
+	char buf[32];
+	size_t i;
+
+	print_labels(f, s);
+	for (int g = 0; g < RXLAT_NR_COUNT_GROUPS; g++) {
+		fprintf(f, "  (%s:", rxlat_count_groups[g].name);
+		for (i = 0; i < RXLAT_NR_COUNTS; i++)
+			if (rxlat_count_group_of[i] == (enum rxlat_count_group)g)
+				fprintf(f, " %s=%" PRIu64, rxlat_count_names[i],
+					(uint64_t)st->counts[i]);
+		fputc(')', f);
+	}
+	fputc('\n', f);
+
+	print_hist(f, st);
+	fprintf(f, "count %" PRIu64, (uint64_t)st->count);
+	if (st->count) {
+		fmt_dur(buf, sizeof(buf), (double)st->sum_ns / (double)st->count);
+		fprintf(f, "  mean %s", buf);
+		for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
+			fmt_dur(buf, sizeof(buf), (double)rxlat_percentile(st, pct[i].q));
+			fprintf(f, "  %s %s", pct[i].name, buf);
+		}
+		fmt_dur(buf, sizeof(buf), (double)st->max_ns);
+		fprintf(f, "  max %s", buf);
+	}
+	fputc('\n', f);
+}
+
+static int num_width(__u64 v, int min)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)v);
+
+	return n > min ? n : min;
+}
+
+static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
+{
+	int wn = 6, wq = 5, ws = 4, wst = 7, wm = 12, len;
+	char q[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		len = strnlen(x[i].ifname, sizeof(x[i].ifname));
+		if (len > wn)
+			wn = len;
+		ws = num_width(x[i].seen, ws);
+		wst = num_width(x[i].stamped, wst);
+		wm = num_width(x[i].meta_refused, wm);
+	}
+	fprintf(f, "xdp stamper:\n%-*s  %*s  %*s  %*s  %*s\n", wn, "ifname", wq, "queue", ws,
+		"seen", wst, "stamped", wm, "meta_refused");
+	for (i = 0; i < n; i++) {
+		if (x[i].queue == RXLAT_QUEUE_ALL)
+			snprintf(q, sizeof(q), "-");
+		else if (x[i].queue == RXLAT_QUEUE_OTHER)
+			snprintf(q, sizeof(q), "other");
+		else
+			snprintf(q, sizeof(q), "%d", x[i].queue);
+		fprintf(f, "%-*.*s  %*s", wn, (int)sizeof(x[i].ifname), x[i].ifname, wq, q);
+		fprintf(f, "  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n", ws, (uint64_t)x[i].seen,
+			wst, (uint64_t)x[i].stamped, wm, (uint64_t)x[i].meta_refused);
+	}
+}
+
+/* --drops: one line per (interface, queue, reason), stamp-to-drop times */
+static void print_drops(FILE *f, const struct rxlat_report *r)
+{
+	int wn = 6, wr = 6, wc = 5, len;
+	char q[16], p50[32], max[32];
+	size_t i;
+
+	for (i = 0; i < r->ndrops; i++) {
+		len = strnlen(r->drops[i].ifname, sizeof(r->drops[i].ifname));
+		wn = len > wn ? len : wn;
+		len = (int)strlen(r->drops[i].reason);
+		wr = len > wr ? len : wr;
+		wc = num_width(r->drops[i].st.count, wc);
+	}
+	fputs("drops (time from the stamp to the drop)", f);
+	if (r->drops_lost)
+		fprintf(f, ", %" PRIu64 " not counted: the drop map is full",
+			(uint64_t)r->drops_lost);
+	fprintf(f, ":\n%-*s  queue  %-*s  %*s  %10s  %10s\n", wn, "ifname", wr, "reason", wc,
+		"count", "p50", "max");
+	for (i = 0; i < r->ndrops; i++) {
+		const struct rxlat_drop_row *d = &r->drops[i];
+
+		snprintf(q, sizeof(q), "%d", d->queue);
+		fmt_dur(p50, sizeof(p50), (double)rxlat_percentile(&d->st, 0.5));
+		fmt_dur(max, sizeof(max), (double)d->st.max_ns);
+		fprintf(f, "%-*.*s  %5s  %-*s  %*" PRIu64 "  %10s  %10s\n", wn,
+			(int)sizeof(d->ifname), d->ifname, q, wr, d->reason, wc,
+			(uint64_t)d->st.count, p50, max);
+	}
+}
+
+int rxlat_report_text(FILE *f, const struct rxlat_report *r)
+{
+	char tbuf[16] = "??:??:??";
+	const struct rxlat_series *ser;
+	struct rxlat_series buf;
+	struct tm tm;
+	size_t i;
+	int s, err;
+
+	if (localtime_r(&r->time.tv_sec, &tm))
+		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	fprintf(f, "%s%s\n", tbuf, r->final ? " final" : "");
+
+	fputs("attach:", f);
+	for (s = 0; s < RXLAT_NR_STAGES; s++) {
+		const char *state = r->attach[s];
+
+		if (!state)
+			state = r->unavailable[s] ? "unavailable" : "off";
+		fprintf(f, "%s%s=%s", s ? "  " : " ", rxlat_stage_names[s], state);
+		if (r->unavailable[s])
+			fprintf(f, " (%s)", r->unavailable[s]);
+	}
+	fputc('\n', f);
+
+	for (i = 0; (err = rxlat_report_series(r, i, &buf, &ser)) > 0; i++) {
+		if (rxlat_stats_empty(&ser->st))
+			continue;
+		fputc('\n', f);
+		print_series(f, ser);
+	}
+	if (err < 0)
+		return err;
+	if (r->nxdp) {
+		fputc('\n', f);
+		print_xdp(f, r->xdp, r->nxdp);
+	}
+	if (r->drops_on) {
+		fputc('\n', f);
+		print_drops(f, r);
+	}
+	if (r->slow_on)
+		fprintf(
+		    f,
+		    "\nslow records: %" PRIu64 " written, %" PRIu64 " held back by --slow-rate, "
+		    "%" PRIu64 " lost (ring buffer full)\n",
+		    (uint64_t)r->slow_sent, (uint64_t)r->slow_suppressed, (uint64_t)r->slow_lost);
+	fputc('\n', f);
+
+	/* reports are periodic: whoever reads the pipe wants each one now */
+	if (fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
+}
