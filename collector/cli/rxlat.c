@@ -34,22 +34,11 @@
 #include "links.h"
 #include "log.h"
 #include "options.h"
+#include "output.h"
 #include "prom.h"
 #include "report.h"
 #include "signals.h"
 #include "slow.h"
-
-/*
- * The report is rendered into memory first (see write_out()). A memory
- * stream doubles its buffer as it grows, copying as it goes: for a report
- * of several MB that is twice its size at once. This buffer grows by a
- * quarter and is kept for the next report, which is about as large: taken
- * anew each time, its pages would be faulted in again each time.
- */
-struct outbuf {
-	char *p;
-	size_t len, cap;
-};
 
 struct collector {
 	const struct rxlat_config *cfg;
@@ -66,7 +55,7 @@ struct collector {
 	struct rxlat_drops *drops; /* --drops, else NULL */
 	struct rxlat_slow *slow;   /* --slow, else NULL */
 	__u64 lost_told;	   /* samples without a histogram, said so far */
-	struct outbuf out;	   /* the report being rendered, see render() */
+	struct rxlat_out out;	   /* stdout */
 };
 
 /*
@@ -161,71 +150,6 @@ static int new_model(struct collector *c)
 	return err;
 }
 
-/*
- * buf to stdout. A stop signal cuts a blocked write short (EINTR): then a
- * report of the loop gives way to the final one, and the final one gives
- * up once the deadline passed. 0, -EINTR when given up, or -errno.
- */
-static int write_out(struct collector *c, const char *buf, size_t len, bool final)
-{
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = write(STDOUT_FILENO, buf + done, len - done);
-
-		if (n >= 0) {
-			done += n;
-			continue;
-		}
-		if (errno != EINTR)
-			return -errno;
-		if (final ? signals_deadline_passed() : signals_stop() != 0) {
-			c->torn = done > 0;
-			return -EINTR;
-		}
-	}
-	c->torn = false;
-	return 0;
-}
-
-static ssize_t outbuf_write(void *cookie, const char *data, size_t n)
-{
-	struct outbuf *o = cookie;
-
-	if (o->len + n > o->cap) {
-		size_t cap = o->cap + o->cap / 4 + n + 4096;
-		char *p = realloc(o->p, cap);
-
-		if (!p)
-			return -1;
-		o->p = p;
-		o->cap = cap;
-	}
-	memcpy(o->p + o->len, data, n);
-	o->len += n;
-	return (ssize_t)n;
-}
-
-static int render(struct collector *c, const struct rxlat_report *r, char **buf, size_t *len)
-{
-	cookie_io_functions_t io = { .write = outbuf_write };
-	FILE *m;
-	int err;
-
-	c->out.len = 0;
-	m = fopencookie(&c->out, "w", io);
-	if (!m)
-		return -errno;
-	if (c->torn)
-		fputc('\n', m);
-	err = c->cfg->output == RXLAT_OUT_JSON ? rxlat_report_json(m, r) : rxlat_report_text(m, r);
-	if (fclose(m) && !err)
-		err = -ENOMEM;
-	*buf = c->out.p;
-	*len = c->out.len;
-	return err;
-}
-
 /* --slow: the records waiting in the ring buffer, to stdout. */
 static int flush_slow(struct collector *c, bool final)
 {
@@ -237,7 +161,7 @@ static int flush_slow(struct collector *c, bool final)
 		return 0;
 	err = slow_consume(c->slow, &buf, &len);
 	if (!err && len)
-		err = write_out(c, buf, len, final);
+		err = out_write(&c->out, buf, len, final);
 	free(buf);
 	if (err == -EINTR)
 		return 0; /* a stop signal: the final report comes next */
@@ -309,12 +233,12 @@ static int report(struct collector *c, bool final)
 	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
-	err = render(c, &r, &buf, &len);
+	err = out_render(&c->out, &r, &buf, &len);
 	if (err) {
 		rxlat_err("cannot format the report: %s", strerror(-err));
 		goto out;
 	}
-	err = write_out(c, buf, len, final);
+	err = out_write(&c->out, buf, len, final);
 	if (err == -EINTR) {
 		if (final)
 			rxlat_info("the final report was not written: stdout took nothing for 1 s");
@@ -607,6 +531,7 @@ int main(int argc, char **argv)
 		return err > 0 ? 0 : 1;
 	rxlat_log_init(cfg.verbose);
 	c.cfg = &cfg;
+	c.out.json = cfg.output == RXLAT_OUT_JSON;
 	if (ifaces_new(&c.ifaces, &cfg))
 		return 1;
 
@@ -691,6 +616,6 @@ out:
 	links_close(c.links);
 	model_free(c.model);
 	ifaces_free(c.ifaces);
-	free(c.out.p);
+	out_free(&c.out);
 	return err && !signals_stop() ? 1 : 0;
 }
