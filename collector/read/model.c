@@ -100,11 +100,12 @@ static void queue_label(const struct rxlat_model *m, __u32 slot, bool total, str
 }
 
 /* Outermost first, as rxlat_series_index() lays the series out. */
-static const struct dim dims[ND] = {
+static const struct dim dims[] = {
 	{ stage_size, never, always, stage_label, NULL },
 	{ iface_size, never, iface_valid, iface_label, "max_ifaces" },
 	{ queue_size, queue_summed, always, queue_label, "max_queues" },
 };
+#define ND ((int)(sizeof(dims) / sizeof(dims[0])))
 
 /* ---- snapshots ------------------------------------------------------- */
 

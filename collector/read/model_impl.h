@@ -6,8 +6,6 @@
 #include "model.h"
 #include "tally.h"
 
-#define ND 3 /* dimensions of the series index */
-
 struct rxlat_model {
 	__u32 max_ifaces, max_queues;
 	bool per_queue;
