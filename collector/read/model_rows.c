@@ -45,21 +45,33 @@ static void ifname(const struct rxlat_model *m, __u32 ifindex, char name[RXLAT_I
 		snprintf(name, RXLAT_IFNAME_LEN, "other");
 }
 
+/*
+ * A map's totals now into *now, and room for as many report rows in *rows
+ * (size bytes each, zeroed): 0, or -errno with nothing left allocated.
+ */
+static int read_rows(struct rxlat_model *m, tally_read read, struct tally_set *now, void **rows,
+		     size_t size)
+{
+	int err = read(m, &now->keys, &now->vals, &now->n);
+
+	*rows = err ? NULL : calloc(now->n ? now->n : 1, size);
+	if (!err && !*rows)
+		err = -ENOMEM;
+	if (err)
+		tally_set_free(now);
+	return err;
+}
+
 int model_report_xdp(struct rxlat_model *m, struct rxlat_xdp_row **out, size_t *nout)
 {
 	struct tally_set now = {};
 	const struct rxlat_xdp_key *keys;
 	const struct rxlat_xdp_counters *vals;
-	int err = model_read_xdp(m, &now.keys, &now.vals, &now.n);
+	int err = read_rows(m, model_read_xdp, &now, (void **)out, sizeof(**out));
 
 	*nout = 0;
-	*out = calloc(now.n ? now.n : 1, sizeof(**out));
-	if (err || !*out) {
-		free(*out);
-		*out = NULL;
-		tally_set_free(&now);
-		return err ? err : -ENOMEM;
-	}
+	if (err)
+		return err;
 	keys = now.keys;
 	vals = now.vals;
 	for (size_t i = 0; i < now.n; i++) {
@@ -88,16 +100,11 @@ int model_report_drops(struct rxlat_model *m, struct rxlat_drop_row **out, size_
 	struct tally_set now = {};
 	const struct rxlat_drop_key *keys;
 	const struct rxlat_drop *vals;
-	int err = model_read_drops(m, &now.keys, &now.vals, &now.n);
+	int err = read_rows(m, model_read_drops, &now, (void **)out, sizeof(**out));
 
 	*nout = 0;
-	*out = calloc(now.n ? now.n : 1, sizeof(**out));
-	if (err || !*out) {
-		free(*out);
-		*out = NULL;
-		tally_set_free(&now);
-		return err ? err : -ENOMEM;
-	}
+	if (err)
+		return err;
 	keys = now.keys;
 	vals = now.vals;
 	for (size_t i = 0; i < now.n; i++) {
