@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The configuration of a run: what the command line asked for. */
+/*
+ * The configuration of a run: what the command line asked for, each field
+ * set from its option's entry in options_table.h.
+ */
 #ifndef RXLAT_CONFIG_H
 #define RXLAT_CONFIG_H
 
@@ -52,10 +55,5 @@ struct rxlat_config {
 	 */
 	struct rxlat_bpf_config bpf;
 };
-
-/* filters.c: --proto, --port and --cgroup into cfg; 0, or -1 with the error printed. */
-int filters_parse_proto(const char *val, struct rxlat_config *cfg);
-int filters_parse_ports(const char *val, struct rxlat_config *cfg);
-int filters_parse_cgroup(const char *path, struct rxlat_config *cfg);
 
 #endif

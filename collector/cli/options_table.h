@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rxlat's options, in the order of --help and rxlat.8: the one place where
+ * an option's names, value, help, documentation, default, range and the
+ * field it sets are written. No include guard: each user defines
+ * OPTION(ID, "short", "long", fields...) and includes this list to expand
+ * it, as opt.h does for the ids and names, options.c for the parser and
+ * --help, man.c for rxlat.8. The fields are struct rxlat_option's
+ * (options.h); FLAG(), UINT(), DOUBLE(), CHOICE() and STRING() give the
+ * kind and where the value goes.
+ *
+ * The man text is roff, as the rest of collector/cli/rxlat.8.
+ */
+#ifndef OPTION
+#error "define OPTION(id, short, long, ...) before including options_table.h"
+#endif
+
+OPTION(INTERFACE, "i", "interface", STRING(parse_interface), .metavar = "IFACE",
+       .max_count = RXLAT_MAX_CLI_IFACES,
+       .help = "attach the XDP stamper to IFACE and report only it (repeatable)",
+       .man = "Attach the XDP stamper to\n"
+	      ".I IFACE\n"
+	      "(through a BPF link: the kernel detaches it when rxlat exits, however it\n"
+	      "exits) and report only this interface. Repeatable, up to 64 interfaces.\n"
+	      "See INTERFACES THAT COME AND GO. Without\n"
+	      ".BR \\-i ,\n"
+	      "every interface that produced samples is reported, and a stamper already\n"
+	      "loaded by xdp-loader is used if there is one.\n")
+
+OPTION(XDP_MODE, "", "xdp-mode",
+       CHOICE(xdp_mode, [RXLAT_XDP_NATIVE] = "native", [RXLAT_XDP_SKB] = "skb"),
+       .def = RXLAT_XDP_NATIVE, .help = "XDP attach mode (default: native)",
+       .man = "XDP attach mode; default native.\n")
+
+OPTION(NO_XDP, "", "no-xdp", FLAG(no_xdp),
+       .help = "use a stamper that xdp-loader attached, attach none",
+       .man = "Attach no stamper: use one that xdp-loader attached to an interface of this\n"
+	      "network namespace (found by its program name, rxlat_xdp).\n")
+
+OPTION(TC, "", "tc", FLAG(tc),
+       .help = "stamp at tc ingress of each -i IFACE instead of in XDP (rxlat falls back to it "
+	       "where XDP cannot attach)",
+       .man = "Stamp at tc ingress of each interface named with\n"
+	      ".B \\-i\n"
+	      "instead of in XDP (see TC STAMPER). Without it, rxlat does so by itself on a\n"
+	      "named interface whose XDP hook another program holds, or where the XDP\n"
+	      "stamper cannot attach, and says so in one line.\n")
+
+OPTION(STAMP, "", "stamp",
+       CHOICE(stamp, [RXLAT_STAMP_BATCH] = "batch", [RXLAT_STAMP_PACKET] = "packet"),
+       .def = RXLAT_STAMP_BATCH,
+       .help = "one stamp per NAPI poll (default, keeps GRO) or per packet",
+       .man = ".B batch\n"
+	      "(default): one clock read per NAPI poll and CPU, shared by the packets of that\n"
+	      "poll, so that GRO can still merge them; a packet's stamp is early by at most\n"
+	      "the time from the start of its poll to its turn. rxlat's poll-end reset clears\n"
+	      "the stamp when a poll ends; the stamp never changes in the middle of a poll,\n"
+	      "where a change would make GRO deliver TCP segments out of order. Where GRO\n"
+	      "still holds packets at the end of a poll that used its whole budget, the stamp\n"
+	      "goes on into the next poll, for at most the jiffy it was taken in. A stamper\n"
+	      "without the reset (loaded by xdp-loader, rxlat not running) starts a new stamp\n"
+	      "after a 20 us gap between packets or in a new jiffy.\n"
+	      ".BR packet :\n"
+	      "a fresh stamp per packet; exact, but harmful to TCP: GRO never merges packets\n"
+	      "whose metadata differs and delivers the segments it holds apart out of order\n"
+	      "(measured over veth: TCP at 0.15x, about 100,000 spurious retransmits in 4 s).\n"
+	      "rxlat warns at start-up. Use it for UDP, or to check batch stamps' error.\n")
+
+OPTION(PER_QUEUE, "", "per-queue", FLAG(per_queue), .help = "one series per receive queue",
+       .man = "One series per receive queue instead of one per interface.\n")
+
+OPTION(STAGES, "", "stages", STRING(parse_stages), .metavar = "LIST",
+       .help = "comma-separated stages to attach (default: all)",
+       .man = "Comma-separated stages to attach; default all.\n")
+
+OPTION(ATTACH, "", "attach",
+       CHOICE(attach, [RXLAT_ATTACH_AUTO] = "auto", [RXLAT_ATTACH_FENTRY] = "fentry",
+	      [RXLAT_ATTACH_FALLBACK] = "fallback"),
+       .def = RXLAT_ATTACH_AUTO,
+       .help = "auto (default): fentry where the kernel allows it, else the fallback; fentry: "
+	       "fentry only; fallback: no trampolines",
+       .man = ".B auto\n"
+	      "(default) uses fentry where the kernel allows BPF trampolines and falls back\n"
+	      "per stage, saying which and why;\n"
+	      ".B fentry\n"
+	      "fails where fentry is refused;\n"
+	      ".B fallback\n"
+	      "forces the non-trampoline set.\n")
+
+OPTION(INTERVAL, "r", "interval", DOUBLE(interval_s), .metavar = "SECONDS", .def = 1, .min = 0.01,
+       .max = 86400, .range = "%s %g: the report interval must be between 0.01 and 86400 seconds",
+       .help = "report interval, fractions allowed",
+       .man = "Report interval, fractions allowed (0.01 to 86400); default 1. The first\n"
+	      "interval starts when everything is attached, with the line \"map memory\" on\n"
+	      "stderr: what the hooks and the stamper saw while rxlat started, and the\n"
+	      "history of a stamper loaded before it, are in no report.\n")
+
+OPTION(DURATION, "d", "duration", DOUBLE(duration_s), .metavar = "SECONDS", .def = 0, .min = 0,
+       .max = 1e9,
+       .range = "%s %g: the run time must be 0 (until a signal) or a positive number of seconds "
+		"up to 1e9",
+       .help = "run time; 0 runs until SIGINT/SIGTERM",
+       .man = "Run time, up to 1e9 seconds; 0 (default) runs until a signal (see SIGNALS).\n"
+	      "A final report is printed at exit.\n")
+
+OPTION(OUTPUT, "o", "output",
+       CHOICE(output, [RXLAT_OUT_TEXT] = "text", [RXLAT_OUT_JSON] = "json", /* an exporter: */
+	      [RXLAT_OUT_NONE] = "none"),
+       .def = RXLAT_OUT_TEXT,
+       .help = "terminal histograms, JSON lines or no report (default: text)",
+       .man = ".B text\n"
+	      "prints per series a log2 histogram in the familiar bpftrace look and count,\n"
+	      "mean, p50, p90, p99, p99.9 and max.\n"
+	      ".B json\n"
+	      "prints one JSON object per line and interval; every count covers only the\n"
+	      "time since the previous object, so the objects of a run add up to its totals.\n"
+	      "Buckets are listed with\n"
+	      ".IR le_ns ,\n"
+	      "the largest value the bucket holds.\n"
+	      ".B none\n"
+	      "prints no report: with\n"
+	      ".B \\-\\-prometheus\n"
+	      "only, rxlat runs as a pure exporter.\n")
+
+OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR:]PORT",
+       .help = "serve /metrics there (a bare port: 127.0.0.1)",
+       .man = "Serve /metrics in the Prometheus text format there: a bare port listens on\n"
+	      "127.0.0.1, ADDR is a numeric IPv4 address or an IPv6 one in brackets\n"
+	      "([::]:9474). Cumulative histograms per stage, interface and queue in seconds\n"
+	      "(rxlat_stage_latency_seconds, every le the exact largest value of its\n"
+	      "bucket), samples per source, samples in overflow series, the stamper's\n"
+	      "counters and rxlat_build_info with each stage's attach point; counted from\n"
+	      "the first interval on, never reset. The port is bound before anything is\n"
+	      "attached; one in use is refused. See the README, section Prometheus.\n")
+
+/* 1..8 here, and a power of two: options.c checks that with the same message */
+OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(PROMETHEUS),
+       .metavar = "1|2|4|8", .def = PROM_BUCKETS_DEFAULT, .min = 1, .max = 8,
+       .range = "%s %.0f: choose 1, 2, 4 or 8 buckets per power of two",
+       .help = "exported buckets per power of two",
+       .man = "Exported buckets per power of two (default 2), each the exact sum of the\n"
+	      "map's own 8: fewer series per histogram (36, 64, 120 or 232 with the sum,\n"
+	      "count and sources).\n")
+
+OPTION(PROTO, "", "proto", CHOICE(bpf.filter_proto, [IPPROTO_TCP] = "tcp", [IPPROTO_UDP] = "udp"),
+       .help = "only packets of this protocol",
+       .man = "Only packets of this protocol are measured. The filters are applied in BPF\n"
+	      "before any map update and combine with each other; with none given, a hook\n"
+	      "pays one load of its read-only configuration (the verifier removes the rest),\n"
+	      "and a packet filtered out costs one\n"
+	      "comparison or bitmap load per stage, plus, at\n"
+	      ".BR ip_rcv ,\n"
+	      "one read of its headers.\n")
+
+OPTION(PORT, "", "port", STRING(parse_ports), .metavar = "N[,N..]",
+       .help = "only packets to these local ports",
+       .man = "Only packets to these local (destination) ports, 1 to 65535. Stages with a\n"
+	      "socket take the port from it;\n"
+	      ".B ip_rcv\n"
+	      "reads the TCP or UDP header after the IP header. IPv6 extension headers are\n"
+	      "not walked, and IPv4 fragments other than the first carry no port: such packets\n"
+	      "do not match at\n"
+	      ".BR ip_rcv .\n")
+
+OPTION(CGROUP, "", "cgroup", STRING(parse_cgroup), .metavar = "PATH",
+       .help = "only sockets of this cgroup v2 (not its children); ip_rcv, before any socket, "
+	       "records nothing",
+       .man = "Only packets to sockets of this cgroup v2 directory (the cgroup of the process\n"
+	      "that created the socket; sockets of its child cgroups do not match).\n"
+	      ".B ip_rcv\n"
+	      "comes before any socket and records nothing with this filter; the\n"
+	      ".B consume_skb\n"
+	      "fallback of UDP\n"
+	      ".B sock_read\n"
+	      "has lost the socket and uses the reading task's cgroup instead. A path that\n"
+	      "does not exist or is not on cgroup v2 (see\n"
+	      ".BR \"findmnt \\-t cgroup2\" )\n"
+	      "is refused.\n")
+
+OPTION(DROPS, "", "drops", FLAG(drops), .help = "count dropped stamped packets per reason (5.17+)",
+       .man = "Count the packets rxlat stamped that the kernel frees with a drop reason\n"
+	      "before a socket takes them (tracepoint\n"
+	      ".BR kfree_skb ),\n"
+	      "per interface, receive queue and reason, with a histogram of the time from\n"
+	      "the stamp to the drop: a\n"
+	      ".B drops\n"
+	      "section in every report (JSON:\n"
+	      ".B drops\n"
+	      "and\n"
+	      ".BR drops_lost ).\n"
+	      "Reason names are the running kernel's own, from its BTF (enum\n"
+	      ".BR skb_drop_reason ).\n"
+	      "With\n"
+	      ".BR \\-\\-prometheus ,\n"
+	      "the counter\n"
+	      ".B rxlat_drops_total\n"
+	      "(labels ifname, queue, reason) is exported as well.\n"
+	      "Kernels before 5.17 pass no drop reason: there\n"
+	      ".B \\-\\-drops\n"
+	      "is refused with that reason.\n")
+
+OPTION(SLOW, "", "slow", STRING(parse_slow), .metavar = "DURATION",
+       .help = "a record per sample from DURATION up (as in 2ms)",
+       .man = "Write a record of every sample from\n"
+	      ".I DURATION\n"
+	      "up (a number and a unit: ns, us, ms or s), at any stage, and with\n"
+	      ".B \\-\\-drops\n"
+	      "of every drop: time, stage (or\n"
+	      ".B drop\n"
+	      "and its reason), interface, queue, CPU, protocol, addresses and ports,\n"
+	      "latency and stamp source. Text: one line starting with\n"
+	      ".BR slow ;\n"
+	      "JSON: an object with\n"
+	      ".B \\(dqtype\\(dq: \\(dqslow\\(dq\n"
+	      "in the same stream as the reports. Records of an interval precede its report,\n"
+	      "which counts them as sent, suppressed (over\n"
+	      ".BR \\-\\-slow\\-rate )\n"
+	      "and lost (the 1 MiB ring buffer was full). Not with\n"
+	      ".BR \"\\-o none\" .\n")
+
+OPTION(SLOW_RATE, "", "slow-rate", UINT(slow_rate), NEEDS(SLOW), .metavar = "N", .def = 1000,
+       .min = 1, .max = 1000000,
+       .range = "%s %.0f: give a number of records a second from 1 to 1000000",
+       .help = "records a second per CPU",
+       .man = "At most\n"
+	      ".I N\n"
+	      "records a second per CPU (default 1000, bursts up to one second's worth),\n"
+	      "counted in BPF with a token bucket; the others are counted, never waited for.\n")
+
+OPTION(MAX_IFACES, "", "max-ifaces", UINT(bpf.max_ifaces), .metavar = "N",
+       .def = RXLAT_MAX_IFACES_DEFAULT, .min = 1, .max = RXLAT_MAX_IFACES_LIMIT,
+       .range = "%s must be between 1 and 256", .help = "interfaces with a series of their own",
+       .man_next = true)
+
+OPTION(MAX_QUEUES, "", "max-queues", UINT(bpf.max_queues), .metavar = "N",
+       .def = RXLAT_MAX_QUEUES_DEFAULT, .min = 1, .max = RXLAT_MAX_QUEUES_LIMIT,
+       .range = "%s must be between 1 and 256", .help = "queues with a series of their own",
+       .man = "Interfaces and queues that get a series of their own (default 16 each, at most\n"
+	      "256). Further ones share an overflow series named \"other\"; nothing is dropped.\n"
+	      "Map memory follows the series in use: a series gets its histogram (1864\n"
+	      "bytes) with its first sample, in chunks of 64 created as they fill; at start-up\n"
+	      "only a table of 8 bytes per possible series and one chunk are made. Past 64 MiB\n"
+	      "of histograms no chunk is added, and rxlat says on stderr how many samples\n"
+	      "found none. Without\n"
+	      ".BR \\-i ,\n"
+	      "interfaces get their series in the order their first packet arrives.\n")
+
+OPTION(LIST_STAGES, "", "list-stages", FLAG(list_stages),
+       .help = "print each stage's attach point on this kernel and exit",
+       .man = "Print the attach point each stage would use on this kernel, and exit. It\n"
+	      "loads what a run loads to decide (the start-up check of UDP reads included),\n"
+	      "so it needs the same privileges and says exactly what a run would attach.\n"
+	      "A run where none of the stages asked for can be attached is refused.\n")
+
+OPTION(VERBOSE, "v", "verbose", FLAG(verbose), .help = "print libbpf and verifier messages")
+
+OPTION(HELP, "h", "help", .kind = KIND_FLAG, .help = "print this help and exit",
+       .man = "Print the options and exit.\n")
+
+OPTION(VERSION, "V", "version", .kind = KIND_FLAG, .help = "print the version and exit")
