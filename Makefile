@@ -50,8 +50,13 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # Installed files that name the version or an install path: generated
 # here, so that VERSION and PREFIX/BINDIR are the only places they are set.
 # The unit depends on the Makefile, where PREFIX and BINDIR are defined.
-$(BUILD)/rxlat.8: collector/cli/rxlat.8 VERSION | $(BUILD)
-	sed -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@
+# Its SYNOPSIS and OPTIONS come from the option table that the parser and
+# --help are made from, through a generator built from the same header.
+$(BUILD)/rxlat-man: collector/cli/man.c $(wildcard collector/*/*.h include/*.h) | $(BUILD)
+	$(CC) $(CFLAGS) -DRXLAT_MAN_GEN $< -o $@
+
+$(BUILD)/rxlat.8: collector/cli/rxlat.8 $(BUILD)/rxlat-man VERSION | $(BUILD)
+	$(BUILD)/rxlat-man $< > $@.tmp && sed -i -e 's|@VERSION@|$(VERSION)|g' $@.tmp && mv $@.tmp $@
 
 $(BUILD)/rxlat.service: configs/rxlat.service.in Makefile | $(BUILD)
 	sed -e 's|@BINDIR@|$(BINDIR)|g' $< > $@.tmp && mv $@.tmp $@

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The build's rxlat.8 from collector/cli/rxlat.8: its @SYNOPSIS@ and
+ * @OPTIONS@ lines become the options of options_table.h, the same table the
+ * parser and --help are made from; every other line is copied.
+ *
+ *	rxlat-man collector/cli/rxlat.8 > rxlat.8
+ *
+ * A build tool, compiled on its own with -DRXLAT_MAN_GEN by the top
+ * Makefile's rxlat.8 rule; without it this file is empty, so that rxlat,
+ * which is built from every .c file of this folder, carries none of it.
+ */
+#ifdef RXLAT_MAN_GEN
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+/* no parser is linked in: only what the table says about the value */
+#define STRING(fn) .kind = KIND_STRING
+#include "options.h"
+
+static const struct rxlat_option options[RXLAT_NR_OPTS] = {
+#define OPTION RXLAT_OPTION_ENTRY
+#include "options_table.h"
+#undef OPTION
+};
+
+/* s with roff's minus sign for each '-', as options are written */
+static void put_minus(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+}
+
+/* "\fB\-i\fR" or "\fB\-\-interface\fR" */
+static void put_name(FILE *f, const struct rxlat_option *o, bool short_name)
+{
+	fputs("\\fB", f);
+	put_minus(f, short_name ? "-" : "--");
+	put_minus(f, short_name ? o->shortopt : o->longopt);
+	fputs("\\fR", f);
+}
+
+/* the value: choices as they are, the placeholders (upper-case words) in italics */
+static bool put_value(FILE *f, const struct rxlat_option *o)
+{
+	const char *sep = "";
+
+	if (o->kind == KIND_CHOICE) {
+		for (int i = 0; i < o->nchoices; i++)
+			if (o->choices[i]) {
+				fprintf(f, "%s%s", sep, o->choices[i]);
+				sep = "|";
+			}
+		return true;
+	}
+	if (!o->metavar)
+		return false;
+	for (const char *p = o->metavar; *p; p++) {
+		if (isupper((unsigned char)*p) &&
+		    (p == o->metavar || !isupper((unsigned char)p[-1])))
+			fputs("\\fI", f);
+		fputc(*p, f);
+		if (isupper((unsigned char)*p) && !isupper((unsigned char)p[1]))
+			fputs("\\fR", f);
+	}
+	return true;
+}
+
+/*
+ * One line per option, "\%[\fB\-i\fR\ \fIIFACE\fR]...\&", filled by man:
+ * not hyphenated (\%), not stretched to the right margin (.na), never
+ * broken between an option and its value (\ ), and "..." is no end of a
+ * sentence (\&).
+ */
+static void put_synopsis(FILE *f)
+{
+	fputs(".na\n", f);
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		const struct rxlat_option *o = &options[id];
+
+		fputs("\\%[", f);
+		put_name(f, o, o->shortopt[0]);
+		if (o->kind != KIND_FLAG) {
+			fputs("\\ ", f);
+			put_value(f, o);
+		}
+		fputs(o->max_count ? "]...\\&\n" : "]\n", f);
+	}
+	fputs(".ad\n", f);
+}
+
+/* "\fB\-i\fR, \fB\-\-interface\fR=\fIIFACE\fR" */
+static void put_header(FILE *f, const struct rxlat_option *o)
+{
+	if (o->shortopt[0]) {
+		put_name(f, o, true);
+		fputs(", ", f);
+	}
+	put_name(f, o, false);
+	if (o->kind != KIND_FLAG) {
+		fputc('=', f);
+		put_value(f, o);
+	}
+}
+
+/* The help text as a sentence where the table has no man text of its own. */
+static void put_text(FILE *f, const struct rxlat_option *o)
+{
+	char buf[256];
+	const char *text = rxlat_option_help(o, buf, sizeof(buf));
+
+	if (o->man) {
+		fputs(o->man, f);
+		return;
+	}
+	fputc(toupper((unsigned char)text[0]), f);
+	for (const char *p = text + 1; *p; p++)
+		if (*p == '-' && p[-1] == ' ') /* an option's name */
+			fputs("\\-", f);
+		else
+			fputc(*p, f);
+	fputs(".\n", f);
+}
+
+/* ".TP", the names and the value, the text; man_next shares the next one's */
+static void put_options(FILE *f)
+{
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		fputs(".TP\n", f);
+		put_header(f, &options[id]);
+		while (options[id].man_next && id + 1 < RXLAT_NR_OPTS) {
+			fputs(", ", f);
+			put_header(f, &options[++id]);
+		}
+		fputc('\n', f);
+		put_text(f, &options[id]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	FILE *in = argc == 2 ? fopen(argv[1], "re") : NULL;
+	int synopsis = 0, opts = 0;
+	char line[1024];
+
+	if (!in) {
+		fprintf(stderr, "usage: rxlat-man TEMPLATE (collector/cli/rxlat.8) > rxlat.8\n");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		if (!strcmp(line, "@SYNOPSIS@\n")) {
+			put_synopsis(stdout);
+			synopsis++;
+		} else if (!strcmp(line, "@OPTIONS@\n")) {
+			put_options(stdout);
+			opts++;
+		} else {
+			fputs(line, stdout);
+		}
+	}
+	fclose(in);
+	if (synopsis != 1 || opts != 1) {
+		fprintf(stderr, "rxlat-man: %s: want one @SYNOPSIS@ and one @OPTIONS@ line\n",
+			argv[1]);
+		return 1;
+	}
+	return fflush(stdout) || ferror(stdout) ? 1 : 0;
+}
+#endif
