@@ -9,7 +9,8 @@ UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
 MODEL  := collector/read/model.c collector/read/model_rows.c collector/read/tally.c
 RENDER := collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
-              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test
+              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
+              $(BUILD)/rxlat-options-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
@@ -37,5 +38,15 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 		netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c $(MODEL) collector/render/report.c \
 		-o $@ -ljson-c -lm
+
+# The option table: names, defaults, fields, exact error lines, and the man
+# page made from it.
+OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/cli/log.c \
+               collector/render/report.c
+$(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
+		collector/cli/options_table.h collector/cli/opt.h collector/cli/config.h \
+		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) -DRXLAT_MAN_PAGE='"$(BUILD)/rxlat.8"' $< $(OPTIONS_SRC) -o $@ \
+		-largtable2 -lbpf -ljson-c -lm
 
 test-binaries: $(UNIT_TESTS)

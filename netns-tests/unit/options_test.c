@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The option table (collector/cli/options_table.h) and what is made from
+ * it: the names messages use, each option's default and field, the exact
+ * error lines of bad values, and the OPTIONS of the built man page. Needs
+ * no privilege and no BPF: -i names lo. One PASS or FAIL line per check.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "options.h"
+
+static const struct rxlat_option table[RXLAT_NR_OPTS] = {
+#define OPTION RXLAT_OPTION_ENTRY
+#include "options_table.h"
+#undef OPTION
+};
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		return NULL;
+	if (getdelim(&buf, &len, '\0', f) < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+/*
+ * options_parse() of the words of line (split at spaces) into *cfg; its
+ * return value, and in err its first line on stderr (empty if none).
+ */
+static int parse(const char *line, struct rxlat_config *cfg, char *err, size_t errlen)
+{
+	char buf[512], *argv[64] = { "rxlat" }, *save = NULL, *nl;
+	char path[] = "/tmp/rxlat-options-test.XXXXXX";
+	int argc = 1, fd = mkstemp(path), saved = dup(2), ret;
+	FILE *f;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (char *w = strtok_r(buf, " ", &save); w && argc < 63; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	memset(cfg, 0, sizeof(*cfg));
+	err[0] = '\0';
+	if (fd < 0 || saved < 0) {
+		snprintf(err, errlen, "cannot redirect stderr");
+		return -2;
+	}
+	fflush(stderr);
+	dup2(fd, 2);
+	ret = options_parse(argc, argv, cfg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	if (f) {
+		rewind(f);
+		if (!fgets(err, (int)errlen, f))
+			err[0] = '\0';
+		fclose(f);
+	}
+	unlink(path);
+	nl = strchr(err, '\n');
+	if (nl)
+		*nl = '\0';
+	return ret;
+}
+
+static void check_names(void)
+{
+	const struct {
+		const char *got, *want;
+	} names[] = {
+		{ opt(OPT_SLOW), "--slow" },	       { opt(OPT_SLOW_RATE), "--slow-rate" },
+		{ opt(OPT_INTERFACE), "--interface" }, { opt_short(OPT_INTERFACE), "-i" },
+		{ opt_short(OPT_OUTPUT), "-o" },       { opt_short(OPT_SLOW), "--slow" },
+		{ opt(OPT_VERSION), "--version" },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(names[i].got, names[i].want))
+			check_fail("got %s, want %s", names[i].got, names[i].want);
+	check_done("names");
+}
+
+/* What every kind and field of the table needs to be parsed, shown and documented. */
+static void check_table(void)
+{
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		const struct rxlat_option *o = &table[id];
+		int need = o->needs - 1;
+
+		if (!o->longopt || !o->help || strlen(o->shortopt) > 1)
+			check_fail("%s: a long name, at most one short letter and a help text",
+				   opt(id));
+		if (o->kind != KIND_FLAG && o->kind != KIND_CHOICE && !o->metavar)
+			check_fail("%s: a value needs its name (metavar)", opt(id));
+		if ((o->kind == KIND_UINT || o->kind == KIND_DOUBLE) &&
+		    (!o->range || !(o->min <= o->def && o->def <= o->max)))
+			check_fail("%s: a number needs a range holding its default", opt(id));
+		if (o->kind == KIND_CHOICE && o->size != 1 && o->size != sizeof(unsigned int))
+			check_fail("%s: a choice's field must be 1 or %zu bytes", opt(id),
+				   sizeof(unsigned int));
+		if (o->kind == KIND_STRING && !o->parse)
+			check_fail("%s: a value of its own syntax needs its parser", opt(id));
+		if (o->needs && (need < 0 || need >= RXLAT_NR_OPTS || !table[need].metavar))
+			check_fail("%s: needs an option that takes a value", opt(id));
+		if (o->man && o->man[strlen(o->man) - 1] != '\n')
+			check_fail("%s: the man text must end in a newline", opt(id));
+		if (o->man_next && (o->man || id + 1 == RXLAT_NR_OPTS))
+			check_fail("%s: described with the next option, it has no text", opt(id));
+	}
+	check_done("table");
+}
+
+static void check_defaults(void)
+{
+	struct rxlat_config cfg;
+	char err[512];
+	int ret = parse("", &cfg, err, sizeof(err));
+
+	CHECK_U64("return", (uint64_t)ret, 0);
+	if (cfg.interval_s != 1 || cfg.duration_s != 0)
+		check_fail("-r %g -d %g, want 1 and 0", cfg.interval_s, cfg.duration_s);
+	CHECK_U64("--max-ifaces", cfg.bpf.max_ifaces, RXLAT_MAX_IFACES_DEFAULT);
+	CHECK_U64("--max-queues", cfg.bpf.max_queues, RXLAT_MAX_QUEUES_DEFAULT);
+	CHECK_U64("--slow-rate", cfg.slow_rate, 1000);
+	CHECK_U64("slow_cost_ns", cfg.bpf.slow_cost_ns, 1000000);
+	CHECK_U64("--prometheus-buckets", cfg.prom_buckets, PROM_BUCKETS_DEFAULT);
+	CHECK_U64("-o", cfg.output, RXLAT_OUT_TEXT);
+	CHECK_U64("--proto", cfg.bpf.filter_proto, 0);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		if (!cfg.stages[s])
+			check_fail("stage %s off", rxlat_stage_names[s]);
+	if (cfg.no_xdp || cfg.tc || cfg.per_queue || cfg.drops || cfg.verbose || cfg.nifaces)
+		check_fail("a flag or an interface set by default");
+	check_done("defaults");
+}
+
+static void check_values(void)
+{
+	struct rxlat_config cfg;
+	char err[512];
+	int ret = parse("-i lo --xdp-mode skb --stamp packet --per-queue --stages ip_rcv,sock_read "
+			"--attach fallback -r 0.5 -d 3 -o json --prometheus [::1]:9474 "
+			"--prometheus-buckets 8 --proto udp --port 53,9000 --drops --slow 1.5ms "
+			"--slow-rate 10 --max-ifaces 4 --max-queues 2 -v",
+			&cfg, err, sizeof(err));
+
+	if (ret)
+		check_fail("returned %d: %s", ret, err);
+	CHECK_U64("-i", (uint64_t)cfg.nifaces, 1);
+	if (strcmp(cfg.ifnames[0], "lo") || !cfg.ifindexes[0])
+		check_fail("-i lo: %s, ifindex %u", cfg.ifnames[0], cfg.ifindexes[0]);
+	CHECK_U64("--xdp-mode", cfg.xdp_mode, RXLAT_XDP_SKB);
+	CHECK_U64("--stamp", cfg.stamp, RXLAT_STAMP_PACKET);
+	CHECK_U64("--attach", cfg.attach, RXLAT_ATTACH_FALLBACK);
+	CHECK_U64("-o", cfg.output, RXLAT_OUT_JSON);
+	CHECK_U64("--proto", cfg.bpf.filter_proto, IPPROTO_UDP);
+	CHECK_U64("--prometheus-buckets", cfg.prom_buckets, 8);
+	CHECK_U64("--slow", cfg.bpf.slow_ns, 1500000);
+	CHECK_U64("--slow-rate", cfg.slow_rate, 10);
+	CHECK_U64("slow_cost_ns", cfg.bpf.slow_cost_ns, 100000000);
+	CHECK_U64("--max-ifaces", cfg.bpf.max_ifaces, 4);
+	CHECK_U64("--max-queues", cfg.bpf.max_queues, 2);
+	CHECK_U64("--port 53", (cfg.bpf.port_bits[0] >> 53) & 1, 1);
+	CHECK_U64("--port 9000", (cfg.bpf.port_bits[9000 / 64] >> (9000 % 64)) & 1, 1);
+	if (cfg.interval_s != 0.5 || cfg.duration_s != 3)
+		check_fail("-r %g -d %g, want 0.5 and 3", cfg.interval_s, cfg.duration_s);
+	if (!cfg.per_queue || !cfg.drops || !cfg.verbose || cfg.no_xdp || cfg.tc)
+		check_fail("flags: per-queue %d drops %d verbose %d no-xdp %d tc %d", cfg.per_queue,
+			   cfg.drops, cfg.verbose, cfg.no_xdp, cfg.tc);
+	if (strcmp(cfg.prom_listen, "[::1]:9474") || cfg.prom_addr.ss_family != AF_INET6)
+		check_fail("--prometheus: %s, family %d", cfg.prom_listen, cfg.prom_addr.ss_family);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		if (cfg.stages[s] != (s == RXLAT_STAGE_IP_RCV || s == RXLAT_STAGE_SOCK_READ))
+			check_fail("--stages: stage %s %s", rxlat_stage_names[s],
+				   cfg.stages[s] ? "on" : "off");
+	check_done("values");
+}
+
+/* Each error line exactly as the tests of bad input know it. */
+static void check_errors(void)
+{
+	static const struct {
+		const char *line, *err;
+	} cases[] = {
+		{ "-r 0", "-r 0: the report interval must be between 0.01 and 86400 seconds" },
+		{ "-d 1e10", "-d 1e+10: the run time must be 0 (until a signal) or a positive "
+			     "number of seconds up to 1e9" },
+		{ "--max-queues 257", "--max-queues must be between 1 and 256" },
+		{ "--max-queues x2",
+		  "invalid argument \"x2\" to option --max-queues=N: see rxlat --help" },
+		{ "-o xml", "invalid value 'xml' for -o: choose one of text, json, none" },
+		{ "--proto sctp", "invalid value 'sctp' for --proto: choose one of tcp, udp" },
+		{ "--slow-rate 5", "--slow-rate applies to --slow only: give --slow DURATION too" },
+		{ "--slow 1ms --slow-rate 0",
+		  "--slow-rate 0: give a number of records a second from 1 to 1000000" },
+		{ "--prometheus 9474 --prometheus-buckets 3",
+		  "--prometheus-buckets 3: choose 1, 2, 4 or 8 buckets per power of two" },
+		{ "--prometheus-buckets 4", "--prometheus-buckets applies to --prometheus only: "
+					    "give --prometheus [ADDR:]PORT too" },
+		{ "-o none", "-o none prints no report: give --prometheus [ADDR:]PORT to export "
+			     "the metrics, or choose -o text or -o json" },
+		{ "--no-xdp --stamp packet", "--no-xdp uses a stamper loaded elsewhere: --xdp-mode "
+					     "and --stamp do not apply" },
+		{ "--tc", "--tc needs the interfaces to stamp: add -i IFACE" },
+		{ "--stages ,", "--stages ',' names no stage: give one or more of rxlat "
+				"--list-stages" },
+		{ "--port 80,x", "invalid port 'x' in --port: give local ports from 1 to 65535, "
+				 "comma-separated" },
+		{ "--slow 2", "invalid duration '2' for --slow: give a number and a unit, ns, us, "
+			      "ms or s, as in --slow 2ms" },
+		{ "--prometheus 0", "--prometheus '0': the port must be from 1 to 65535; give a "
+				    "port (127.0.0.1), ADDR:PORT or [ADDR6]:PORT, as in "
+				    "--prometheus 9474 or --prometheus 0.0.0.0:9474" },
+		{ "-i lo -i lo", "interface 'lo' named twice" },
+		{ "--bogus", "invalid option \"--bogus\": see rxlat --help" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rxlat_config cfg;
+		char err[512], want[512];
+		int ret = parse(cases[i].line, &cfg, err, sizeof(err));
+
+		snprintf(want, sizeof(want), "rxlat: error: %s", cases[i].err);
+		if (ret != -1)
+			check_fail("'%s' returned %d", cases[i].line, ret);
+		else if (strcmp(err, want))
+			check_fail("'%s' said \"%s\", want \"%s\"", cases[i].line, err, want);
+	}
+	check_done("errors");
+}
+
+/* The built page names every option, in the table's order, under OPTIONS. */
+static void check_man(void)
+{
+	char *text = slurp(RXLAT_MAN_PAGE), *p;
+
+	if (!text) {
+		check_failed("man", "cannot read %s (run from the repo root)", RXLAT_MAN_PAGE);
+		return;
+	}
+	p = strstr(text, "\n.SH OPTIONS\n");
+	if (!p || strstr(text, "@OPTIONS@") || strstr(text, "@SYNOPSIS@"))
+		check_fail("no OPTIONS section, or a marker left");
+	for (int id = 0; p && id < RXLAT_NR_OPTS; id++) {
+		char name[64] = "\\fB", *w = name + 3;
+
+		for (const char *c = opt(id); *c && w < name + sizeof(name) - 6; c++)
+			w += sprintf(w, *c == '-' ? "\\-" : "%c", *c);
+		strcpy(w, "\\fR");
+		p = strstr(p, name);
+		if (!p)
+			check_fail("%s not in OPTIONS, or out of the table's order", opt(id));
+	}
+	check_done("man");
+	free(text);
+}
+
+int main(void)
+{
+	check_names();
+	check_table();
+	check_defaults();
+	check_values();
+	check_errors();
+	check_man();
+	return check_exit_status();
+}
