@@ -30,30 +30,6 @@ struct rxlat_slow {
 	int err;
 };
 
-int slow_parse_duration(const char *opt, const char *val, __u64 *ns)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v = strtod(val, &end);
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (end == val || strcmp(end, units[i].unit))
-			continue;
-		v *= units[i].ns;
-		if (!(v >= 1 && v < 1e18))
-			break;
-		*ns = (__u64)llround(v);
-		return 0;
-	}
-	rxlat_err("invalid duration '%s' for %s: give a number and a unit, ns, us, ms or s, as "
-		  "in %s 2ms",
-		  val, opt, opt);
-	return -1;
-}
-
 static const char *proto_name(__u8 p, char *buf, size_t len)
 {
 	if (p == 6)

@@ -11,8 +11,6 @@ struct rxlat_ifaces;
 struct rxlat_drops;
 struct rxlat_slow;
 
-/* "2ms", "500us", "1.5ms", "100000ns", "0.2s" into ns: 0, or -1 said. */
-int slow_parse_duration(const char *opt, const char *val, __u64 *ns);
 /*
  * Reads the ring buffer map_fd; records are rendered as JSON objects
  * ("type": "slow") when json, else as lines. ifaces names interfaces, drops

@@ -58,11 +58,6 @@ void prom_scrape_free(struct prom_scrape *s);
 struct rxlat_config;
 struct prom_server;
 
-/*
- * "[ADDR:]PORT" (ADDR numeric IPv4 or [IPv6]; a bare port binds 127.0.0.1)
- * into cfg; 0, or -EINVAL with the error printed.
- */
-int prom_parse_listen(const char *arg, struct rxlat_config *cfg);
 int prom_open(struct prom_server **out, const struct rxlat_config *cfg);
 /* The model's totals from now on (its baseline taken); attach as prom_metrics_new(). */
 int prom_start(struct prom_server *p, struct rxlat_model *model,

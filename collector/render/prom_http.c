@@ -63,61 +63,6 @@ struct prom_server {
 
 /* ---- the listening address ------------------------------------------- */
 
-static int bad_listen(const char *arg, const char *why)
-{
-	rxlat_err("--prometheus '%s': %s; give a port (127.0.0.1), ADDR:PORT or [ADDR6]:PORT, "
-		  "as in --prometheus 9474 or --prometheus 0.0.0.0:9474",
-		  arg, why);
-	return -EINVAL;
-}
-
-static int parse_port(const char *arg, const char *s, in_port_t *port)
-{
-	char *end;
-	long v;
-
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return bad_listen(arg, "the port is not a number");
-	v = strtol(s, &end, 10);
-	if (v < 1 || v > 65535 || strlen(s) > 5)
-		return bad_listen(arg, "the port must be from 1 to 65535");
-	*port = htons((in_port_t)v);
-	return 0;
-}
-
-int prom_parse_listen(const char *arg, struct rxlat_config *cfg)
-{
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&cfg->prom_addr;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&cfg->prom_addr;
-	const char *colon = strrchr(arg, ':');
-	char host[64];
-	size_t hl;
-
-	memset(&cfg->prom_addr, 0, sizeof(cfg->prom_addr));
-	if (strlen(arg) >= sizeof(cfg->prom_listen))
-		return bad_listen(arg, "too long");
-	snprintf(cfg->prom_listen, sizeof(cfg->prom_listen), "%s", arg);
-	if (!colon) {
-		a4->sin_family = AF_INET;
-		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return parse_port(arg, arg, &a4->sin_port);
-	}
-	hl = colon - arg;
-	memcpy(host, arg, hl);
-	host[hl] = '\0';
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
-		host[hl - 1] = '\0';
-		a6->sin6_family = AF_INET6;
-		if (inet_pton(AF_INET6, host + 1, &a6->sin6_addr) != 1)
-			return bad_listen(arg, "not a numeric IPv6 address in brackets");
-		return parse_port(arg, colon + 1, &a6->sin6_port);
-	}
-	a4->sin_family = AF_INET;
-	if (strchr(host, ':') || inet_pton(AF_INET, host, &a4->sin_addr) != 1)
-		return bad_listen(arg, "not a numeric IPv4 address (IPv6 goes in brackets)");
-	return parse_port(arg, colon + 1, &a4->sin_port);
-}
-
 /* The listening socket; -errno with the error printed, naming the fix. */
 static int listen_socket(const struct rxlat_config *cfg)
 {
