@@ -564,10 +564,9 @@ int main(int argc, char **argv)
 	if (cfg.drops) {
 		err = drops_open(&c.drops);
 		if (err) {
-			rxlat_err(
-			    "--drops: cannot read the kernel's drop reasons from its BTF (enum "
-			    "skb_drop_reason): %s",
-			    strerror(-err));
+			rxlat_err("%s: cannot read the kernel's drop reasons from its BTF (enum "
+				  "skb_drop_reason): %s",
+				  opt(OPT_DROPS), strerror(-err));
 			goto out;
 		}
 	}
@@ -575,7 +574,8 @@ int main(int argc, char **argv)
 		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), cfg.output == RXLAT_OUT_JSON,
 				c.ifaces, c.drops);
 		if (err) {
-			rxlat_err("--slow: cannot read the ring buffer: %s", strerror(-err));
+			rxlat_err("%s: cannot read the ring buffer: %s", opt(OPT_SLOW),
+				  strerror(-err));
 			goto out;
 		}
 	}
@@ -584,8 +584,9 @@ int main(int argc, char **argv)
 	else if (cfg.no_xdp)
 		err = stamper_find(&c.stamper, false);
 	else if (stamper_find(&c.stamper, true) && !cfg.tc)
-		rxlat_info("no XDP stamper attached (no -i given and none loaded): only "
-			   "kernel receive timestamps can be measured");
+		rxlat_info("no XDP stamper attached (no %s given and none loaded): only "
+			   "kernel receive timestamps can be measured",
+			   opt_short(OPT_INTERFACE));
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
 	if (stopped() || err)
 		goto out;
