@@ -12,6 +12,7 @@
 #include "ifaces.h"
 #include "links.h"
 #include "log.h"
+#include "opt.h"
 #include "stamper.h"
 #include "tc.h"
 
@@ -233,9 +234,9 @@ static void iface_back(struct rxlat_ifaces *f, int i, __u32 ifindex)
 		return;
 	}
 	if (cfg->no_xdp) {
-		rxlat_info("%s is back (ifindex %u): reported under its name again; --no-xdp: "
+		rxlat_info("%s is back (ifindex %u): reported under its name again; %s: "
 			   "rxlat attaches no stamper to it",
-			   name, ifindex);
+			   name, ifindex, opt(OPT_NO_XDP));
 		return;
 	}
 	err = stamper_reattach(f->stamper, cfg, i, ifindex);

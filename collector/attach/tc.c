@@ -23,6 +23,7 @@
 #include "holders.h"
 #include "tc.h"
 #include "log.h"
+#include "opt.h"
 #include "rxlat_tc.skel.h"
 
 /* Linux 6.6 uapi, newer than the headers rxlat builds with */
@@ -60,9 +61,9 @@ int tc_open(struct rxlat_tc **out)
 			rxlat_err("loading the tc stamper was refused (EPERM): run as root (needs "
 				  "CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN)");
 		else
-			rxlat_err("cannot load the tc stamper: %s (run with -v for the verifier "
+			rxlat_err("cannot load the tc stamper: %s (run with %s for the verifier "
 				  "log)",
-				  strerror(-err));
+				  strerror(-err), opt_short(OPT_VERBOSE));
 		free(t);
 		return err;
 	}
