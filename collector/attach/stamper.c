@@ -20,6 +20,7 @@
 #include "stamper.h"
 #include "tc.h"
 #include "log.h"
+#include "opt.h"
 #include "xdp_counters.h"
 #include "rxlat_reset.skel.h"
 #include "rxlat_xdp.skel.h"
@@ -156,7 +157,7 @@ static int attached_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
 static int describe_existing(__u32 ifindex, const char *ifname)
 {
 	struct xdp_mode_ids modes[3], *m = NULL;
-	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX];
+	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX], read_cmd[64];
 	struct xdp_att att;
 	__u32 link_id;
 	pid_t pid;
@@ -168,6 +169,9 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 			m = &modes[i];
 	if (!m)
 		return 0;
+	/* how to read the stamps of a stamper found there */
+	snprintf(read_cmd, sizeof(read_cmd), "rxlat %s %s %s", opt(OPT_NO_XDP),
+		 opt_short(OPT_INTERFACE), ifname);
 	prog_name(m->id, name);
 	att = (struct xdp_att){ m->id, ifindex };
 	link_id = for_each_link(match_xdp_link, &att);
@@ -175,19 +179,19 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 		pid = link_holder(link_id, comm);
 		if (pid && !strcmp(comm, "rxlat"))
 			rxlat_err("%s is measured by another rxlat (pid %d): stop it (kill %d), or "
-				  "read its stamps with 'rxlat --no-xdp -i %s'",
-				  ifname, pid, pid, ifname);
+				  "read its stamps with '%s'",
+				  ifname, pid, pid, read_cmd);
 		else if (pid)
 			rxlat_err(
 			    "%s has XDP program '%s' (id %u) attached through a BPF link held "
 			    "by %s (pid %d): stop that process (kill %d), or read its stamps "
-			    "with 'rxlat --no-xdp -i %s'",
-			    ifname, name, m->id, comm, pid, pid, ifname);
+			    "with '%s'",
+			    ifname, name, m->id, comm, pid, pid, read_cmd);
 		else
 			rxlat_err("%s has XDP program '%s' (id %u) attached through BPF link %u, "
 				  "which no running process holds (a link pinned in a bpf "
-				  "filesystem): read its stamps with 'rxlat --no-xdp -i %s'",
-				  ifname, name, m->id, link_id, ifname);
+				  "filesystem): read its stamps with '%s'",
+				  ifname, name, m->id, link_id, read_cmd);
 		return -EBUSY;
 	}
 	if (link_id) {
@@ -206,24 +210,23 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 	if (!strcmp(name, DISPATCHER_NAME)) {
 		if (for_each_link(match_dispatched_stamper, &m->id)) {
 			rxlat_err("%s already has an XDP program attached (libxdp's dispatcher, id "
-				  "%u, running the rxlat stamper): read its stamps with 'rxlat "
-				  "--no-xdp -i %s'",
-				  ifname, m->id, ifname);
+				  "%u, running the rxlat stamper): read its stamps with '%s'",
+				  ifname, m->id, read_cmd);
 			return -EBUSY;
 		}
 		stamper_object(obj, sizeof(obj));
 		rxlat_info("%s: XDP is taken by libxdp's dispatcher (id %u, %s mode): " TC_INSTEAD
 			   "; to stamp in XDP, stop rxlat, load the stamper beside its programs "
 			   "with 'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux "
-			   "6.12 and later), then run 'rxlat --no-xdp -i %s'",
-			   ifname, m->id, m->loader, m->loader, ifname, obj, ifname);
+			   "6.12 and later), then run '%s'",
+			   ifname, m->id, m->loader, m->loader, ifname, obj, read_cmd);
 		return 1;
 	}
 	if (!strcmp(name, STAMPER_NAME)) {
 		rxlat_err("%s already has an XDP program attached (id %u, the rxlat stamper, "
-			  "%s mode, loaded without rxlat): read its stamps with 'rxlat --no-xdp -i "
-			  "%s', or detach it with 'ip link set dev %s %s off'",
-			  ifname, m->id, m->loader, ifname, ifname, m->ip);
+			  "%s mode, loaded without rxlat): read its stamps with '%s', or detach it "
+			  "with 'ip link set dev %s %s off'",
+			  ifname, m->id, m->loader, read_cmd, ifname, m->ip);
 		return -EBUSY;
 	}
 	rxlat_info("%s: XDP is taken by program '%s' (id %u, %s mode, without libxdp's "
@@ -285,8 +288,8 @@ static int attach_reset(struct rxlat_stamper *st)
 	}
 	err = rxlat_reset__load(st->reset);
 	if (err) {
-		rxlat_err("cannot load the poll-end reset: %s (run with -v for the verifier log)",
-			  strerror(-err));
+		rxlat_err("cannot load the poll-end reset: %s (run with %s for the verifier log)",
+			  strerror(-err), opt_short(OPT_VERBOSE));
 		return err;
 	}
 	err = rxlat_reset__attach(st->reset);
@@ -343,16 +346,17 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 			rxlat_err("loading the XDP stamper was refused (EPERM): run as root "
 				  "(needs CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN)");
 		else
-			rxlat_err("cannot load the XDP stamper: %s (run with -v for the "
+			rxlat_err("cannot load the XDP stamper: %s (run with %s for the "
 				  "verifier log)",
-				  strerror(-err));
+				  strerror(-err), opt_short(OPT_VERBOSE));
 		goto fail;
 	}
 	if (cfg->stamp == RXLAT_STAMP_PACKET)
-		rxlat_info("warning: --stamp packet gives every packet its own stamp: GRO then "
+		rxlat_info("warning: %s packet gives every packet its own stamp: GRO then "
 			   "merges nothing and delivers TCP segments out of order (spurious "
 			   "retransmits, TCP throughput down to about 0.15x over veth); use the "
-			   "default --stamp batch for TCP");
+			   "default %s batch for TCP",
+			   opt(OPT_STAMP), opt(OPT_STAMP));
 	st->batch_fd = bpf_map__fd(st->skel->maps.rxlat_batch);
 	st->slots_fds[st->nslots++] = bpf_map__fd(st->skel->maps.rxlat_xdp_slots);
 	st->stats_fds[st->nstats++] = bpf_map__fd(st->skel->maps.rxlat_xdp_stats);
@@ -621,26 +625,27 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 			goto fail;
 		stamper_object(obj, sizeof(obj));
 		if (!nprogs)
-			rxlat_err("--no-xdp: no XDP program named rxlat_xdp is loaded: attach one "
+			rxlat_err("%s: no XDP program named rxlat_xdp is loaded: attach one "
 				  "with 'xdp-loader load -p " RXLAT_PIN_DIR " IFACE %s', or drop "
-				  "--no-xdp and name the interface with -i",
-				  obj);
+				  "%s and name the interface with %s",
+				  opt(OPT_NO_XDP), obj, opt(OPT_NO_XDP), opt_short(OPT_INTERFACE));
 		else
 			rxlat_err(
-			    "--no-xdp: no rxlat_xdp program runs on an interface of this "
+			    "%s: no rxlat_xdp program runs on an interface of this "
 			    "network namespace (%d loaded run elsewhere or nowhere): attach one "
 			    "here with a pin path of its own, as the bpf filesystem is shared "
 			    "by all namespaces ('xdp-loader load -p " RXLAT_PIN_DIR
-			    "-NAME IFACE %s'), or drop --no-xdp and name the interface with -i",
-			    nprogs, obj);
+			    "-NAME IFACE %s'), or drop %s and name the interface with %s",
+			    opt(OPT_NO_XDP), nprogs, obj, opt(OPT_NO_XDP),
+			    opt_short(OPT_INTERFACE));
 		goto fail;
 	}
 	if (st->nstats > 1)
-		rxlat_info("--no-xdp: %d stampers with separate maps found (loaded without a "
+		rxlat_info("%s: %d stampers with separate maps found (loaded without a "
 			   "shared pin path): per-poll stamps of only one are reset at poll end, "
 			   "the others find poll boundaries themselves (a gap between packets, or "
 			   "a new jiffy)",
-			   st->nstats);
+			   opt(OPT_NO_XDP), st->nstats);
 	if (st->batch_fd >= 0) {
 		err = attach_reset(st);
 		if (err)
