@@ -31,6 +31,7 @@
 #include "hooks.h"
 #include "drops.h"
 #include "log.h"
+#include "opt.h"
 #include "report.h"
 #include "signals.h"
 #include "hooks_bpf.skel.h"
@@ -596,8 +597,8 @@ static int plan_all(const struct rxlat_config *cfg, struct plan *plan,
 		else if (*p == P_FALLBACK && stage_defs[s].fentry[0])
 			info->fallback_why[s] = reason;
 		if (*p == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY && !err) {
-			rxlat_err("--attach fentry: stage %s: %s; use --attach auto to fall back",
-				  rxlat_stage_names[s], reason);
+			rxlat_err("%s fentry: stage %s: %s; use %s auto to fall back",
+				  opt(OPT_ATTACH), rxlat_stage_names[s], reason, opt(OPT_ATTACH));
 			err = -EOPNOTSUPP;
 		}
 	}
@@ -667,8 +668,9 @@ static int drops_check(void)
 	btf__free(vmlinux);
 	if (ok)
 		return 0;
-	rxlat_err("--drops needs the drop reason of the kfree_skb tracepoint (Linux 5.17+), "
-		  "which this kernel does not pass: run without --drops");
+	rxlat_err("%s needs the drop reason of the kfree_skb tracepoint (Linux 5.17+), "
+		  "which this kernel does not pass: run without %s",
+		  opt(OPT_DROPS), opt(OPT_DROPS));
 	return -EOPNOTSUPP;
 }
 
@@ -729,8 +731,8 @@ static int check_any_stage(const struct rxlat_config *cfg, const struct rxlat_ho
 				     rxlat_stage_names[s], info->unavailable[s]);
 	}
 	rxlat_err("none of the stages asked for can be attached on this kernel (%s): choose "
-		  "others with --stages, see rxlat --list-stages",
-		  list);
+		  "others with %s, see rxlat %s",
+		  list, opt(OPT_STAGES), opt(OPT_LIST_STAGES));
 	return -EOPNOTSUPP;
 }
 
@@ -823,9 +825,9 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 			rxlat_err("loading the latency hooks was refused (EPERM): run as root "
 				  "(needs CAP_BPF and CAP_PERFMON)");
 		else
-			rxlat_err("cannot load the latency hooks: %s (run with -v for the "
+			rxlat_err("cannot load the latency hooks: %s (run with %s for the "
 				  "verifier log)",
-				  strerror(-err));
+				  strerror(-err), opt_short(OPT_VERBOSE));
 		goto fail;
 	}
 
