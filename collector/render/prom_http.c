@@ -35,6 +35,7 @@
 #include <microhttpd.h>
 #include "config.h"
 #include "log.h"
+#include "opt.h"
 #include "prom.h"
 
 #define PROM_CONN_MAX	  64
@@ -69,13 +70,13 @@ static int listen_socket(const struct rxlat_config *cfg)
 	const struct sockaddr *sa = (const struct sockaddr *)&cfg->prom_addr;
 	socklen_t len =
 	    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-	const char *arg = cfg->prom_listen;
+	const char *arg = cfg->prom_listen, *name = opt(OPT_PROMETHEUS);
 	int one = 1, fd, err;
 
 	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
 		err = -errno;
-		rxlat_err("--prometheus %s: cannot make a socket: %s", arg, strerror(-err));
+		rxlat_err("%s %s: cannot make a socket: %s", name, arg, strerror(-err));
 		return err;
 	}
 	/* a restarted rxlat binds at once despite TIME_WAIT; a listener still refuses */
@@ -85,19 +86,19 @@ static int listen_socket(const struct rxlat_config *cfg)
 	err = -errno;
 	close(fd);
 	if (err == -EADDRINUSE)
-		rxlat_err("--prometheus %s: the port is in use (another rxlat or exporter?): stop "
-			  "it, or choose another port",
-			  arg);
+		rxlat_err("%s %s: the port is in use (another rxlat or exporter?): stop it, or "
+			  "choose another port",
+			  name, arg);
 	else if (err == -EADDRNOTAVAIL)
-		rxlat_err("--prometheus %s: no interface of this network namespace has that "
-			  "address: give one it has, 127.0.0.1 or 0.0.0.0",
-			  arg);
+		rxlat_err("%s %s: no interface of this network namespace has that address: give "
+			  "one it has, 127.0.0.1 or 0.0.0.0",
+			  name, arg);
 	else if (err == -EACCES)
-		rxlat_err("--prometheus %s: a port below 1024 needs CAP_NET_BIND_SERVICE: choose "
-			  "a port from 1024 up",
-			  arg);
+		rxlat_err("%s %s: a port below 1024 needs CAP_NET_BIND_SERVICE: choose a port "
+			  "from 1024 up",
+			  name, arg);
 	else
-		rxlat_err("--prometheus %s: cannot listen there: %s", arg, strerror(-err));
+		rxlat_err("%s %s: cannot listen there: %s", name, arg, strerror(-err));
 	return err;
 }
 
@@ -377,8 +378,8 @@ int prom_open(struct prom_server **out, const struct rxlat_config *cfg)
 	else
 		err = start_daemon(p, lfd);
 	if (err) {
-		rxlat_err("--prometheus %s: cannot start the HTTP server: %s", cfg->prom_listen,
-			  strerror(-err));
+		rxlat_err("%s %s: cannot start the HTTP server: %s", opt(OPT_PROMETHEUS),
+			  cfg->prom_listen, strerror(-err));
 		prom_close(p);
 		return err;
 	}
@@ -410,7 +411,7 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 	int err = prom_metrics_new(&p->m, model, p->cfg->prom_buckets, attach);
 
 	if (err) {
-		rxlat_err("--prometheus: cannot set up the metrics: %s", strerror(-err));
+		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS), strerror(-err));
 		return err;
 	}
 	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
@@ -452,7 +453,7 @@ int prom_handle(struct prom_server *p)
 		return -errno;
 	police(p);
 	if (MHD_run(p->d) != MHD_YES) {
-		rxlat_err("--prometheus: the HTTP server failed");
+		rxlat_err("%s: the HTTP server failed", opt(OPT_PROMETHEUS));
 		return -EIO;
 	}
 	rearm(p, police(p));
