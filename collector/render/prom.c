@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model.h"
+#include "opt.h"
 #include "prom.h"
 #include "rxlat_hist.h"
 
@@ -332,9 +333,13 @@ static bool render_next(struct prom_scrape *s)
 
 static void render_overflow(struct prom_scrape *s)
 {
-	put_family(&s->out, OVER, "counter",
-		   "Samples of a series past --max-ifaces (interface \"other\") or "
-		   "--max-queues (queue \"other\"): raise that limit to see them apart.");
+	char help[160];
+
+	snprintf(help, sizeof(help),
+		 "Samples of a series past %s (interface \"other\") or %s (queue \"other\"): "
+		 "raise that limit to see them apart.",
+		 opt(OPT_MAX_IFACES), opt(OPT_MAX_QUEUES));
+	put_family(&s->out, OVER, "counter", help);
 	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++) {
 		char prefix[64];
 
@@ -440,14 +445,17 @@ static int cmp_drop_label(const void *a, const void *b)
 static int render_drops(struct prom_scrape *s, const struct model_drop_total *all, size_t n)
 {
 	struct model_drop_total *rows = malloc((n ? n : 1) * sizeof(*rows));
+	char help[128];
 
 	if (!rows)
 		return -ENOMEM;
 	memcpy(rows, all, n * sizeof(*rows));
 	qsort(rows, n, sizeof(*rows), cmp_drop_label);
-	put_family(&s->out, DROPS, "counter",
-		   "Stamped packets the kernel dropped, per interface, receive queue and drop "
-		   "reason (--drops).");
+	snprintf(help, sizeof(help),
+		 "Stamped packets the kernel dropped, per interface, receive queue and drop "
+		 "reason (%s).",
+		 opt(OPT_DROPS));
+	put_family(&s->out, DROPS, "counter", help);
 	for (size_t i = 0; i < n;) {
 		char prefix[160], q[16];
 		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };

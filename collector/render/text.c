@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rxlat_hist.h"
+#include "opt.h"
 #include "report.h"
 
 /* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
@@ -305,11 +306,11 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 		print_drops(f, r);
 	}
 	if (r->slow_on)
-		fprintf(
-		    f,
-		    "\nslow records: %" PRIu64 " written, %" PRIu64 " held back by --slow-rate, "
-		    "%" PRIu64 " lost (ring buffer full)\n",
-		    (uint64_t)r->slow_sent, (uint64_t)r->slow_suppressed, (uint64_t)r->slow_lost);
+		fprintf(f,
+			"\nslow records: %" PRIu64 " written, %" PRIu64 " held back by %s, "
+			"%" PRIu64 " lost (ring buffer full)\n",
+			(uint64_t)r->slow_sent, (uint64_t)r->slow_suppressed, opt(OPT_SLOW_RATE),
+			(uint64_t)r->slow_lost);
 	fputc('\n', f);
 
 	/* reports are periodic: whoever reads the pipe wants each one now */
