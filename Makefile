@@ -53,7 +53,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # Its SYNOPSIS and OPTIONS come from the option table that the parser and
 # --help are made from, through a generator built from the same header.
 $(BUILD)/rxlat-man: collector/cli/man.c $(wildcard collector/*/*.h include/*.h) | $(BUILD)
-	$(CC) $(CFLAGS) -DRXLAT_MAN_GEN $< -o $@
+	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/rxlat.8: collector/cli/rxlat.8 $(BUILD)/rxlat-man VERSION | $(BUILD)
 	$(BUILD)/rxlat-man $< > $@.tmp && sed -i -e 's|@VERSION@|$(VERSION)|g' $@.tmp && mv $@.tmp $@
@@ -101,7 +101,7 @@ lint:
 		--inline-suppr --std=c11 -Iinclude $(addprefix -I,$(COLLECTOR_DIRS)) \
 		--include=/usr/include/bpf/libbpf_common.h \
 		--include=scripts/cppcheck-macros.h \
-		$(USER_SOURCES) $(filter-out %.bpf.c,$(wildcard netns-tests/*.c netns-tests/unit/*.c bench/*.c))
+		$(USER_SOURCES) collector/cli/man.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c netns-tests/unit/*.c bench/*.c))
 
 format:
 	clang-format -i $(LINT_SOURCES)

@@ -9,7 +9,8 @@
 # netns-tests/unit.
 
 COLLECTOR_DIRS := collector/attach collector/read collector/render collector/cli
-USER_SOURCES := $(filter-out %.bpf.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
+# cli/man.c is a build tool: it makes the man page from the option table
+USER_SOURCES := $(filter-out %.bpf.c collector/cli/man.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
 USER_HEADERS := $(wildcard $(addsuffix /*.h,$(COLLECTOR_DIRS)))
 LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c $(addsuffix /*.c,$(COLLECTOR_DIRS)) \
                  $(USER_HEADERS) netns-tests/*.c netns-tests/*.h netns-tests/unit/*.c \

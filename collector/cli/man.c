@@ -6,11 +6,9 @@
  *
  *	rxlat-man collector/cli/rxlat.8 > rxlat.8
  *
- * A build tool, compiled on its own with -DRXLAT_MAN_GEN by the top
- * Makefile's rxlat.8 rule; without it this file is empty, so that rxlat,
- * which is built from every .c file of this folder, carries none of it.
+ * A build tool, compiled on its own by the top Makefile's rxlat.8 rule
+ * (collector/collector.mk leaves it out of rxlat).
  */
-#ifdef RXLAT_MAN_GEN
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,4 +167,3 @@ int main(int argc, char **argv)
 	}
 	return fflush(stdout) || ferror(stdout) ? 1 : 0;
 }
-#endif
