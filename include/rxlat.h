@@ -18,11 +18,12 @@
  * XDP metadata written by xdp/rxlat_xdp.bpf.c, 20 bytes. The kernel wants a
  * multiple of 4, and kernels like 6.1 cap the area at 32 bytes: 20 leave 12
  * for another program of a libxdp chain. The stamp sits right before the MAC
- * header when the stamper ran alone or after the others, and at the start of
- * the area when another program added metadata before it: readers look at
- * both places. The magic word carries the layout version in its low byte, so
- * that a later layout is never misread as this one, and bytes another
- * program put there are not taken for a stamp.
+ * header when the stamper ran alone or before the others, and at the start of
+ * the area when another program ran first and left metadata of its own:
+ * readers look at both places (the one reader: include/rxlat_meta.bpf.h).
+ * The magic word carries the layout version in its low byte, so that a
+ * later layout is never misread as this one, and bytes another program put
+ * there are not taken for a stamp.
  */
 #define RXLAT_META_MAGIC 0x52584c01u /* "RXL" + layout version 1 */
 

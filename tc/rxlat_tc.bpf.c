@@ -20,39 +20,21 @@
 #include <bpf/bpf_helpers.h>
 #include "rxlat.h"
 #include "rxlat_clock.bpf.h"
+#include "rxlat_meta.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
 #define TC_ACT_UNSPEC_ (-1)
-
-/*
- * An rxlat_meta at the start of the metadata area or right before the
- * packet. The area is at most 32 bytes: the second place is at one of the
- * four offsets a multiple of 4 leaves.
- */
-static __always_inline bool xdp_stamped(const struct __sk_buff *skb)
-{
-	void *meta = (void *)(long)skb->data_meta, *data = (void *)(long)skb->data;
-
-	for (int off = 0; off <= 12; off += 4) {
-		const struct rxlat_meta *m = meta + off;
-
-		if ((void *)(m + 1) > data)
-			return false;
-		if ((off == 0 || (void *)(m + 1) == data) && m->magic == RXLAT_META_MAGIC)
-			return true;
-	}
-	return false;
-}
 
 SEC("tc")
 int rxlat_tc(struct __sk_buff *skb)
 {
 	__u64 ts = skb->tstamp, now;
 	__u8 type = skb->tstamp_type;
+	struct rxlat_meta m;
 	__s64 offs;
 
-	if (xdp_stamped(skb))
+	if (rxlat_meta_tc(skb, &m))
 		return TC_ACT_UNSPEC_; /* the earlier stamp wins; nothing to add */
 	if (ts && type == BPF_SKB_TSTAMP_UNSPEC) {
 		/* the kernel's receive stamp (realtime): kept, marked as such */

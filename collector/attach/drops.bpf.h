@@ -37,7 +37,8 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	if (!dev || dev->nd_net.net->ns.inum != rxlat_cfg.netns_ino)
 		return;
 	now = bpf_ktime_get_ns();
-	if (read_meta(skb, &m)) {
+	/* probe reads on every kernel: drops are rare, and the program stays small */
+	if (rxlat_meta_skb(skb, &m, RXLAT_META_PROBE)) {
 		start = rxlat_meta_stamp(&m);
 		key.ifindex = m.ifindex;
 		key.queue = m.rx_queue;
