@@ -7,7 +7,11 @@
 #include <linux/types.h>
 #include "config.h"
 
-/* hooks.c: the latency hooks, one attach point set per stage. */
+/*
+ * The latency hooks, one attach point per stage: the plan (plan.h: probe.c
+ * finds what the kernel offers, plan.c decides), the loader (loader.c) and
+ * the series store (store.c).
+ */
 struct rxlat_hooks;
 struct rxlat_hooks_info {
 	const char *attach[RXLAT_NR_STAGES];	   /* "fentry:tcp_v4_do_rcv,..." */

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The loader of the latency hooks: carries the plan (plan.h) out. Opens
+ * hooks.bpf.c's skeleton, writes the configuration into its read-only
+ * rxlat_cfg, switches off the programs the plan does not use, loads,
+ * attaches (the tracing programs through the skeleton, cgroup_skb on the
+ * cgroup v2 root), and takes it all down again.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "hooks_impl.h"
+#include "log.h"
+#include "opt.h"
+#include "report.h"
+#include "signals.h"
+#include "hooks_bpf.skel.h"
+
+/*
+ * Every program of hooks.bpf.c is one of the stage table's attach points,
+ * found by its section (plan_prog_of()), or one of plan_extras by name:
+ * netns-tests/unit/progs_test.c checks the object against both tables.
+ */
+static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program (p, skel->obj) {
+		const char *name = bpf_program__name(p);
+		const struct plan_prog *pp;
+
+		/* by name: rxlat_probe_mem's section is also ip_rcv's fallback */
+		if (!strcmp(name, PLAN_PROBE_MEM)) {
+			bpf_program__set_autoload(p, false);
+			continue;
+		}
+		if (!strcmp(name, PLAN_DROP)) {
+			bpf_program__set_autoload(p, plan->drops);
+			continue;
+		}
+		pp = plan_prog_of(bpf_program__section_name(p));
+		if (!pp) {
+			rxlat_err("latency hook program %s belongs to no stage", name);
+			return -EINVAL;
+		}
+		bpf_program__set_autoload(p, plan_prog_loads(plan, pp));
+	}
+	return 0;
+}
+
+static __u32 netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
+}
+
+static int attach_all(struct rxlat_hooks *h)
+{
+	struct bpf_program *cg = h->skel->progs.rxlat_cg_udp_queue_rcv;
+	char how[160];
+	int err;
+
+	/* The skeleton attaches the tracing programs; cgroup_skb needs a target. */
+	err = hooks_bpf__attach(h->skel);
+	if (err) {
+		rxlat_err("cannot attach the latency hooks: %s", strerror(-err));
+		return err;
+	}
+	if (!bpf_program__autoload(cg))
+		return 0;
+	h->cgroup_fd = plan_cgroup2_open(how, sizeof(how));
+	if (h->cgroup_fd < 0) {
+		rxlat_err("udp_queue_rcv fallback: %s", how);
+		return h->cgroup_fd;
+	}
+	rxlat_debug("udp_queue_rcv: cgroup_skb attached through %s", how);
+	/* a link: multi-attach, and detached when rxlat exits */
+	h->skel->links.rxlat_cg_udp_queue_rcv = bpf_program__attach_cgroup(cg, h->cgroup_fd);
+	if (!h->skel->links.rxlat_cg_udp_queue_rcv) {
+		err = -errno;
+		rxlat_err("cannot attach cgroup_skb ingress through %s: %s", how, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * One line when not one requested stage has an attach point here: a run
+ * that measures nothing is an error, not an empty report.
+ */
+static int check_any_stage(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info)
+{
+	char list[1024];
+	size_t used = 0;
+
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		if (!cfg->stages[s])
+			continue;
+		if (info->attach[s])
+			return 0;
+		if (used < sizeof(list))
+			used +=
+			    snprintf(list + used, sizeof(list) - used, "%s%s: %s", used ? "; " : "",
+				     rxlat_stage_names[s], info->unavailable[s]);
+	}
+	rxlat_err("none of the stages asked for can be attached on this kernel (%s): choose "
+		  "others with %s, see rxlat %s",
+		  list, opt(OPT_STAGES), opt(OPT_LIST_STAGES));
+	return -EOPNOTSUPP;
+}
+
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
+		 struct rxlat_hooks_info *info)
+{
+	struct rxlat_bpf_config *bc;
+	struct rxlat_hooks *h;
+	int err;
+
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		rxlat_err("out of memory");
+		return -ENOMEM;
+	}
+	h->cgroup_fd = -1;
+	err = plan_make(cfg, &h->plan, info);
+	if (!err && signals_stop())
+		err = -EINTR;
+	if (!err)
+		err = check_any_stage(cfg, info);
+	if (err)
+		goto fail;
+	if (cfg->drops) {
+		err = plan_drops_check();
+		if (err)
+			goto fail;
+		h->plan.drops = true;
+	}
+
+	h->skel = hooks_bpf__open();
+	if (!h->skel) {
+		err = -errno;
+		rxlat_err("cannot open the latency hooks object: %s", strerror(-err));
+		goto fail;
+	}
+	bc = &h->skel->rodata->rxlat_cfg;
+	*bc = cfg->bpf;
+	bc->ifaces_fixed = cfg->nifaces > 0;
+	bc->direct_mem = plan_direct_mem();
+	rxlat_debug("metadata read with %s",
+		    bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
+	bc->netns_ino = netns_ino();
+	bc->udp_consume_lo = h->plan.udp_consume_lo;
+	bc->udp_consume_hi = h->plan.udp_consume_hi;
+	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
+	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
+	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
+	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
+	err = store_size(h, cfg);
+	if (!err)
+		err = set_autoload(h->skel, &h->plan);
+	if (err)
+		goto fail;
+
+	err = hooks_bpf__load(h->skel);
+	if (err && signals_stop())
+		goto fail; /* the verifier gave up for the stop signal */
+	if (!err && signals_stop())
+		err = -EINTR;
+	if (err == -EINTR)
+		goto fail;
+	if (err) {
+		if (err == -EPERM)
+			rxlat_err("loading the latency hooks was refused (EPERM): run as root "
+				  "(needs CAP_BPF and CAP_PERFMON)");
+		else
+			rxlat_err("cannot load the latency hooks: %s (run with %s for the "
+				  "verifier log)",
+				  strerror(-err), opt_short(OPT_VERBOSE));
+		goto fail;
+	}
+
+	err = store_start(h, cfg);
+	if (!err)
+		err = attach_all(h);
+	if (err)
+		goto fail;
+	*out = h;
+	return 0;
+fail:
+	hooks_destroy(h);
+	return err;
+}
+
+void hooks_destroy(struct rxlat_hooks *h)
+{
+	if (!h)
+		return;
+	store_unmap(h);
+	hooks_bpf__destroy(h->skel);
+	if (h->cgroup_fd >= 0)
+		close(h->cgroup_fd);
+	free(h);
+}
+
+int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on)
+{
+	int fd = bpf_map__fd(h->skel->maps.rxlat_tc_ifaces);
+	__u8 one = 1;
+
+	if (on)
+		return bpf_map_update_elem(fd, &ifindex, &one, BPF_ANY) ? -errno : 0;
+	bpf_map_delete_elem(fd, &ifindex);
+	return 0;
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The decisions of the attach plan: for each stage the attach point and
+ * the reason, from the configuration and what the kernel offers (struct
+ * plan_kernel, filled by probe.c). Nothing here touches the kernel, so a
+ * unit test can check every decision; and the program table, made from
+ * the stage table of include/rxlat.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "plan.h"
+
+struct stage_def {
+	const char *fentry[2];	 /* target functions, IPv4 and IPv6 twin */
+	const char *fallback;	 /* fallback attach point, NULL if none */
+	const char *no_fallback; /* why there is none */
+	const char *common;	 /* attach point used in both sets */
+};
+
+#define STAGE_DEF(id, name, fentry4, fentry6, fb, no_fb, com)  \
+	[RXLAT_STAGE_##id] = { .fentry = { fentry4, fentry6 }, \
+			       .fallback = fb,                 \
+			       .no_fallback = no_fb,           \
+			       .common = com },
+static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_DEF) };
+#undef STAGE_DEF
+
+/* In the order of PLAN_PER_STAGE: fentry, fentry6, fallback, common. */
+// clang-format off
+#define PLAN_PROGS(id, name, fentry4, fentry6, fb, no_fb, com)	\
+	{ RXLAT_STAGE_##id, P_FENTRY, fentry4, NULL },		\
+	{ RXLAT_STAGE_##id, P_FENTRY, fentry6, NULL },		\
+	{ RXLAT_STAGE_##id, P_FALLBACK, NULL, fb },		\
+	{ RXLAT_STAGE_##id, P_BOTH, NULL, com },
+// clang-format on
+const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE] = { RXLAT_STAGES(PLAN_PROGS) };
+#undef PLAN_PROGS
+
+const struct plan_extra plan_extras[2] = {
+	{ PLAN_PROBE_MEM, "tp_btf/netif_receive_skb" },
+	{ PLAN_DROP, "tp_btf/kfree_skb" },
+};
+
+bool plan_prog_section(const struct plan_prog *pp, char *buf, size_t len)
+{
+	const char *colon;
+
+	if (pp->fentry) {
+		snprintf(buf, len, "fentry/%s", pp->fentry);
+		return true;
+	}
+	if (!pp->point)
+		return false;
+	colon = strchr(pp->point, ':');
+	if (!colon)
+		return false;
+	snprintf(buf, len, "%.*s/%s", (int)(colon - pp->point), pp->point, colon + 1);
+	return true;
+}
+
+const struct plan_prog *plan_prog_of(const char *sec)
+{
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(plan_progs) / sizeof(plan_progs[0]); i++)
+		if (plan_prog_section(&plan_progs[i], buf, sizeof(buf)) && !strcmp(buf, sec))
+			return &plan_progs[i];
+	return NULL;
+}
+
+bool plan_prog_loads(const struct plan *plan, const struct plan_prog *pp)
+{
+	enum point at = plan->point[pp->stage];
+
+	if (at == P_NONE || (pp->set != P_BOTH && pp->set != at))
+		return false;
+	/* sock_read's consume_skb program, only where it can see UDP reads */
+	if (pp->stage == RXLAT_STAGE_SOCK_READ && pp->set == P_FALLBACK)
+		return plan->udp_read_fallback;
+	return true;
+}
+
+/*
+ * Stage s's reason becomes "CUR; MORE" (just MORE without CUR). CUR may
+ * point into info->reason_buf[s] itself, so it is copied first.
+ */
+static const char *add_reason(struct rxlat_hooks_info *info, int s, const char *cur,
+			      const char *more)
+{
+	char prev[160];
+
+	snprintf(prev, sizeof(prev), "%s", cur ? cur : "");
+	snprintf(info->reason_buf[s], sizeof(info->reason_buf[s]), "%s%s%.158s", prev,
+		 prev[0] ? "; " : "", more);
+	return info->reason_buf[s];
+}
+
+static const char *fentry_reason(int err, const char *func, char *buf, size_t len)
+{
+	if (err == -ENOENT)
+		snprintf(buf, len, "%s is not in the kernel's BTF (inlined or renamed)", func);
+	else if (err == -EPERM)
+		snprintf(buf, len, "BPF trampolines refused (fentry on %s: EPERM)", func);
+	else
+		snprintf(buf, len, "fentry on %s failed: %s", func, strerror(-err));
+	return buf;
+}
+
+/* 0 when every fentry target of s loads and attaches, else the first failure. */
+static int fentry_result(const struct plan_kernel *k, int s, const char **failed)
+{
+	const struct stage_def *d = &stage_defs[s];
+	int err = 0;
+
+	*failed = NULL;
+	for (int i = 0; i < 2 && d->fentry[i] && !err; i++) {
+		err = k->fentry[s][i];
+		*failed = d->fentry[i];
+	}
+	return err;
+}
+
+bool plan_wants_fallback(const struct rxlat_config *cfg, const struct plan_kernel *k, int s)
+{
+	const char *failed;
+
+	if (!cfg->stages[s] || cfg->attach == RXLAT_ATTACH_FENTRY)
+		return false;
+	return cfg->attach == RXLAT_ATTACH_FALLBACK || fentry_result(k, s, &failed);
+}
+
+static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct plan_kernel *k,
+			     struct plan *plan, struct rxlat_hooks_info *info, const char **reason)
+{
+	const struct stage_def *d = &stage_defs[s];
+	const char *failed;
+	int err;
+
+	*reason = NULL;
+	if (cfg->attach != RXLAT_ATTACH_FALLBACK) {
+		err = fentry_result(k, s, &failed);
+		if (!err)
+			return P_FENTRY;
+		*reason =
+		    fentry_reason(err, failed, info->reason_buf[s], sizeof(info->reason_buf[s]));
+		if (cfg->attach == RXLAT_ATTACH_FENTRY)
+			return P_NONE;
+	}
+	if (!d->fallback) {
+		*reason = add_reason(info, s, *reason, d->no_fallback);
+		return P_NONE;
+	}
+	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
+		if (!k->cast_to_kern_ctx) {
+			*reason = "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)";
+			return P_NONE;
+		}
+		if (k->cgroup2) {
+			*reason = add_reason(info, s, *reason, k->cgroup2_how);
+			return P_NONE;
+		}
+	}
+	/* without a way to see UDP reads, sock_read still has TCP's */
+	if (s == RXLAT_STAGE_SOCK_READ) {
+		const char *why = NULL;
+
+		if (!k->consume_skb_location)
+			why = "TCP only: the consume_skb fallback for UDP needs the "
+			      "tracepoint's caller argument (Linux 6.3+)";
+		else if (k->udp_consume)
+			why = "TCP only: skb_consume_udp not found in /proc/kallsyms";
+		if (why) {
+			*reason = add_reason(info, s, *reason, why);
+		} else if (k->udp_read) {
+			/* the start-up check ran the consume_skb program and saw no read */
+			*reason = add_reason(info, s, *reason ? *reason : "no fentry", k->udp_read);
+		} else {
+			plan->udp_read_fallback = true;
+			plan->udp_consume_lo = k->udp_consume_lo;
+			plan->udp_consume_hi = k->udp_consume_hi;
+		}
+	}
+	return P_FALLBACK;
+}
+
+static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *info)
+{
+	const struct stage_def *d = &stage_defs[s];
+
+	const char *c = d->common ? d->common : "", *sep = d->common ? "," : "";
+	char *buf = info->attach_buf[s];
+	size_t len = sizeof(info->attach_buf[s]);
+	enum point p = plan->point[s];
+
+	if (p == P_FENTRY) {
+		snprintf(buf, len, "%s%sfentry:%s%s%s", c, sep, d->fentry[0],
+			 d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "");
+		info->attach[s] = buf;
+	} else if (p == P_FALLBACK && s == RXLAT_STAGE_SOCK_READ && !plan->udp_read_fallback) {
+		snprintf(buf, len, "%s", c);
+		info->attach[s] = buf;
+	} else if (p == P_FALLBACK) {
+		snprintf(buf, len, "%s%s%s", c, sep, d->fallback);
+		info->attach[s] = buf;
+	} else {
+		info->attach[s] = NULL;
+	}
+}
+
+int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, struct plan *plan,
+		struct rxlat_hooks_info *info)
+{
+	int err = 0;
+
+	memset(info, 0, sizeof(*info));
+	memset(plan, 0, sizeof(*plan));
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		enum point *p = &plan->point[s];
+		const char *reason;
+
+		if (!cfg->stages[s])
+			continue;
+		*p = plan_stage(s, cfg, k, plan, info, &reason);
+		describe(s, plan, info);
+		if (*p == P_NONE)
+			info->unavailable[s] = reason;
+		else if (*p == P_FALLBACK && stage_defs[s].fentry[0])
+			info->fallback_why[s] = reason;
+		if (*p == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY)
+			err = -EOPNOTSUPP;
+	}
+	return err;
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What this kernel offers the latency hooks (struct plan_kernel), found by
+ * trying each thing for real: a minimal fentry program loaded and attached
+ * to each target function, because a function can be in BTF and still
+ * refuse a trampoline, and some kernels refuse all trampolines with EPERM
+ * before the verifier runs. Only what a decision will read is probed;
+ * plan.c decides.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <net/if.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "plan.h"
+#include "drops.h"
+#include "log.h"
+#include "opt.h"
+#include "report.h"
+#include "signals.h"
+#include "hooks_bpf.skel.h"
+
+/*
+ * Without CAP_BPF and CAP_PERFMON every tracing program load fails with
+ * EPERM, which a kernel that refuses trampolines also returns: a raw
+ * tracepoint program needs the same privileges and no trampoline, so its
+ * EPERM is the privileges'. 0, or -EPERM with the error printed.
+ */
+static int check_privileges(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "rxlat_probe", "GPL", insns, 2, NULL);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (errno != EPERM)
+		return 0; /* not a matter of privileges: the probes below say what */
+	rxlat_err("loading BPF programs was refused (EPERM): run rxlat as root (it needs "
+		  "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)");
+	return -EPERM;
+}
+
+static int probe_fentry(const struct btf *vmlinux, const char *func)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
+	int id, fd, link, err = 0;
+
+	id = btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC);
+	if (id < 0)
+		return -ENOENT;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxlat_probe", "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return -errno;
+	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
+	if (link < 0)
+		err = -errno;
+	else
+		close(link);
+	close(fd);
+	return err;
+}
+
+static int cgroup2_root(char *path, size_t len)
+{
+	char line[4096];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX], *sep = strstr(line, " - ");
+		char fstype[64];
+
+		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
+			continue;
+		if (sscanf(line, "%*d %*d %*s %*s %4095s", mnt) == 1 && strlen(mnt) < len) {
+			strcpy(path, mnt);
+			err = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/*
+ * An fd on the cgroup v2 root, the cgroup_skb fallback's attach target; *how
+ * says where it came from. "ip netns exec" gives its command a mount
+ * namespace with /sys remounted and no cgroup2 in it: then rxlat makes a
+ * mount of its own with fsmount() and never attaches it anywhere, so that
+ * nobody else sees it and it goes away with the fd. Its root is the root of
+ * rxlat's cgroup namespace, as a mounted one would be. (fsopen() is 5.2+;
+ * the cgroup_skb fallback needs 6.3+ anyway.)
+ */
+int plan_cgroup2_open(char *how, size_t len)
+{
+	char root[PATH_MAX];
+	int fs = -1, mnt = -1, fd = -1, err;
+
+	if (!cgroup2_root(root, sizeof(root))) {
+		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd >= 0) {
+			snprintf(how, len, "the cgroup v2 mount %.100s", root);
+			return fd;
+		}
+	}
+	fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
+	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
+		goto fail;
+	mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+	if (mnt < 0)
+		goto fail;
+	/* the mount fd is O_PATH: a real directory fd for the attach */
+	fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		goto fail;
+	snprintf(how, len, "a private cgroup2 mount (none in this mount namespace)");
+	close(mnt);
+	close(fs);
+	return fd;
+fail:
+	err = -errno;
+	if (mnt >= 0)
+		close(mnt);
+	if (fs >= 0)
+		close(fs);
+	snprintf(how, len, "no cgroup v2 mount here, and mounting one failed: %s", strerror(-err));
+	return err;
+}
+
+/*
+ * [start, start of the next symbol) of a kernel function. One read of
+ * /proc/kallsyms (120,000 lines, not all in address order) with its
+ * addresses kept: the kernel builds the file anew for every read, and
+ * under emulation two reads parsed with sscanf took seconds of rxlat's
+ * start.
+ */
+static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
+{
+	size_t len = strlen(name), n = 0, cap = 0;
+	__u64 *addrs = NULL, *grown;
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], *p;
+	int err = 0;
+
+	*lo = 0;
+	*hi = ~0ULL;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		/* "ADDR TYPE NAME[\t[MODULE]]\n" */
+		__u64 addr = strtoull(line, &p, 16);
+
+		if (!addr || p[0] != ' ' || !p[1] || p[2] != ' ')
+			continue;
+		p += 3;
+		if (!strncmp(p, name, len) && strchr(" \t\n", p[len]))
+			*lo = addr;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1 << 16;
+			grown = realloc(addrs, cap * sizeof(*addrs));
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			addrs = grown;
+		}
+		addrs[n++] = addr;
+	}
+	fclose(f);
+	for (size_t i = 0; *lo && i < n; i++)
+		if (addrs[i] > *lo && addrs[i] < *hi)
+			*hi = addrs[i];
+	free(addrs);
+	if (err)
+		return err;
+	return *lo && *hi != ~0ULL ? 0 : -ENOENT;
+}
+
+static bool consume_skb_has_location(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_consume_skb", BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
+	t = btf__type_by_id(vmlinux, t->type);				  /* func proto */
+	return btf_is_func_proto(t) && btf_vlen(t) >= 3;
+}
+
+/*
+ * The check's datagram, in a child in a network namespace of its own: there
+ * it creates no series (the hooks count only rxlat's namespace, the check's
+ * counter counts every namespace), and it works whatever this namespace's lo
+ * is. Exit status: 0 sent and read, 1 no namespace, 2 the datagram failed.
+ */
+static int udp_read_child(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct ifreq ifr = { .ifr_name = "lo", .ifr_flags = IFF_UP };
+	struct timeval tv = { .tv_sec = 1 };
+	socklen_t len = sizeof(a);
+	char buf[8] = "rxlat";
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		return 1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || ioctl(fd, SIOCSIFFLAGS, &ifr) || bind(fd, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(fd, (struct sockaddr *)&a, &len) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    sendto(fd, buf, sizeof(buf), 0, (struct sockaddr *)&a, len) != sizeof(buf) ||
+	    recv(fd, buf, sizeof(buf), 0) != sizeof(buf))
+		return 2;
+	return 0;
+}
+
+/*
+ * Newer kernels free a read datagram through skb_attempt_defer_free(), which
+ * passes no tracepoint: then the consume_skb fallback sees no UDP read at
+ * all. The consume_skb program alone, loaded and attached, counts what one
+ * datagram does, before the plan is final: a run and --list-stages then say
+ * the same. NULL when it sees UDP reads, else why not.
+ */
+static const char *udp_read_probe(const struct plan_kernel *k)
+{
+	const char *why = "UDP reads unverified: the start-up check could not load its program";
+	struct hooks_bpf *skel = hooks_bpf__open();
+	struct bpf_program *p;
+	struct bpf_link *link = NULL;
+	int status;
+	pid_t pid;
+
+	if (!skel)
+		return why;
+	bpf_object__for_each_program (p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.rxlat_tp_udp_read);
+	/* netns_ino 0 matches no namespace: the probe never records */
+	skel->rodata->rxlat_cfg.udp_consume_lo = k->udp_consume_lo;
+	skel->rodata->rxlat_cfg.udp_consume_hi = k->udp_consume_hi;
+	bpf_map__set_max_entries(skel->maps.rxlat_ifslots, 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_drops, 1);
+	if (hooks_bpf__load(skel))
+		goto out;
+	link = bpf_program__attach(skel->progs.rxlat_tp_udp_read);
+	if (!link)
+		goto out;
+	why = "UDP reads unverified: the start-up check could not fork";
+	pid = fork();
+	if (pid == 0)
+		_exit(udp_read_child());
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		goto out;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) == 1)
+		why = "UDP reads unverified: the start-up check needs a network namespace of "
+		      "its own (CAP_SYS_ADMIN)";
+	else if (WEXITSTATUS(status))
+		why = "UDP reads unverified: the start-up check's datagram over loopback failed";
+	else if (!__atomic_load_n(&skel->bss->rxlat_state.udp_read_seen, __ATOMIC_SEQ_CST))
+		why = "TCP only: this kernel frees read UDP datagrams without passing "
+		      "consume_skb, only fentry sees them";
+	else
+		why = NULL;
+out:
+	bpf_link__destroy(link);
+	hooks_bpf__destroy(skel);
+	return why;
+}
+
+/*
+ * Whether the kernel lets the hooks load through skb->head without a helper
+ * call (RXLAT_META_DIRECT in include/rxlat_meta.bpf.h): the probe program
+ * alone, loaded, never attached.
+ */
+bool plan_direct_mem(void)
+{
+	struct hooks_bpf *skel = hooks_bpf__open();
+	struct bpf_program *p;
+	bool ok;
+
+	if (!skel)
+		return false;
+	bpf_object__for_each_program (p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.rxlat_probe_mem);
+	bpf_map__set_max_entries(skel->maps.rxlat_ifslots, 1);
+	ok = !hooks_bpf__load(skel);
+	hooks_bpf__destroy(skel);
+	return ok;
+}
+
+int plan_drops_check(void)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	bool ok = vmlinux && drops_supported(vmlinux);
+
+	btf__free(vmlinux);
+	if (ok)
+		return 0;
+	rxlat_err("%s needs the drop reason of the kfree_skb tracepoint (Linux 5.17+), "
+		  "which this kernel does not pass: run without %s",
+		  opt(OPT_DROPS), opt(OPT_DROPS));
+	return -EOPNOTSUPP;
+}
+
+/*
+ * Fills k with what the decisions will read, stage by stage: the fentry
+ * targets unless --attach fallback, and a fallback's needs only where the
+ * stage falls back. 0, -EINTR on a stop signal, or -errno said.
+ */
+static int probe_kernel(const struct rxlat_config *cfg, struct plan_kernel *k)
+{
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int s, err;
+
+	if (!vmlinux) {
+		rxlat_err("cannot read the kernel's BTF (/sys/kernel/btf/vmlinux): rxlat needs a "
+			  "kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOENT;
+	}
+	memset(k, 0, sizeof(*k));
+	err = check_privileges();
+	for (s = 0; s < RXLAT_NR_STAGES && !err; s++) {
+		const struct plan_prog *fentry = &plan_progs[s * PLAN_PER_STAGE];
+
+		/* each probe attaches a trampoline: slow under emulation */
+		if (signals_stop()) {
+			err = -EINTR;
+			break;
+		}
+		if (!cfg->stages[s])
+			continue;
+		if (cfg->attach != RXLAT_ATTACH_FALLBACK)
+			for (int i = 0; i < 2 && fentry[i].fentry && !(i && k->fentry[s][0]); i++)
+				k->fentry[s][i] = probe_fentry(vmlinux, fentry[i].fentry);
+		if (!plan_wants_fallback(cfg, k, s))
+			continue;
+		if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
+			k->cast_to_kern_ctx =
+			    btf__find_by_name_kind(vmlinux, "bpf_cast_to_kern_ctx",
+						   BTF_KIND_FUNC) >= 0;
+			if (k->cast_to_kern_ctx) {
+				int fd = plan_cgroup2_open(k->cgroup2_how, sizeof(k->cgroup2_how));
+
+				k->cgroup2 = fd < 0 ? fd : 0;
+				if (fd >= 0)
+					close(fd);
+			}
+		}
+		if (s == RXLAT_STAGE_SOCK_READ) {
+			k->consume_skb_location = consume_skb_has_location(vmlinux);
+			if (k->consume_skb_location)
+				k->udp_consume = ksym_range("skb_consume_udp", &k->udp_consume_lo,
+							    &k->udp_consume_hi);
+		}
+	}
+	btf__free(vmlinux);
+	if (err)
+		return err;
+	/* after the BTF is freed: the check's object loads a copy of its own */
+	if (plan_wants_fallback(cfg, k, RXLAT_STAGE_SOCK_READ) && k->consume_skb_location &&
+	    !k->udp_consume)
+		k->udp_read = udp_read_probe(k);
+	return 0;
+}
+
+int plan_make(const struct rxlat_config *cfg, struct plan *plan, struct rxlat_hooks_info *info)
+{
+	struct plan_kernel k;
+	int err = probe_kernel(cfg, &k);
+
+	if (err) {
+		memset(info, 0, sizeof(*info));
+		memset(plan, 0, sizeof(*plan));
+		return err;
+	}
+	err = plan_decide(cfg, &k, plan, info);
+	for (int s = 0; s < RXLAT_NR_STAGES && err; s++)
+		if (cfg->stages[s] && !info->attach[s]) {
+			rxlat_err("%s fentry: stage %s: %s; use %s auto to fall back",
+				  opt(OPT_ATTACH), rxlat_stage_names[s], info->unavailable[s],
+				  opt(OPT_ATTACH));
+			break;
+		}
+	return err;
+}
+
+int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
+{
+	struct plan plan;
+
+	return plan_make(cfg, &plan, info);
+}
