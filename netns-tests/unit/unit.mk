@@ -10,7 +10,7 @@ MODEL  := collector/read/model.c collector/read/model_rows.c collector/read/tall
 RENDER := collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
-              $(BUILD)/rxlat-options-test
+              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
@@ -48,5 +48,17 @@ $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_MAN_PAGE='"$(BUILD)/rxlat.8"' $< $(OPTIONS_SRC) -o $@ \
 		-largtable2 -lbpf -ljson-c -lm
+
+# The attach plan's decisions on made-up kernels: no kernel, no BPF.
+$(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/plan.c collector/attach/plan.h \
+		collector/attach/hooks.h include/rxlat.h netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< collector/attach/plan.c -o $@
+
+# The programs of hooks.bpf.o against the loader's program table and the
+# stage table, both ways: the object opened with libbpf, never loaded.
+$(BUILD)/rxlat-progs-test: $(UNIT)/progs_test.c collector/attach/plan.c collector/attach/plan.h \
+		include/rxlat.h netns-tests/check.h $(BUILD)/hooks.bpf.o | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) -DRXLAT_HOOKS_OBJ='"$(BUILD)/hooks.bpf.o"' $< collector/attach/plan.c \
+		-o $@ -lbpf -lelf -lz
 
 test-binaries: $(UNIT_TESTS)
