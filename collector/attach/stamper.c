@@ -2,8 +2,8 @@
 /*
  * The XDP stamper as rxlat sees it: attached by rxlat itself through a BPF
  * link (the kernel detaches it when rxlat exits, however it exits), or, with
- * --no-xdp, found among the loaded programs after xdp-loader attached it.
- * Either way, once rxlat has the stamper's batch map, the poll-end reset
+ * --no-xdp, found among the loaded programs after xdp-loader attached it
+ * (stamper_find.c). Either way, once rxlat has the stamper's batch map, the poll-end reset
  * (xdp/rxlat_reset.bpf.c) is attached beside it.
  */
 #include <dirent.h>
@@ -18,33 +18,13 @@
 #include <linux/if_link.h>
 #include "holders.h"
 #include "stamper.h"
+#include "stamper_impl.h"
 #include "tc.h"
 #include "log.h"
 #include "opt.h"
 #include "xdp_counters.h"
 #include "rxlat_reset.skel.h"
 #include "rxlat_xdp.skel.h"
-
-#define MAX_STATS_MAPS 16
-#define MAX_PROG_MAPS  8
-
-/* program names as the kernel keeps them (cut to 15 characters) */
-#define STAMPER_NAME	"rxlat_xdp"
-#define DISPATCHER_NAME "xdp_dispatcher"
-
-struct rxlat_stamper {
-	struct rxlat_xdp *skel; /* NULL when found, not loaded */
-	int link_fds[RXLAT_MAX_CLI_IFACES];
-	int nlinks;
-	/* rxlat_xdp_slots, rxlat_xdp_stats and rxlat_xdp_overflow of each stamper */
-	int slots_fds[MAX_STATS_MAPS], stats_fds[MAX_STATS_MAPS], overflow_fds[MAX_STATS_MAPS];
-	int nslots, nstats, noverflow;
-	int batch_fd;
-	struct rxlat_reset *reset; /* the poll-end reset, sharing batch_fd */
-	/* found stampers only: the interfaces of this namespace they run on */
-	__u32 *ifindexes;
-	size_t nifindexes;
-};
 
 static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, bool frags)
 {
@@ -92,7 +72,7 @@ static __u32 match_xdp_link(const struct bpf_link_info *l, const void *arg)
  * tracing link of each names the dispatcher's program id as its target
  * (6.1 has target_obj_id already).
  */
-static __u32 match_dispatched_stamper(const struct bpf_link_info *l, const void *arg)
+__u32 stamper_match_dispatched(const struct bpf_link_info *l, const void *arg)
 {
 	const __u32 *dispatcher_id = arg;
 
@@ -106,7 +86,7 @@ static __u32 match_dispatched_stamper(const struct bpf_link_info *l, const void 
  * The stamper object for xdp-loader: beside the rxlat binary when it runs
  * from the build tree, else where make install puts it.
  */
-static void stamper_object(char *path, size_t size)
+void stamper_object(char *path, size_t size)
 {
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -125,13 +105,7 @@ static void stamper_object(char *path, size_t size)
 	snprintf(path, size, "%s/rxlat_xdp.bpf.o", RXLAT_LIBDIR);
 }
 
-struct xdp_mode_ids {
-	__u32 id;
-	const char *loader; /* xdp-loader -m */
-	const char *ip;	    /* ip link set dev IFACE <ip> off */
-};
-
-static int attached_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
+int stamper_xdp_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	int err = bpf_xdp_query(ifindex, 0, &q);
@@ -162,7 +136,7 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 	__u32 link_id;
 	pid_t pid;
 
-	if (attached_progs(ifindex, modes))
+	if (stamper_xdp_progs(ifindex, modes))
 		return 0;
 	for (int i = 0; i < 3 && !m; i++)
 		if (modes[i].id)
@@ -208,7 +182,7 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 		return 1;
 	}
 	if (!strcmp(name, DISPATCHER_NAME)) {
-		if (for_each_link(match_dispatched_stamper, &m->id)) {
+		if (for_each_link(stamper_match_dispatched, &m->id)) {
 			rxlat_err("%s already has an XDP program attached (libxdp's dispatcher, id "
 				  "%u, running the rxlat stamper): read its stamps with '%s'",
 				  ifname, m->id, read_cmd);
@@ -271,7 +245,7 @@ static void arm_all_cpus(int fd)
  * Share the stamper's per-CPU batch state with the poll-end reset, so that
  * the reset clears the stamp the stamper hands out.
  */
-static int attach_reset(struct rxlat_stamper *st)
+int stamper_attach_reset(struct rxlat_stamper *st)
 {
 	int err;
 
@@ -300,7 +274,7 @@ static int attach_reset(struct rxlat_stamper *st)
 	return err;
 }
 
-static struct rxlat_stamper *stamper_new(void)
+struct rxlat_stamper *stamper_new(void)
 {
 	struct rxlat_stamper *st = calloc(1, sizeof(*st));
 
@@ -392,7 +366,7 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode, cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
 	}
-	err = attach_reset(st);
+	err = stamper_attach_reset(st);
 	if (err)
 		goto fail;
 	*out = st;
@@ -400,264 +374,6 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 fail:
 	stamper_destroy(st);
 	return err ? err : -EINVAL;
-}
-
-/* counters: the per-interface maps too, not only the batch stamp */
-static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
-{
-	struct bpf_map_info info = {};
-	__u32 len = sizeof(info);
-	int fd = bpf_map_get_fd_by_id(map_id);
-
-	if (fd < 0)
-		return;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		goto drop;
-	/* map names are cut to 15 characters */
-	if (counters && !strcmp(info.name, "rxlat_xdp_stats") && st->nstats < MAX_STATS_MAPS) {
-		st->stats_fds[st->nstats++] = fd;
-		return;
-	}
-	if (counters && !strcmp(info.name, "rxlat_xdp_slots") && st->nslots < MAX_STATS_MAPS) {
-		st->slots_fds[st->nslots++] = fd;
-		return;
-	}
-	if (counters && !strncmp(info.name, "rxlat_xdp_overf", 15) &&
-	    st->noverflow < MAX_STATS_MAPS) {
-		st->overflow_fds[st->noverflow++] = fd;
-		return;
-	}
-	if (!strcmp(info.name, "rxlat_batch") && st->batch_fd < 0) {
-		st->batch_fd = fd;
-		return;
-	}
-drop:
-	close(fd);
-}
-
-static bool fd_is_map(const int *fds, int n, __u32 id)
-{
-	for (int i = 0; i < n; i++) {
-		struct bpf_map_info info = {};
-		__u32 len = sizeof(info);
-
-		if (!bpf_obj_get_info_by_fd(fds[i], &info, &len) && info.id == id)
-			return true;
-	}
-	return false;
-}
-
-/* maps shared by several programs (one pin path) are taken once */
-static bool seen_map(const struct rxlat_stamper *st, __u32 id)
-{
-	return fd_is_map(st->stats_fds, st->nstats, id) ||
-	       fd_is_map(st->slots_fds, st->nslots, id) ||
-	       fd_is_map(st->overflow_fds, st->noverflow, id) ||
-	       (st->batch_fd >= 0 && fd_is_map(&st->batch_fd, 1, id));
-}
-
-/* A loaded stamper program, and whether it runs in this namespace. */
-struct found_prog {
-	__u32 id;
-	__u32 map_ids[MAX_PROG_MAPS];
-	__u32 nmaps;
-	__u32 ifindex; /* an interface of this namespace it runs on, 0: none */
-};
-
-static int list_stampers(struct found_prog **out, int *n)
-{
-	struct found_prog *progs = NULL;
-	__u32 id = 0;
-	int err;
-
-	*n = 0;
-	while (!bpf_prog_get_next_id(id, &id)) {
-		struct bpf_prog_info info = {};
-		__u32 len = sizeof(info);
-		struct found_prog p = { .id = id };
-		int fd = bpf_prog_get_fd_by_id(id);
-
-		if (fd < 0)
-			continue;
-		info.nr_map_ids = MAX_PROG_MAPS;
-		info.map_ids = (__u64)(unsigned long)p.map_ids;
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, STAMPER_NAME)) {
-			void *np = realloc(progs, (*n + 1) * sizeof(*progs));
-
-			if (!np) {
-				close(fd);
-				free(progs);
-				return -ENOMEM;
-			}
-			progs = np;
-			p.nmaps = info.nr_map_ids < MAX_PROG_MAPS ? info.nr_map_ids : MAX_PROG_MAPS;
-			progs[(*n)++] = p;
-		}
-		close(fd);
-	}
-	err = errno == ENOENT ? 0 : -errno;
-	if (err) {
-		free(progs);
-		*n = 0;
-		return err;
-	}
-	*out = progs;
-	return 0;
-}
-
-static int add_ifindex(struct rxlat_stamper *st, __u32 ifindex)
-{
-	void *n;
-
-	for (size_t i = 0; i < st->nifindexes; i++)
-		if (st->ifindexes[i] == ifindex)
-			return 0;
-	n = realloc(st->ifindexes, (st->nifindexes + 1) * sizeof(*st->ifindexes));
-	if (!n)
-		return -ENOMEM;
-	st->ifindexes = n;
-	st->ifindexes[st->nifindexes++] = ifindex;
-	return 0;
-}
-
-/*
- * Ifindexes are per network namespace, program ids are not: a stamper is
- * this namespace's if it runs on one of its interfaces, attached directly
- * (any mode) or as an extension of libxdp's dispatcher there.
- */
-static int mark_here(struct rxlat_stamper *st, struct found_prog *progs, int nprogs)
-{
-	struct if_nameindex *ifs = if_nameindex(), *i;
-	int err = 0;
-
-	if (!ifs)
-		return -errno;
-	for (i = ifs; i->if_index && !err; i++) {
-		struct xdp_mode_ids modes[3];
-
-		if (attached_progs(i->if_index, modes))
-			continue;
-		for (int m = 0; m < 3 && !err; m++) {
-			__u32 id = modes[m].id;
-
-			if (!id)
-				continue;
-			if (prog_is(id, DISPATCHER_NAME))
-				id = for_each_link(match_dispatched_stamper, &id);
-			for (int p = 0; p < nprogs && id; p++) {
-				if (progs[p].id != id)
-					continue;
-				if (!progs[p].ifindex)
-					progs[p].ifindex = i->if_index;
-				err = add_ifindex(st, i->if_index);
-			}
-		}
-	}
-	if_freenameindex(ifs);
-	return err;
-}
-
-/* Is map_id also a map of a stamper that does not run here? */
-static bool map_elsewhere(const struct found_prog *progs, int nprogs, __u32 map_id)
-{
-	for (int p = 0; p < nprogs; p++) {
-		if (progs[p].ifindex)
-			continue;
-		for (__u32 m = 0; m < progs[p].nmaps; m++)
-			if (progs[p].map_ids[m] == map_id)
-				return true;
-	}
-	return false;
-}
-
-int stamper_find(struct rxlat_stamper **out, bool quiet)
-{
-	struct rxlat_stamper *st = stamper_new();
-	struct found_prog *progs = NULL;
-	int nprogs = 0, nhere = 0, err;
-	char obj[PATH_MAX];
-
-	if (!st)
-		return -ENOMEM;
-	/*
-	 * Whoever loaded the stamper (xdp-loader, with or without a pin path,
-	 * directly or through libxdp's dispatcher), its program is called
-	 * rxlat_xdp, and its maps hang off the program.
-	 */
-	err = list_stampers(&progs, &nprogs);
-	if (!err)
-		err = mark_here(st, progs, nprogs);
-	if (err == -EPERM) {
-		rxlat_err("listing BPF programs was refused (EPERM): run as root");
-		goto fail;
-	}
-	if (err) {
-		rxlat_err("cannot list the loaded XDP stampers: %s", strerror(-err));
-		goto fail;
-	}
-	for (int p = 0; p < nprogs; p++) {
-		bool shared = false;
-		char ifname[IF_NAMESIZE];
-
-		if (!progs[p].ifindex)
-			continue;
-		nhere++;
-		for (__u32 m = 0; m < progs[p].nmaps; m++)
-			shared |= map_elsewhere(progs, nprogs, progs[p].map_ids[m]);
-		for (__u32 m = 0; m < progs[p].nmaps; m++)
-			if (!seen_map(st, progs[p].map_ids[m]))
-				take_map(st, progs[p].map_ids[m], !shared);
-		if (!shared)
-			continue;
-		if (!if_indextoname(progs[p].ifindex, ifname))
-			snprintf(ifname, sizeof(ifname), "if%u", progs[p].ifindex);
-		stamper_object(obj, sizeof(obj));
-		rxlat_info("no XDP counters for the stamper on %s: its maps are shared with a "
-			   "stamper outside this network namespace (one xdp-loader pin path in "
-			   "both: the bpf filesystem is global), so they cannot be told apart; "
-			   "load each namespace's stamper with a pin path of its own "
-			   "('xdp-loader load -p " RXLAT_PIN_DIR "-NAME %s %s') or without -p",
-			   ifname, ifname, obj);
-	}
-	if (!nhere) {
-		err = -ENOENT;
-		if (quiet)
-			goto fail;
-		stamper_object(obj, sizeof(obj));
-		if (!nprogs)
-			rxlat_err("%s: no XDP program named rxlat_xdp is loaded: attach one "
-				  "with 'xdp-loader load -p " RXLAT_PIN_DIR " IFACE %s', or drop "
-				  "%s and name the interface with %s",
-				  opt(OPT_NO_XDP), obj, opt(OPT_NO_XDP), opt_short(OPT_INTERFACE));
-		else
-			rxlat_err(
-			    "%s: no rxlat_xdp program runs on an interface of this "
-			    "network namespace (%d loaded run elsewhere or nowhere): attach one "
-			    "here with a pin path of its own, as the bpf filesystem is shared "
-			    "by all namespaces ('xdp-loader load -p " RXLAT_PIN_DIR
-			    "-NAME IFACE %s'), or drop %s and name the interface with %s",
-			    opt(OPT_NO_XDP), nprogs, obj, opt(OPT_NO_XDP),
-			    opt_short(OPT_INTERFACE));
-		goto fail;
-	}
-	if (st->nstats > 1)
-		rxlat_info("%s: %d stampers with separate maps found (loaded without a "
-			   "shared pin path): per-poll stamps of only one are reset at poll end, "
-			   "the others find poll boundaries themselves (a gap between packets, or "
-			   "a new jiffy)",
-			   opt(OPT_NO_XDP), st->nstats);
-	if (st->batch_fd >= 0) {
-		err = attach_reset(st);
-		if (err)
-			goto fail;
-	}
-	free(progs);
-	*out = st;
-	return 0;
-fail:
-	free(progs);
-	stamper_destroy(st);
-	return err;
 }
 
 static bool ifindex_here(const struct rxlat_stamper *st, __u32 ifindex)

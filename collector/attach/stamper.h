@@ -7,8 +7,9 @@
 #include "config.h"
 
 /*
- * stamper.c: the XDP stamper, attached by rxlat or found when --no-xdp, and
- * the poll-end reset of its batch stamps, attached whenever there is one.
+ * stamper.c: the XDP stamper, attached by rxlat or found when --no-xdp
+ * (stamper_find.c), and the poll-end reset of its batch stamps, attached
+ * whenever there is one.
  */
 struct rxlat_stamper;
 /*
