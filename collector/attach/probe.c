@@ -184,6 +184,7 @@ static int ksym_range(const char *name, __u64 *lo, __u64 *hi)
 			cap = cap ? 2 * cap : 1 << 16;
 			grown = realloc(addrs, cap * sizeof(*addrs));
 			if (!grown) {
+				rxlat_warn("out of memory reading /proc/kallsyms");
 				err = -ENOMEM;
 				break;
 			}
@@ -303,8 +304,11 @@ bool plan_direct_mem(void)
 	struct bpf_program *p;
 	bool ok;
 
-	if (!skel)
+	if (!skel) {
+		rxlat_debug("direct metadata reads not tried: cannot open the hooks object: %s",
+			    strerror(errno));
 		return false;
+	}
 	bpf_object__for_each_program (p, skel->obj)
 		bpf_program__set_autoload(p, p == skel->progs.rxlat_probe_mem);
 	bpf_map__set_max_entries(skel->maps.rxlat_ifslots, 1);

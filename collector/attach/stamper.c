@@ -135,9 +135,14 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 	struct xdp_att att;
 	__u32 link_id;
 	pid_t pid;
+	int err;
 
-	if (stamper_xdp_progs(ifindex, modes))
+	err = stamper_xdp_progs(ifindex, modes);
+	if (err) {
+		/* the attach that follows says what is wrong, if anything */
+		rxlat_debug("%s: cannot query its XDP programs: %s", ifname, strerror(-err));
 		return 0;
+	}
 	for (int i = 0; i < 3 && !m; i++)
 		if (modes[i].id)
 			m = &modes[i];
@@ -219,26 +224,29 @@ static int describe_existing(__u32 ifindex, const char *ifname)
  */
 static void arm_all_cpus(int fd)
 {
-	int n = libbpf_num_possible_cpus();
-	struct rxlat_batch *v;
+	int n = libbpf_num_possible_cpus(), err = 0;
+	struct rxlat_batch *v = NULL;
 	bool any = false;
 	__u32 key = 0;
 
 	if (n <= 0)
-		return;
-	v = calloc(n, sizeof(*v));
-	if (!v)
-		return;
-	if (!bpf_map_lookup_elem(fd, &key, v)) {
-		for (int i = 0; i < n; i++)
-			if (!v[i].stamp && !v[i].armed) {
-				v[i].armed = 1;
-				any = true;
-			}
-		if (any)
-			bpf_map_update_elem(fd, &key, v, BPF_ANY);
-	}
+		err = n ? n : -EINVAL;
+	else if (!(v = calloc(n, sizeof(*v))))
+		err = -ENOMEM;
+	else if (bpf_map_lookup_elem(fd, &key, v))
+		err = -errno;
+	for (int i = 0; !err && i < n; i++)
+		if (!v[i].stamp && !v[i].armed) {
+			v[i].armed = 1;
+			any = true;
+		}
+	if (!err && any && bpf_map_update_elem(fd, &key, v, BPF_ANY))
+		err = -errno;
 	free(v);
+	if (err)
+		rxlat_warn("cannot arm the poll-end reset on every CPU: %s; until a CPU's first "
+			   "poll end, a poll there may take two stamps",
+			   strerror(-err));
 }
 
 /*
@@ -301,8 +309,10 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 	if (!nxdp)
 		return 0;
 	st = stamper_new();
-	if (!st)
+	if (!st) {
+		rxlat_err("out of memory");
 		return -ENOMEM;
+	}
 
 	/*
 	 * Multi-buffer support (xdp.frags) leaves the interface's MTU limits as
@@ -326,7 +336,7 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 		goto fail;
 	}
 	if (cfg->stamp == RXLAT_STAMP_PACKET)
-		rxlat_info("warning: %s packet gives every packet its own stamp: GRO then "
+		rxlat_warn("%s packet gives every packet its own stamp: GRO then "
 			   "merges nothing and delivers TCP segments out of order (spurious "
 			   "retransmits, TCP throughput down to about 0.15x over veth); use the "
 			   "default %s batch for TCP",

@@ -29,10 +29,14 @@ static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
 	__u32 len = sizeof(info);
 	int fd = bpf_map_get_fd_by_id(map_id);
 
-	if (fd < 0)
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		/* its counters, or the batch map that the reset needs, may be missing */
+		rxlat_warn("%s: cannot open map %u of the stamper: %s", opt(OPT_NO_XDP), map_id,
+			   strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return;
-	if (bpf_obj_get_info_by_fd(fd, &info, &len))
-		goto drop;
+	}
 	/* map names are cut to 15 characters */
 	if (counters && !strcmp(info.name, "rxlat_xdp_stats") && st->nstats < MAX_STATS_MAPS) {
 		st->stats_fds[st->nstats++] = fd;
@@ -51,7 +55,6 @@ static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
 		st->batch_fd = fd;
 		return;
 	}
-drop:
 	close(fd);
 }
 
@@ -197,8 +200,10 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 	int nprogs = 0, nhere = 0, err;
 	char obj[PATH_MAX];
 
-	if (!st)
+	if (!st) {
+		rxlat_err("out of memory");
 		return -ENOMEM;
+	}
 	/*
 	 * Whoever loaded the stamper (xdp-loader, with or without a pin path,
 	 * directly or through libxdp's dispatcher), its program is called
