@@ -5,11 +5,13 @@
  * (include/rxlat.h), both ways: every attach point of the tables has
  * exactly one program, of the right type, in the section of that attach
  * point; every program of the object is in the table. The object is opened
- * with libbpf, never loaded: no privileges, any kernel. Runs from the
- * repository root; one PASS or FAIL line per check.
+ * with libbpf, never loaded: no privileges, any kernel. The object is
+ * $BUILD/hooks.bpf.o (run.sh sets BUILD), else the one of the build that
+ * made this test, else the path given. One PASS or FAIL line per check.
  */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 
@@ -155,10 +157,18 @@ static void check_prog(const struct bpf_program *p)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : RXLAT_HOOKS_OBJ;
+	const char *build = getenv("BUILD"); /* run.sh's, also inside the test VM */
+	const char *path = RXLAT_HOOKS_OBJ;
+	char buf[4096];
 	struct bpf_object *obj;
 	struct bpf_program *p;
 
+	if (argc > 1) {
+		path = argv[1];
+	} else if (build && *build) {
+		snprintf(buf, sizeof(buf), "%s/hooks.bpf.o", build);
+		path = buf;
+	}
 	libbpf_set_print(NULL);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		check_stage(s);
