@@ -19,7 +19,7 @@ USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lmnl -lcap -lmicrohttpd -l
 CFLAGS       += $(addprefix -I,$(COLLECTOR_DIRS))
 
 # hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),
-# so that its names do not collide with hooks.c's own hooks_*() functions.
+# so that its names do not collide with the loader's own hooks_*() functions.
 SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat_reset.skel.h $(BUILD)/hooks_bpf.skel.h \
          $(BUILD)/rxlat_tc.skel.h
 
