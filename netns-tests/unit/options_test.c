@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "unit.h"
 #include "options.h"
 
 static const struct rxlat_option table[RXLAT_NR_OPTS] = {
@@ -18,22 +19,6 @@ static const struct rxlat_option table[RXLAT_NR_OPTS] = {
 #include "options_table.h"
 #undef OPTION
 };
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, '\0', f) < 0) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	return buf;
-}
 
 /*
  * options_parse() of the words of line (split at spaces) into *cfg; its

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "check.h"
+#include "unit.h"
 #include "plan.h"
 
 #ifndef RXLAT_HOOKS_OBJ
@@ -24,17 +25,6 @@
 
 #define NPROGS	(sizeof(plan_progs) / sizeof(plan_progs[0]))
 #define NEXTRAS (sizeof(plan_extras) / sizeof(plan_extras[0]))
-
-struct stage {
-	const char *name;
-	const char *fentry[2];
-	const char *fallback; /* "type:target" or NULL */
-	const char *common;   /* "type:target" or NULL */
-};
-
-#define STAGE(id, name, f4, f6, fb, no_fb, com) { name, { f4, f6 }, fb, com },
-static const struct stage stages[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE) };
-#undef STAGE
 
 static bool same(const char *a, const char *b)
 {

@@ -13,38 +13,8 @@
 #include <string.h>
 
 #include "check.h"
+#include "unit.h"
 #include "rxlat.h"
-
-struct stage {
-	const char *name;
-	const char *fentry[2];
-	const char *fallback; /* "type:target" or NULL */
-	const char *common;   /* "type:target" or NULL */
-};
-
-#define STAGE(id, name, f4, f6, fb, no_fb, com) { name, { f4, f6 }, fb, com },
-static const struct stage stages[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE) };
-#undef STAGE
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	long len;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-		goto out;
-	buf = calloc(1, len + 1);
-	if (buf && fread(buf, 1, len, f) != (size_t)len) {
-		free(buf);
-		buf = NULL;
-	}
-out:
-	fclose(f);
-	return buf;
-}
 
 static bool ident_char(char c)
 {

@@ -25,10 +25,10 @@ $(BUILD)/rxlat-hist-bpf-test: $(UNIT)/hist_bpf_run_test.c include/rxlat.h \
 	$(CC) $(UNIT_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
-		collector/render/report.c collector/render/report.h include/rxlat.h netns-tests/check.h | $(BUILD)
+		collector/render/report.c collector/render/report.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) collector/render/report.c -o $@ -ljson-c -lm
 
-$(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h | $(BUILD)
+$(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@
 
 # The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
@@ -51,13 +51,13 @@ $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli
 
 # The attach plan's decisions on made-up kernels: no kernel, no BPF.
 $(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/plan.c collector/attach/plan.h \
-		collector/attach/hooks.h include/rxlat.h netns-tests/check.h | $(BUILD)
+		collector/attach/hooks.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< collector/attach/plan.c -o $@
 
 # The programs of hooks.bpf.o against the loader's program table and the
 # stage table, both ways: the object opened with libbpf, never loaded.
 $(BUILD)/rxlat-progs-test: $(UNIT)/progs_test.c collector/attach/plan.c collector/attach/plan.h \
-		include/rxlat.h netns-tests/check.h $(BUILD)/hooks.bpf.o | $(BUILD)
+		include/rxlat.h netns-tests/check.h $(UNIT)/unit.h $(BUILD)/hooks.bpf.o | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_HOOKS_OBJ='"$(BUILD)/hooks.bpf.o"' $< collector/attach/plan.c \
 		-o $@ -lbpf -lelf -lz
 
