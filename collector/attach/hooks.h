@@ -40,6 +40,12 @@ int hooks_grow(struct rxlat_hooks *h);
 __u64 hooks_series_lost(const struct rxlat_hooks *h);
 /* ifindex of each interface slot in use, 0 where free; returns count */
 int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots);
+/*
+ * Interface slot slot is free again for the next interface that records
+ * (its owner is gone), and interfaces that had found every slot taken look
+ * for one again. 0 or -EINVAL.
+ */
+int hooks_release_ifslot(struct rxlat_hooks *h, __u32 slot);
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
 /* Interface slot of ifindex from now belongs to ifindex to: 0 or -errno. */
 int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);

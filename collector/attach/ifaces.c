@@ -38,6 +38,14 @@ struct rxlat_ifaces {
 	struct rxlat_stamper *stamper;
 	struct rxlat_tc **tc; /* opened when the first interface needs it */
 	struct rxlat_links *links;
+	/*
+	 * Without -i, interface slots are claimed by the hooks as interfaces
+	 * record, and released once their interface is gone: per slot, its
+	 * owner when the last check found it gone (released at the next one,
+	 * which follows a report that has its last samples).
+	 */
+	__u32 *gone_owner, *owners;
+	bool check; /* an interface was deleted, or link messages were lost */
 };
 
 static int ifaces_want(struct rxlat_ifaces *f, __u32 ifindex)
@@ -77,6 +85,8 @@ void ifaces_free(struct rxlat_ifaces *f)
 {
 	if (!f)
 		return;
+	free(f->gone_owner);
+	free(f->owners);
 	free(f->wanted);
 	free(f->names);
 	free(f);
@@ -146,7 +156,7 @@ static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
 {
 	struct rxlat_ifaces *f = ctx;
 
-	(void)deleted;
+	f->check |= deleted;
 	/* without memory the name is looked up again at the next report */
 	if (name)
 		ifaces_name(f, ifindex, name);
@@ -273,6 +283,7 @@ int ifaces_handle_links(struct rxlat_ifaces *f)
 
 	if (err < 0)
 		return err;
+	f->check |= err > 0; /* messages lost: a deletion may be among them */
 	follow_ifaces(f);
 	return 0;
 }
@@ -323,4 +334,39 @@ void ifaces_warn_down(const struct rxlat_ifaces *f)
 				   cfg->ifnames[i]);
 	}
 	close(fd);
+}
+
+int ifaces_release_gone(struct rxlat_ifaces *f, void (*retire)(void *ctx, __u32 slot), void *ctx)
+{
+	__u32 n = f->cfg->bpf.max_ifaces;
+	char name[IF_NAMESIZE];
+	bool pending = false;
+	int released = 0;
+
+	if (f->cfg->nifaces || !f->check)
+		return 0;
+	if (!f->gone_owner)
+		f->gone_owner = calloc(n, sizeof(*f->gone_owner));
+	if (!f->owners)
+		f->owners = calloc(n, sizeof(*f->owners));
+	if (!f->gone_owner || !f->owners)
+		return -ENOMEM; /* tried again at the next report */
+	hooks_ifslots(f->hooks, f->owners, n);
+	for (__u32 slot = 0; slot < n; slot++) {
+		__u32 owner = f->owners[slot];
+
+		if (owner && owner == f->gone_owner[slot]) {
+			retire(ctx, slot);
+			hooks_release_ifslot(f->hooks, slot);
+			released++;
+			owner = 0;
+		} else if (owner && !if_indextoname(owner, name)) {
+			pending = true;
+		} else {
+			owner = 0;
+		}
+		f->gone_owner[slot] = owner;
+	}
+	f->check = pending;
+	return released;
 }

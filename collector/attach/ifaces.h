@@ -41,6 +41,15 @@ void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat
 int ifaces_attach_tc(struct rxlat_ifaces *f);
 /* Reads the link messages, and follows the named interfaces: 0 or -errno. */
 int ifaces_handle_links(struct rxlat_ifaces *f);
+/*
+ * Without -i: the interface slots of interfaces that are gone, released one
+ * check after they were first found gone (call it after each report: the
+ * report between the two has their last samples), so that a host that
+ * creates and deletes interfaces all day keeps giving new ones a slot.
+ * retire(ctx, slot) comes first, for the model. How many were released, or
+ * -ENOMEM.
+ */
+int ifaces_release_gone(struct rxlat_ifaces *f, void (*retire)(void *ctx, __u32 slot), void *ctx);
 /* A named interface that is down is measured once it comes up: say so. */
 void ifaces_warn_down(const struct rxlat_ifaces *f);
 

@@ -143,6 +143,39 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 	return 0;
 }
 
+/* Forgets ifindex's cached slot, so that its next sample looks for one again. */
+static void uncache(struct rxlat_hooks *h, int fd, __u32 ifindex)
+{
+	if (ifindex < RXLAT_IFINDEX_DIRECT)
+		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[ifindex], 0, __ATOMIC_RELEASE);
+	else
+		bpf_map_delete_elem(fd, &ifindex);
+}
+
+int hooks_release_ifslot(struct rxlat_hooks *h, __u32 slot)
+{
+	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots);
+	__u32 max = h->skel->rodata->rxlat_cfg.max_ifaces, key, next, *cur = NULL;
+	__u16 *direct = h->skel->bss->rxlat_ifslot_of;
+	struct rxlat_ifslot v;
+
+	if (slot >= max || slot >= RXLAT_MAX_IFACES_LIMIT)
+		return -EINVAL;
+	uncache(h, fd, __atomic_load_n(&h->skel->bss->rxlat_slot_owner[slot], __ATOMIC_ACQUIRE));
+	/* interfaces that found every slot taken were cached with the overflow */
+	for (__u32 i = 1; i < RXLAT_IFINDEX_DIRECT; i++)
+		if (__atomic_load_n(&direct[i], __ATOMIC_ACQUIRE) == max + 1)
+			uncache(h, fd, i);
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		key = next;
+		cur = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v.slot == max)
+			uncache(h, fd, key);
+	}
+	__atomic_store_n(&h->skel->bss->rxlat_slot_owner[slot], 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch)
 {
 	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_state.epoch, 1, __ATOMIC_SEQ_CST);

@@ -55,6 +55,7 @@ struct collector {
 	struct rxlat_drops *drops; /* --drops, else NULL */
 	struct rxlat_slow *slow;   /* --slow, else NULL */
 	__u64 lost_told;	   /* samples without a histogram, said so far */
+	bool told_full;		   /* every interface slot taken: said */
 	struct rxlat_out out;	   /* stdout */
 };
 
@@ -188,7 +189,7 @@ static int next_series(void *ctx, struct rxlat_series *out)
 	return model_report_next(ctx, out);
 }
 
-static int report(struct collector *c, bool final)
+static int report_out(struct collector *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
 	struct model_iter *it = NULL;
@@ -250,6 +251,44 @@ out:
 	model_iter_free(it);
 	free(xdp);
 	free(drops);
+	return err;
+}
+
+static void retire(void *ctx, __u32 slot)
+{
+	struct collector *c = ctx;
+
+	model_retire_slot(c->model, slot);
+}
+
+/*
+ * After each report (its series have the last samples of interfaces gone
+ * by then): the slots of interfaces that are gone are released, and a word
+ * once when interfaces found every slot taken.
+ */
+static void tend_slots(struct collector *c)
+{
+	__u64 other = 0;
+
+	if (ifaces_release_gone(c->ifaces, retire, c) < 0)
+		rxlat_debug("out of memory releasing the slots of deleted interfaces");
+	if (c->cfg->nifaces || c->told_full)
+		return;
+	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++)
+		other += model_total_overflow(c->model, 0, st);
+	if (!other)
+		return;
+	rxlat_warn("every interface slot is taken: interfaces past %s %u are reported as "
+		   "\"other\" until one of theirs is deleted; raise %s",
+		   opt(OPT_MAX_IFACES), c->cfg->bpf.max_ifaces, opt(OPT_MAX_IFACES));
+	c->told_full = true;
+}
+
+static int report(struct collector *c, bool final)
+{
+	int err = report_out(c, final);
+
+	tend_slots(c);
 	return err;
 }
 

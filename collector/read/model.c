@@ -20,6 +20,7 @@ struct dim {
 	bool (*valid)(const struct rxlat_model *m, __u32 slot, bool total);
 	void (*label)(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s);
 	const char *limit; /* its last slot takes what is past this limit */
+	bool released;	   /* its slots are released (model_retire_slot()) */
 };
 
 static __u32 stage_size(const struct rxlat_model *m)
@@ -101,9 +102,9 @@ static void queue_label(const struct rxlat_model *m, __u32 slot, bool total, str
 
 /* Outermost first, as rxlat_series_index() lays the series out. */
 static const struct dim dims[] = {
-	{ stage_size, never, always, stage_label, NULL },
-	{ iface_size, never, iface_valid, iface_label, "max_ifaces" },
-	{ queue_size, queue_summed, always, queue_label, "max_queues" },
+	{ stage_size, never, always, stage_label, NULL, false },
+	{ iface_size, never, iface_valid, iface_label, "max_ifaces", true },
+	{ queue_size, queue_summed, always, queue_label, "max_queues", false },
 };
 #define ND ((int)(sizeof(dims) / sizeof(dims[0])))
 
@@ -197,6 +198,7 @@ void model_free(struct rxlat_model *m)
 	tally_free(&m->drops);
 	free(m->xdp_tot);
 	free(m->drop_tot);
+	free(m->frozen);
 	free(m);
 }
 
@@ -235,6 +237,9 @@ struct model_iter {
 	__u32 pos[ND];	 /* the next series; SUMMED in summed dimensions */
 	__u32 *lead[ND]; /* per slot, the slot whose series it is part of */
 	bool done;
+	/* totals: the kept totals of released slots, added to a live series */
+	bool *matched;
+	size_t nfrozen, next_frozen;
 };
 
 /* The labels of the series at pos, as they are printed (exported only for totals). */
@@ -245,17 +250,6 @@ static void labels_at(const struct model_iter *it, const __u32 *pos, struct rxla
 		dims[d].label(it->m, pos[d], it->total, s);
 }
 
-static void label_key(const struct rxlat_series *s, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < s->nlabels && used < len; i++)
-		if (!(s->labels[i].flags & RXLAT_LABEL_JSON_ONLY))
-			used += snprintf(buf + used, len - used, "%s=%s;", s->labels[i].key,
-					 s->labels[i].str);
-}
-
 /*
  * Leaders of dimension d: each valid slot leads itself for the reports;
  * for totals, the first slot whose labels read the same leads them all.
@@ -264,7 +258,7 @@ static int leaders(struct model_iter *it, int d)
 {
 	const struct rxlat_model *m = it->m;
 	__u32 n = dims[d].size(m);
-	char(*keys)[RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16)] = NULL;
+	char(*keys)[MODEL_KEY_LEN] = NULL;
 
 	it->lead[d] = calloc(n, sizeof(*it->lead[d]));
 	if (it->total)
@@ -281,7 +275,7 @@ static int leaders(struct model_iter *it, int d)
 			continue;
 		ser.nlabels = 0;
 		dims[d].label(m, s, true, &ser);
-		label_key(&ser, keys[s], sizeof(keys[s]));
+		model_label_key(&ser, keys[s], sizeof(keys[s]));
 		for (__u32 j = 0; j < s; j++)
 			if (it->lead[d][j] == j && !strcmp(keys[j], keys[s])) {
 				it->lead[d][s] = j;
@@ -372,6 +366,7 @@ void model_iter_free(struct model_iter *it)
 		return;
 	for (int d = 0; d < ND; d++)
 		free(it->lead[d]);
+	free(it->matched);
 	free(it);
 }
 
@@ -506,7 +501,50 @@ static bool hist_empty(const struct rxlat_hist *h)
 
 struct model_iter *model_total_begin(struct rxlat_model *m)
 {
-	return iter_new(m, true, 0);
+	struct model_iter *it;
+
+	m->scraped = true;
+	it = iter_new(m, true, 0);
+	if (it && m->nfrozen) {
+		it->nfrozen = m->nfrozen;
+		it->matched = calloc(m->nfrozen, sizeof(*it->matched));
+		if (!it->matched) {
+			model_iter_free(it);
+			return NULL;
+		}
+	}
+	return it;
+}
+
+/* h += the kept totals of released slots with out's labels. */
+static void add_frozen(struct model_iter *it, const struct rxlat_series *out, struct rxlat_hist *h)
+{
+	char key[MODEL_KEY_LEN];
+
+	if (!it->nfrozen)
+		return;
+	model_label_key(out, key, sizeof(key));
+	for (size_t i = 0; i < it->nfrozen; i++)
+		if (!it->matched[i] && !strcmp(it->m->frozen[i].key, key)) {
+			model_hist_add(h, &it->m->frozen[i].h);
+			it->matched[i] = true;
+		}
+}
+
+/* The next kept series that no live one had: 1, or 0 after the last. */
+static int next_frozen(struct model_iter *it, struct rxlat_series *out, struct rxlat_hist *h)
+{
+	while (it->next_frozen < it->nfrozen) {
+		const struct model_frozen *f = &it->m->frozen[it->next_frozen++];
+
+		if (it->matched[it->next_frozen - 1])
+			continue;
+		memcpy(out->labels, f->labels, f->nlabels * sizeof(*f->labels));
+		out->nlabels = f->nlabels;
+		*h = f->h;
+		return 1;
+	}
+	return 0;
 }
 
 int model_total_next(struct model_iter *it, struct rxlat_series *out, struct rxlat_hist *h)
@@ -516,15 +554,15 @@ int model_total_next(struct model_iter *it, struct rxlat_series *out, struct rxl
 
 		memset(h, 0, sizeof(*h));
 		each_index(it, 0, 0, add_total, h);
+		labels_at(it, it->pos, out);
+		add_frozen(it, out, h);
 		any = !hist_empty(h);
-		if (any)
-			labels_at(it, it->pos, out);
 		advance(it);
 		it->done = !settle(it);
 		if (any)
 			return 1;
 	}
-	return 0;
+	return next_frozen(it, out, h);
 }
 
 unsigned int model_overflow_dims(void)
@@ -552,36 +590,108 @@ const char *model_overflow_limit(unsigned int i)
 }
 
 /* Samples (every counter of the sources) of stage in the overflow slot of dimension i. */
-__u64 model_total_overflow(struct rxlat_model *m, unsigned int i, __u32 stage)
+/*
+ * Calls fn(m, idx, pos, arg) on every series whose slot in dimension d is
+ * at[d], for each d where at[d] is not SUMMED; pos is its slot in each.
+ */
+static void each_at(struct rxlat_model *m, const __u32 *at,
+		    void (*fn)(struct rxlat_model *m, __u32 idx, const __u32 *pos, void *arg),
+		    void *arg)
 {
-	int od = overflow_dim(i);
-	__u32 n[ND], pos[ND] = { stage };
-	__u64 sum = 0;
+	__u32 n[ND], pos[ND];
+	int d;
 
-	if (od < 0)
-		return 0;
-	for (int d = 0; d < ND; d++)
+	for (d = 0; d < ND; d++) {
 		n[d] = dims[d].size(m);
-	pos[od] = n[od] - 1;
-	/* every series of the stage with that slot: the others' slots all vary */
+		pos[d] = at[d] == SUMMED ? 0 : at[d];
+	}
 	for (;;) {
-		struct rxlat_hist h = {};
 		__u32 idx = 0;
-		int d;
 
 		for (d = 0; d < ND; d++)
 			idx = idx * n[d] + pos[d];
-		add_total(&(struct model_iter){ .m = m }, idx, &h);
-		for (int s = 0; s < RXLAT_NR_SOURCES; s++)
-			sum += h.sources[s];
-		for (d = ND - 1; d > 0; d--) {
-			if (d == od)
+		fn(m, idx, pos, arg);
+		for (d = ND - 1; d >= 0; d--) {
+			if (at[d] != SUMMED)
 				continue;
 			if (++pos[d] < n[d])
 				break;
 			pos[d] = 0;
 		}
-		if (d == 0)
-			return sum;
+		if (d < 0)
+			return;
 	}
+}
+
+static void sum_sources(struct rxlat_model *m, __u32 idx, const __u32 *pos, void *arg)
+{
+	struct rxlat_hist h = {};
+
+	(void)pos;
+	add_total(&(struct model_iter){ .m = m }, idx, &h);
+	for (int s = 0; s < RXLAT_NR_SOURCES; s++)
+		*(__u64 *)arg += h.sources[s];
+}
+
+/* Samples (every counter of the sources) of stage in the overflow slot of dimension i. */
+__u64 model_total_overflow(struct rxlat_model *m, unsigned int i, __u32 stage)
+{
+	int od = overflow_dim(i);
+	__u32 at[ND];
+	__u64 sum = 0;
+
+	if (od < 0)
+		return 0;
+	for (int d = 0; d < ND; d++)
+		at[d] = SUMMED;
+	at[0] = stage;
+	at[od] = dims[od].size(m) - 1;
+	each_at(m, at, sum_sources, &sum);
+	return sum;
+}
+
+/* ---- released slots -------------------------------------------------- */
+
+/*
+ * Series idx of a slot being released: its total so far is kept under its
+ * labels (for Prometheus), and its baseline moves to now, so that the
+ * slot's next owner starts from zero.
+ */
+static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, void *arg)
+{
+	struct rxlat_hist *h = live_at(&m->src.live, idx), *base, tot = {};
+	struct model_iter it = { .m = m, .total = true };
+	struct rxlat_series s;
+	struct model_frozen *f;
+
+	(void)arg;
+	if (!h || !(base = kept(m->base, idx)))
+		return;
+	add_total(&it, idx, &tot);
+	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
+		base->buckets[b] += tot.buckets[b];
+	base->sum_ns += tot.sum_ns;
+	for (int c = 0; c < RXLAT_NR_COUNTS; c++)
+		base->counts[c] += tot.counts[c];
+	if (!m->scraped || hist_empty(&tot))
+		return;
+	for (int d = 0; d < ND; d++)
+		it.pos[d] = dims[d].summed(m) ? SUMMED : at[d];
+	labels_at(&it, it.pos, &s);
+	f = model_frozen_at(m, &s);
+	if (f)
+		model_hist_add(&f->h, &tot);
+}
+
+void model_retire_slot(struct rxlat_model *m, __u32 slot)
+{
+	__u32 at[ND];
+
+	name_slots(m, m->scraped);
+	for (int d = 0; d < ND; d++)
+		at[d] = dims[d].released ? slot : SUMMED;
+	each_at(m, at, retire_series, NULL);
+	/* the next owner is named when it is first seen */
+	if (slot < m->max_ifaces)
+		m->slot_name[slot][0] = '\0';
 }

@@ -93,6 +93,14 @@ int model_report_drops(struct rxlat_model *m, struct rxlat_drop_row **out, size_
 /* --slow: records sent, suppressed and lost since the last report. */
 int model_report_slow(struct rxlat_model *m, __u64 counts[3]);
 
+/*
+ * Interface slot slot is about to be released (its interface is gone): its
+ * series start again from zero for the next owner, and what they counted
+ * stays in Prometheus' totals under their labels (the last MODEL_FROZEN_MAX
+ * label sets of released slots are kept).
+ */
+void model_retire_slot(struct rxlat_model *m, __u32 slot);
+
 /* ---- Prometheus' cursor: totals since the baseline -------------------- */
 
 /*

@@ -23,7 +23,32 @@ struct rxlat_model {
 	size_t nxdp_tot;
 	struct model_drop_total *drop_tot;
 	size_t ndrop_tot;
+	/*
+	 * Prometheus: the totals of series whose interface slot was released
+	 * (its interface gone), by their labels, the oldest dropped past
+	 * MODEL_FROZEN_MAX; only kept once a scrape has been served.
+	 */
+	bool scraped;
+	struct model_frozen *frozen;
+	size_t nfrozen;
+	__u64 frozen_dropped;
 };
+
+#define MODEL_KEY_LEN	 (RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16))
+#define MODEL_FROZEN_MAX 256
+
+struct model_frozen {
+	char key[MODEL_KEY_LEN]; /* model_label_key() */
+	struct rxlat_label labels[RXLAT_MAX_LABELS];
+	unsigned int nlabels;
+	struct rxlat_hist h;
+};
+
+/* model_frozen.c: the labels Prometheus gets, as one string ("k=v;..."). */
+void model_label_key(const struct rxlat_series *s, char *buf, size_t len);
+/* The kept totals of s's labels, added when new: NULL without memory. */
+struct model_frozen *model_frozen_at(struct rxlat_model *m, const struct rxlat_series *s);
+void model_hist_add(struct rxlat_hist *dst, const struct rxlat_hist *src);
 
 /* The stamper's and the drop map's totals now (tally_read, ctx: the model). */
 int model_read_xdp(void *ctx, void **keys, void **vals, size_t *n);

@@ -587,6 +587,82 @@ static void test_late_series(void)
 	model_free(c);
 }
 
+/* The totals of one series label set (stage/ifname/queue "all"), through the totals cursor. */
+static __u64 total_of(struct rxlat_model *m, const char *ifname, __u64 *none)
+{
+	struct model_iter *it = model_total_begin(m);
+	struct rxlat_series s;
+	struct rxlat_hist h;
+	__u64 n = 0;
+
+	*none = 0;
+	while (it && model_total_next(it, &s, &h) > 0)
+		if (!strcmp(ifname_of(&s), ifname)) {
+			for (int b = 0; b < (int)RXLAT_HIST_BUCKETS; b++)
+				n += h.buckets[b];
+			*none += h.sources[RXLAT_SRC_NONE];
+		}
+	model_iter_free(it);
+	return n;
+}
+
+/*
+ * A released slot: its totals stay under its old name, its next owner
+ * starts from zero in both cursors, and one of the same name adds to them.
+ */
+static void test_retire(void)
+{
+	__u32 slots[MAX_IFACES] = { IF_A, 0 };
+	struct rxlat_model *c = NULL;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_series *s = NULL;
+	size_t n = 0;
+	__u64 none;
+
+	if (!live || !(c = new_model(FLAT(live), false))) {
+		check_failed("retire.setup", "out of memory");
+		free(live);
+		return;
+	}
+	name(IF_A, "veth1");
+	name(IF_B, "veth2");
+	memcpy(F.slots, slots, sizeof(slots));
+	model_start(c);
+	CHECK_U64("before", total_of(c, "veth1", &none), 0); /* a scrape came first */
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
+	series(live, RXLAT_STAGE_IP_RCV, 0, 2)->sources[RXLAT_SRC_NONE] += 2;
+	report_series(c, slots, 0, &s, &n);
+	free(s);
+	CHECK_U64("old owner's total", total_of(c, "veth1", &none), 4);
+	model_retire_slot(c, 0);
+	/* IF_B takes the slot */
+	slots[0] = IF_B;
+	memcpy(F.slots, slots, sizeof(slots));
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 3, 300, 100, 1);
+	CHECK_U64("kept under the old name", total_of(c, "veth1", &none), 4);
+	CHECK_U64("kept none", none, 2);
+	CHECK_U64("new owner from zero", total_of(c, "veth2", &none), 3);
+	CHECK_U64("new owner none", none, 0);
+	if (report_series(c, slots, 1, &s, &n) || n != 1) {
+		check_fail("report after release: want 1 series, got %zu", n);
+	} else {
+		check_str("report name", ifname_of(&s[0]), "veth2");
+		CHECK_U64("report delta", s[0].st.count, 3);
+	}
+	free(s);
+	/* a third owner under the first one's name adds to its kept totals */
+	model_retire_slot(c, 0);
+	slots[0] = IF_A + 10;
+	name(IF_A + 10, "veth1");
+	memcpy(F.slots, slots, sizeof(slots));
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 1, 100, 100, 0);
+	CHECK_U64("same name adds", total_of(c, "veth1", &none), 5);
+	CHECK_U64("veth2 kept", total_of(c, "veth2", &none), 3);
+	check_done("retire.totals_kept_next_owner_from_zero");
+	model_free(c);
+	free(live);
+}
+
 int main(void)
 {
 	test_deltas();
@@ -596,5 +672,6 @@ int main(void)
 	test_torn();
 	test_names();
 	test_late_series();
+	test_retire();
 	return check_exit_status();
 }

@@ -6,7 +6,8 @@
 
 UNIT := netns-tests/unit
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
-MODEL  := collector/read/model.c collector/read/model_rows.c collector/read/tally.c
+MODEL  := collector/read/model.c collector/read/model_rows.c collector/read/model_frozen.c \
+          collector/read/tally.c
 RENDER := collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
