@@ -312,7 +312,14 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
 	return h;
 }
 
-static __always_inline void record(const struct sk_buff *skb, __u32 stage)
+/*
+ * at_dev: the skb's interface is skb->dev, not skb_iif. At the
+ * netif_receive_skb tracepoint skb_iif is not yet this round's device: it
+ * is 0, or what an earlier round left (a bridge port's, for a frame the
+ * bridge passes up to its own device). Later stages read skb_iif, the last
+ * device __netif_receive_skb_core() ran for.
+ */
+static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
 	__u32 ifindex, queue, qslot, idx, src;
@@ -328,8 +335,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	} else {
 		__u16 qm = skb->queue_mapping;
 
-		/* skb_iif is set after the netif_receive_skb tracepoint */
-		ifindex = skb->skb_iif ?: skb->dev->ifindex;
+		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 		src = packet_start(skb, now, ifindex, &start);
 	}
@@ -354,6 +360,11 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
+}
+
+static __always_inline void record(const struct sk_buff *skb, __u32 stage)
+{
+	record_in(skb, stage, false);
 }
 
 /* ---- fentry set ---------------------------------------------------- */
@@ -442,7 +453,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 	if (!filter_ip(skb))
 		return 0;
 	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && netns_dev(skb))
-		record(skb, RXLAT_STAGE_IP_RCV);
+		record_in(skb, RXLAT_STAGE_IP_RCV, true);
 	return 0;
 }
 
