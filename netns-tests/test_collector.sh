@@ -253,6 +253,139 @@ kernel_tstamp()
 		"$(q -c '[.[].series[] | select(.stage == "udp_queue_rcv") | .ifname] | unique')"
 }
 
+# Packets a stage counted, measured or not (.count is the measured ones:
+# without a stamper most samples have source none).
+PKTS='(.sources | add)'
+
+# Waits until the links named (NS IF pairs) have gone quiet: no IPv6 or
+# other packet of their bring-up left to reach a test's exact counts.
+links_quiet()	# NS IF [NS IF]...
+{
+	local i j now last=-1 stable=0
+	for ((i = 0; i < 50 && stable < 3; i++)); do
+		sleep 0.1
+		now=0
+		for ((j = 1; j < $#; j += 2)); do
+			now=$((now + $(_t_link_packets "${!j}" "${@:j+1:1}")))
+		done
+		if ((now == last)); then
+			((stable++))
+		else
+			stable=0 last=$now
+		fi
+	done
+}
+
+# A container host: outside -> bridge br0 in the host -> a pod. NS_B (where
+# start_rxlat runs) is the host, with br0 10.13.0.1 and two ports, hout0 to
+# the outside and hpod0 to the pod (10.13.0.2); the outside is 10.13.0.3.
+# Sets NS_OUT NS_POD OUT_DEV BR_MAC POD_MAC.
+bridge_setup()
+{
+	ns_create NS_OUT && ns_create NS_B && ns_create NS_POD || return 1
+	OUT_DEV=eth0
+	ip -n "$NS_OUT" link add "$OUT_DEV" type veth peer name hout0 netns "$NS_B" &&
+		ip -n "$NS_POD" link add eth0 type veth peer name hpod0 netns "$NS_B" &&
+		ip -n "$NS_B" link add br0 type bridge &&
+		ip -n "$NS_B" link set hout0 master br0 &&
+		ip -n "$NS_B" link set hpod0 master br0 &&
+		ip -n "$NS_B" addr add 10.13.0.1/24 dev br0 &&
+		ip -n "$NS_POD" addr add 10.13.0.2/24 dev eth0 &&
+		ip -n "$NS_OUT" addr add 10.13.0.3/24 dev "$OUT_DEV" || return 1
+	local l
+	for l in "$NS_OUT $OUT_DEV" "$NS_POD eth0" "$NS_B hout0" "$NS_B hpod0" "$NS_B br0"; do
+		ip -n "${l% *}" link set "${l#* }" up || return 1
+	done
+	BR_MAC=$(link_mac "$NS_B" br0) POD_MAC=$(link_mac "$NS_POD" eth0)
+	# the pod's address known to the bridge from the start: no flooding
+	bridge -n "$NS_B" fdb add "$POD_MAC" dev hpod0 master static || return 1
+	links_quiet "$NS_B" hout0 "$NS_B" hpod0 "$NS_B" br0
+}
+
+# COUNT datagrams from the outside to TO-NS (DST-IP, DST-MAC), received
+# there intact.
+outside_udp()	# CHECK TO-NS DST-IP DST-MAC COUNT
+{
+	t_bg "recv_$1" in_ns "$2" "$PKTGEN" recv --port "$PORT" --count "$5" --timeout 30
+	local recv_pid=$BG_PID
+	t_wait_line "$T_DIR/recv_$1.out" '^ready$' 10 "$recv_pid" ||
+		t_abort "$1_receiver" "rxlat-pktgen recv did not start"
+	assert_cmd "$1_send" in_ns "$NS_OUT" timeout 60 "$PKTGEN" send --dev "$OUT_DEV" \
+		--dst-mac "$4" --src-ip 10.13.0.3 --dst-ip "$3" --dport "$PORT" --count "$5" --flows 8
+	t_wait_pid "$recv_pid" 40
+	assert_eq "$1_received" "received $5 valid $5 invalid 0 duplicate 0" \
+		"$(tail -n 1 "$T_DIR/recv_$1.out")"
+}
+
+# rxlat in the host of bridge_setup. Datagrams the bridge forwards into the
+# pod never reach IP in the host: ip_rcv counts none of them (the
+# netif_receive_skb fallback fires for every frame a bridge port receives).
+# Datagrams to br0's own address count once each, under br0 unstamped (in
+# the fallback the tracepoint fires for hout0 and again for br0; fentry on
+# ip_rcv_core sees br0 only), under the stamped port with -i hout0, where
+# the stamp names the interface.
+bridge_ports()	# unstamped|stamped
+{
+	local m=$((N / 2)) args=() dev=br0
+	need bridge || return 1
+	bridge_setup || t_abort setup "cannot create the bridged namespaces"
+	if [[ $1 == stamped ]]; then
+		args=(-i hout0) dev=hout0
+	fi
+
+	start_rxlat "${args[@]}" || return 1
+	outside_udp to_pod "$NS_POD" 10.13.0.2 "$POD_MAC" "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq bridged_ip_rcv_none 0 "$(stage_sum ip_rcv "$PKTS")" "host ip_rcv samples of datagrams to the pod"
+	assert_eq bridged_udp_none 0 "$(stage_sum udp_queue_rcv "$PKTS")"
+
+	start_rxlat "${args[@]}" || return 1
+	outside_udp to_host "$NS_B" 10.13.0.1 "$BR_MAC" "$m"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq host_ip_rcv_once "$m" "$(stage_sum ip_rcv "$PKTS")" "host ip_rcv samples of datagrams to br0"
+	assert_eq host_ip_rcv_interface "[\"$dev\"]" \
+		"$(q -c '[.[].series[] | select(.stage == "ip_rcv") | .ifname] | unique')"
+	assert_stage_count host_udp_queue_rcv udp_queue_rcv "$PKTS" "$m"
+	if [[ $1 == stamped ]]; then
+		assert_eq host_ip_rcv_from_xdp "$m" "$(stage_sum ip_rcv .sources.xdp)"
+	fi
+}
+
+# A macvlan in the host, over a veth to the outside: macvlan's rx_handler
+# hands a unicast frame to the macvlan device in another round of
+# __netif_receive_skb_core(), which does not pass the netif_receive_skb
+# tracepoint again. The fallback counts it where the tracepoint fires, at
+# the lower device; fentry on ip_rcv_core at the macvlan. Once either way.
+macvlan_host()
+{
+	local m=$((N / 2)) dev
+	need || return 1
+	{ ns_create NS_OUT && ns_create NS_B; } || t_abort setup "cannot create the namespaces"
+	OUT_DEV=eth0
+	if ! { ip -n "$NS_OUT" link add "$OUT_DEV" type veth peer name low0 netns "$NS_B" &&
+		ip -n "$NS_B" link add mv0 link low0 type macvlan mode bridge &&
+		ip -n "$NS_B" addr add 10.13.0.1/24 dev mv0 &&
+		ip -n "$NS_OUT" addr add 10.13.0.3/24 dev "$OUT_DEV" &&
+		ip -n "$NS_OUT" link set "$OUT_DEV" up && ip -n "$NS_B" link set low0 up &&
+		ip -n "$NS_B" link set mv0 up; }; then
+		t_abort setup "cannot create the macvlan"
+	fi
+	links_quiet "$NS_B" low0 "$NS_B" mv0
+
+	start_rxlat || return 1
+	outside_udp to_macvlan "$NS_B" 10.13.0.1 "$(link_mac "$NS_B" mv0)" "$m"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq ip_rcv_once "$m" "$(stage_sum ip_rcv "$PKTS")" "host ip_rcv samples of datagrams to mv0"
+	dev=low0
+	[[ $(q -r '.[0].attach.ip_rcv // ""') == fentry:* ]] && dev=mv0
+	assert_eq ip_rcv_interface "[\"$dev\"]" \
+		"$(q -c '[.[].series[] | select(.stage == "ip_rcv") | .ifname] | unique')"
+	assert_stage_count udp_queue_rcv_count udp_queue_rcv "$PKTS" "$m"
+}
+
 nothing_left()
 {
 	local before rc
@@ -308,5 +441,8 @@ run_test "tcp_bulk$SFX" tcp_bulk
 run_test "injected_delay$SFX" injected_delay
 run_test "iface_filter$SFX" iface_filter
 run_test "kernel_tstamp$SFX" kernel_tstamp
+run_test "udp_bridge_ports$SFX" bridge_ports unstamped
+run_test "udp_bridge_ports_stamped$SFX" bridge_ports stamped
+run_test "udp_macvlan_host$SFX" macvlan_host
 run_test "nothing_left$SFX" nothing_left
 suite_end

@@ -312,7 +312,14 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
 	return h;
 }
 
-static __always_inline void record(const struct sk_buff *skb, __u32 stage)
+/*
+ * at_dev: the skb's interface is skb->dev, not skb_iif. At the
+ * netif_receive_skb tracepoint skb_iif is not yet this round's device: it
+ * is 0, or what an earlier round left (a bridge port's, for a frame the
+ * bridge passes up to its own device). Later stages read skb_iif, the last
+ * device __netif_receive_skb_core() ran for.
+ */
+static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
 	__u32 ifindex, queue, qslot, idx, src;
@@ -328,8 +335,7 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	} else {
 		__u16 qm = skb->queue_mapping;
 
-		/* skb_iif is set after the netif_receive_skb tracepoint */
-		ifindex = skb->skb_iif ?: skb->dev->ifindex;
+		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 		src = packet_start(skb, now, ifindex, &start);
 	}
@@ -354,6 +360,11 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
+}
+
+static __always_inline void record(const struct sk_buff *skb, __u32 stage)
+{
+	record_in(skb, stage, false);
 }
 
 /* ---- fentry set ---------------------------------------------------- */
@@ -431,8 +442,28 @@ int BPF_PROG(rxlat_fentry_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
 /* ---- fallback set: no BPF trampolines ------------------------------ */
 
 /*
- * Fires in __netif_receive_skb_core() for every protocol, before the IP
- * layer; in skb (generic) XDP mode it fires before the stamper runs.
+ * A port of a bridge or of Open vSwitch: its rx_handler takes every frame.
+ * A frame for this host comes back through netif_receive_skb() under the
+ * bridge (br_pass_frame_up()) or the internal port, and the tracepoint
+ * fires again for that device; a frame forwarded out of another port (into
+ * a container's veth) never reaches IP in this namespace. The other
+ * rx_handlers (macvlan, ipvlan, bonding, team) hand a frame to their own
+ * device with RX_HANDLER_ANOTHER, a round that does not pass the tracepoint
+ * again: those frames count at the lower device, where it fires. One load:
+ * priv_flags is a plain field before 6.12, a bitfield since.
+ */
+static __always_inline bool dev_passes_up(const struct net_device *dev)
+{
+	__u64 ports = bpf_core_enum_value(enum netdev_priv_flags, IFF_BRIDGE_PORT) |
+		      bpf_core_enum_value(enum netdev_priv_flags, IFF_OVS_DATAPATH);
+
+	return BPF_CORE_READ_BITFIELD(dev, priv_flags) & ports;
+}
+
+/*
+ * Fires at the top of __netif_receive_skb_core() for every protocol, once
+ * per call, with skb->dev the receiving device and before the IP layer; in
+ * skb (generic) XDP mode it fires before the stamper runs.
  */
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
@@ -441,8 +472,9 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 
 	if (!filter_ip(skb))
 		return 0;
-	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && netns_dev(skb))
-		record(skb, RXLAT_STAGE_IP_RCV);
+	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && !dev_passes_up(skb->dev) &&
+	    netns_dev(skb))
+		record_in(skb, RXLAT_STAGE_IP_RCV, true);
 	return 0;
 }
 
