@@ -103,7 +103,9 @@ static void *map_mem(int fd, size_t len)
 int main(int argc, char **argv)
 {
 	struct bpf_map_info bss_info, of_info, ch_info;
-	__u32 ni, nq, mi, mq, ms, nseries, *owner, *used;
+	__u32 ni, nq, mi, mq, ms, nseries, base, *used;
+	__u64 *owner;
+	struct rxlat_dims d;
 	int pid, bss, of, chunks;
 	struct rxlat_hist v, **mem;
 	struct sigaction sa;
@@ -124,7 +126,6 @@ int main(int argc, char **argv)
 	mi = strtoul(argv[4], NULL, 10);
 	mq = strtoul(argv[5], NULL, 10);
 	ms = strtoul(argv[6], NULL, 10);
-	nseries = rxlat_nr_series(mi, mq);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -133,6 +134,12 @@ int main(int argc, char **argv)
 	bss = map_of(pid, "hooks_bp.bss", &bss_info);
 	of = map_of(pid, "rxlat_series_of", &of_info);
 	chunks = map_of(pid, "rxlat_hist_chun", &ch_info);
+	/* the group slots (--by) are what the table holds beyond the rest */
+	d = (struct rxlat_dims){ 0, mi, mq };
+	base = RXLAT_NR_STAGES * (mi + 1) * (mq + 1);
+	if (of >= 0 && of_info.max_entries % base == 0 && of_info.max_entries / base >= 2)
+		d.max_groups = of_info.max_entries / base - 2;
+	nseries = rxlat_nr_series(d);
 	if (bss < 0 || of < 0 || chunks < 0 || of_info.max_entries != nseries) {
 		fprintf(stderr,
 			"rxlat-bench-fill: process %d holds no rxlat series maps for "
@@ -150,11 +157,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	used = (__u32 *)(data + st_off + offsetof(struct rxlat_bpf_state, series_used));
-	owner = (__u32 *)(data + own_off);
+	owner = (__u64 *)(data + own_off);
 
 	/* slots of their own for interfaces -i did not name, places as the hooks claim */
 	for (__u32 i = 0; i < ni && i < RXLAT_MAX_IFACES_LIMIT; i++) {
-		__u32 none = 0;
+		__u64 none = 0;
 
 		__atomic_compare_exchange_n(&owner[i], &none, 100000 + i, false, __ATOMIC_SEQ_CST,
 					    __ATOMIC_SEQ_CST);
@@ -162,7 +169,7 @@ int main(int argc, char **argv)
 	for (__u32 s = 0; s < RXLAT_NR_STAGES; s++)
 		for (__u32 i = 0; i < ni; i++)
 			for (__u32 q = 0; q < nq; q++) {
-				__u32 idx = rxlat_series_index(s, i, q, mi, mq);
+				__u32 idx = rxlat_series_index(s, 0, i, q, d);
 				__u64 none = 0,
 				      place = __atomic_add_fetch(used, 1, __ATOMIC_SEQ_CST);
 
@@ -183,7 +190,7 @@ int main(int argc, char **argv)
 			for (__u32 i = 0; i < ni; i++)
 				for (__u32 q = 0; q < nq; q++) {
 					__u64 place =
-					    series_of[rxlat_series_index(s, i, q, mi, mq)] - 1;
+					    series_of[rxlat_series_index(s, 0, i, q, d)] - 1;
 					__u32 c = place >> RXLAT_CHUNK_SHIFT, inner;
 
 					/* rxlat makes the chunks within 0.2 s: wait for them */

@@ -15,8 +15,8 @@
 #endif
 
 /*
- * XDP metadata written by xdp/rxlat_xdp.bpf.c, 20 bytes. The kernel wants a
- * multiple of 4, and kernels like 6.1 cap the area at 32 bytes: 20 leave 12
+ * XDP metadata written by xdp/rxlat_xdp.bpf.c, 24 bytes. The kernel wants a
+ * multiple of 4, and kernels like 6.1 cap the area at 32 bytes: 24 leave 8
  * for another program of a libxdp chain. The stamp sits right before the MAC
  * header when the stamper ran alone or before the others, and at the start of
  * the area when another program ran first and left metadata of its own:
@@ -24,12 +24,20 @@
  * The magic word carries the layout version in its low byte, so that a
  * later layout is never misread as this one, and bytes another program put
  * there are not taken for a stamp.
+ *
+ * The metadata stays with the packet when it is forwarded or bridged into
+ * another network namespace (a container's), where interface indexes name
+ * other interfaces: netns says in which namespace ifindex is (the inode of
+ * /proc/PID/ns/net). rxlat's loader sets it; a stamper loaded by another
+ * loader (xdp-loader) writes 0, "not known", and its stamps are taken for
+ * the namespace where a hook sees the packet.
  */
-#define RXLAT_META_MAGIC 0x52584c01u /* "RXL" + layout version 1 */
+#define RXLAT_META_MAGIC 0x52584c02u /* "RXL" + layout version 2 */
 
 struct rxlat_meta {
 	__u32 magic;
 	__u32 ifindex;
+	__u32 netns; /* namespace of ifindex, 0: not known */
 	__u16 rx_queue;
 	__u16 flags;	/* RXLAT_META_F_* */
 	__u32 stamp_lo; /* CLOCK_MONOTONIC ns, split so that the struct needs */
@@ -204,14 +212,55 @@ _Static_assert((int)RXLAT_COUNT_SRC_XDP == RXLAT_SRC_XDP &&
 #define RXLAT_HIST_LINEAR    ((RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * RXLAT_HIST_SUB)
 #define RXLAT_HIST_BUCKETS   (RXLAT_HIST_LINEAR + 2) /* + underflow + overflow */
 
-/* Size limits; interfaces and queues past them share an overflow slot. */
+/* Size limits; interfaces, queues and groups past them share an overflow slot. */
 #define RXLAT_MAX_IFACES_DEFAULT 16
 #define RXLAT_MAX_QUEUES_DEFAULT 16
+#define RXLAT_MAX_GROUPS_DEFAULT 32
 #define RXLAT_MAX_IFACES_LIMIT	 256
 #define RXLAT_MAX_QUEUES_LIMIT	 256
+#define RXLAT_MAX_GROUPS_LIMIT	 256
+/* The most series (stages x groups x interfaces x queues) a run may have. */
+#define RXLAT_MAX_SERIES (1u << 20)
 
 /*
- * One latency series: (stage, interface slot, queue slot), index
+ * --by: where a sample was taken, besides the interface and queue where its
+ * packet was stamped. A packet stamped on an interface of rxlat's namespace
+ * and forwarded or bridged into another namespace (a container's) is also
+ * measured there, in a group of its own:
+ *   NONE:   only the stages of rxlat's own namespace;
+ *   NETNS:  also the stages of the other namespaces, one group per namespace;
+ *   CGROUP: as NETNS, and the socket stages grouped by the receiving
+ *           socket's cgroup v2 (the container), in every namespace.
+ * Group slot 0 is rxlat's own namespace; slots 1 .. max_groups are claimed
+ * by the hooks with a group key; slot max_groups + 1 takes the overflow.
+ */
+enum rxlat_by {
+	RXLAT_BY_NONE = 0,
+	RXLAT_BY_NETNS = 1,
+	RXLAT_BY_CGROUP = 2,
+};
+
+/* A group's key: the cgroup id, or RXLAT_GROUP_NETNS | the namespace inode. */
+#define RXLAT_GROUP_NETNS (1ull << 63)
+
+/* Per-CPU: the group key a hook saw last, and its slot (see group_slot()). */
+struct rxlat_group_last {
+	__u64 key;
+	__u32 slot;
+	__u32 gen; /* rxlat_bpf_state.group_gen when it was cached */
+};
+
+/*
+ * An interface slot's key: the ifindex, and in the upper half the namespace
+ * of a stamp taken in another namespace than rxlat's (0 for its own).
+ */
+static inline __u64 rxlat_if_key(__u32 ifindex, __u32 netns)
+{
+	return (__u64)netns << 32 | ifindex;
+}
+
+/*
+ * One latency series: (stage, group slot, interface slot, queue slot), index
  * rxlat_series_index(). The histograms are shared, mmap-able arrays (chunks,
  * see RXLAT_CHUNK_SERIES) rather than per-CPU ones: their size does not grow
  * with the number of CPUs (a per-CPU copy costs 1.9 KB per series per CPU),
@@ -229,16 +278,24 @@ struct rxlat_hist {
 	__u64 max_ns[2]; /* largest sample, by parity of the report epoch */
 };
 
-static inline __u32 rxlat_series_index(__u32 stage, __u32 ifslot, __u32 qslot, __u32 max_ifaces,
-				       __u32 max_queues)
+/* The sizes of the series index's dimensions after the stage. */
+struct rxlat_dims {
+	__u32 max_groups, max_ifaces, max_queues;
+};
+
+static inline __u32 rxlat_series_index(__u32 stage, __u32 gslot, __u32 ifslot, __u32 qslot,
+				       struct rxlat_dims d)
 {
-	/* one extra interface slot and queue slot each take the overflow */
-	return (stage * (max_ifaces + 1) + ifslot) * (max_queues + 1) + qslot;
+	/* group slot 0 is rxlat's namespace, one more takes the overflow; one
+	 * extra interface slot and queue slot each take the overflow */
+	return ((stage * (d.max_groups + 2) + gslot) * (d.max_ifaces + 1) + ifslot) *
+		   (d.max_queues + 1) +
+	       qslot;
 }
 
-static inline __u32 rxlat_nr_series(__u32 max_ifaces, __u32 max_queues)
+static inline __u32 rxlat_nr_series(struct rxlat_dims d)
 {
-	return RXLAT_NR_STAGES * (max_ifaces + 1) * (max_queues + 1);
+	return RXLAT_NR_STAGES * (d.max_groups + 2) * (d.max_ifaces + 1) * (d.max_queues + 1);
 }
 
 /*
@@ -263,10 +320,11 @@ static inline __u32 rxlat_nr_chunks(__u32 nr_series)
 struct rxlat_bpf_config {
 	__u32 max_ifaces;
 	__u32 max_queues;
+	__u32 max_groups; /* group slots besides rxlat's own namespace's */
 	/*
-	 * Interface indexes are per network namespace: only packets of rxlat's
-	 * own namespace (its inode number) are counted, so that an ifindex of
-	 * another namespace is never taken for one of ours.
+	 * rxlat's own network namespace (its inode number). Interface indexes
+	 * are per namespace: a stamp of another namespace (rxlat_meta.netns)
+	 * is never taken for an interface of this one.
 	 */
 	__u32 netns_ino;
 	/* With -i: only the interfaces user space put in rxlat_ifslots count. */
@@ -277,7 +335,8 @@ struct rxlat_bpf_config {
 	 * the metadata is read without a helper call.
 	 */
 	__u8 direct_mem;
-	__u8 pad[2];
+	__u8 by; /* enum rxlat_by: --by */
+	__u8 pad;
 	/* Address range of skb_consume_udp(), for the consume_skb fallback. */
 	__u64 udp_consume_lo;
 	__u64 udp_consume_hi;
@@ -328,6 +387,9 @@ struct rxlat_bpf_state {
 	__u64 series_lost;
 	/* --drops: drops not counted because rxlat_drops was full */
 	__u64 drops_lost;
+	/* advanced by user space when it releases a group slot */
+	__u32 group_gen;
+	__u32 pad2;
 };
 
 /*
@@ -366,7 +428,7 @@ struct rxlat_drop_key {
 	__u32 ifindex;
 	__u32 queue;
 	__u32 reason;
-	__u32 pad;
+	__u32 if_netns; /* the stamp's namespace when not rxlat's, else 0 */
 };
 
 struct rxlat_drop { /* the count is the sum of the buckets */
@@ -386,6 +448,8 @@ struct rxlat_slow_rec {
 	__u64 time_ns;	  /* CLOCK_MONOTONIC when the hook ran */
 	__u64 latency_ns; /* from the stamp to the stage (or the drop) */
 	__u32 ifindex;
+	__u32 if_netns; /* the stamp's namespace when not rxlat's, else 0 */
+	__u32 netns;	/* where the stage ran when not rxlat's namespace, else 0 */
 	__u32 queue;
 	__u32 cpu;
 	__u32 reason; /* drops: the kernel's drop reason */
@@ -412,7 +476,7 @@ struct rxlat_slow_cpu {
 	__u64 lost;
 };
 
-/* Interface slot table value (key: ifindex). */
+/* Interface slot table value (key: rxlat_if_key()). */
 struct rxlat_ifslot {
 	__u32 slot;
 	__u32 pad;

@@ -6,8 +6,8 @@
  * (tc/rxlat_tc.bpf.c) in its __sk_buff.
  *
  * The metadata area is the bytes right before the packet's MAC header. The
- * rxlat_meta is its last 20 bytes when the stamper ran alone or before the
- * other programs of a libxdp chain, and its first 20 when another program
+ * rxlat_meta is its last 24 bytes when the stamper ran alone or before the
+ * other programs of a libxdp chain, and its first 24 when another program
  * ran before it and left metadata of its own (the stamper's were then
  * prepended): look at the end, then at the start. The magic word tells an
  * rxlat_meta of this layout from anything else there.
@@ -62,6 +62,7 @@ static __always_inline bool rxlat_meta_places(const struct rxlat_meta *p, const 
 found:
 	if (mem != RXLAT_META_PROBE) {
 		m->ifindex = p->ifindex;
+		m->netns = p->netns;
 		m->rx_queue = p->rx_queue;
 		m->stamp_lo = p->stamp_lo;
 		m->stamp_hi = p->stamp_hi;
@@ -81,7 +82,7 @@ static __always_inline bool rxlat_meta_read(const void *area, __u32 len, const v
 		 * Packet memory is addressed from the start of the area at
 		 * constant offsets, each bounded against end before its place
 		 * is read (an offset computed from the length is folded by
-		 * the compiler into data - 20, which the verifier refuses).
+		 * the compiler into data - 24, which the verifier refuses).
 		 * The area is a multiple of 4 bytes and at most 32 long.
 		 */
 		for (unsigned int off = 0; off <= 32 - sizeof(*m); off += 4) {

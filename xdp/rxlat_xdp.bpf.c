@@ -23,6 +23,13 @@ char LICENSE[] SEC("license") = "GPL";
 #define RXLAT_XDP_STAMP_MODE RXLAT_STAMP_BATCH
 #endif
 const volatile __u32 rxlat_stamp_mode = RXLAT_XDP_STAMP_MODE;
+/*
+ * The network namespace of the interfaces this instance stamps (inode), set
+ * by rxlat, which attaches it in its own namespace only; 0 (not known) for
+ * xdp-loader. The XDP context gives no cheap way to the device's namespace
+ * on every kernel rxlat supports (bpf_cast_to_kern_ctx() is 6.3+).
+ */
+const volatile __u32 rxlat_netns = 0;
 
 /*
  * The maps are pinned by name, so that every interface xdp-loader attaches
@@ -175,6 +182,7 @@ int rxlat_xdp(struct xdp_md *ctx)
 	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns() : batch_stamp(ifindex);
 	m->magic = RXLAT_META_MAGIC;
 	m->ifindex = ifindex;
+	m->netns = rxlat_netns;
 	m->rx_queue = queue > 0xffff ? 0xffff : queue;
 	m->flags = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? 0 : RXLAT_META_F_BATCH;
 	m->stamp_lo = (__u32)stamp;

@@ -42,6 +42,8 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 		start = rxlat_meta_stamp(&m);
 		key.ifindex = m.ifindex;
 		key.queue = m.rx_queue;
+		if (m.netns != rxlat_cfg.netns_ino)
+			key.if_netns = m.netns;
 	} else {
 		__u16 qm = skb->queue_mapping;
 
@@ -65,7 +67,8 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	__sync_fetch_and_add(&d->sum_ns, lat);
 	update_max(&d->max_ns, lat);
 	if (rxlat_cfg.slow_ns) /* --slow: a record for every drop */
-		slow_send(skb, RXLAT_SLOW_DROP, lat, now, key.ifindex, key.queue, src, reason);
+		slow_send(skb, RXLAT_SLOW_DROP, lat, now, key.ifindex, key.queue, src, reason,
+			  key.if_netns, 0);
 }
 
 #endif /* RXLAT_DROPS_BPF_H */

@@ -40,9 +40,24 @@ struct rxlat_bpf_state rxlat_state;
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RXLAT_MAX_IFACES_DEFAULT); /* set by user space */
-	__type(key, __u32);			       /* ifindex */
+	__type(key, __u64);			       /* rxlat_if_key() */
 	__type(value, struct rxlat_ifslot);
 } rxlat_ifslots SEC(".maps");
+
+/* Group key -> group slot (see group_slot()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1); /* set by user space */
+	__type(key, __u64);
+	__type(value, __u32);
+} rxlat_groups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rxlat_group_last);
+} rxlat_group_last SEC(".maps");
 
 /*
  * The series live in chunks of RXLAT_CHUNK_SERIES histograms, which user
@@ -148,65 +163,125 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 }
 
 /*
- * Slot -> ifindex, claimed with compare-and-swap: the one record of which
- * interface owns which slot (user space reads it for names). The ifindex ->
- * slot direction is cached so that a known interface costs one load: in
- * rxlat_ifslot_of[] for the indexes below RXLAT_IFINDEX_DIRECT (slot + 1;
- * RXLAT_IFSLOT_SKIP for an interface that -i leaves out), in the hash
- * rxlat_ifslots above. A failed cache insert (two CPUs adding the same
- * interface) loses nothing. An interface that finds every slot taken is
- * cached with the overflow slot, so it never scans the owners again.
+ * Slot -> interface key (rxlat_if_key()), claimed with compare-and-swap: the
+ * one record of which interface owns which slot (user space reads it for
+ * names). The key -> slot direction is cached so that a known interface
+ * costs one load: in rxlat_ifslot_of[] for the indexes of rxlat's namespace
+ * below RXLAT_IFINDEX_DIRECT (slot + 1; RXLAT_IFSLOT_SKIP for an interface
+ * that -i leaves out), in the hash rxlat_ifslots for the others. A failed
+ * cache insert (two CPUs adding the same interface) loses nothing. An
+ * interface that finds every slot taken is cached with the overflow slot,
+ * so it never scans the owners again.
  */
-__u32 rxlat_slot_owner[RXLAT_MAX_IFACES_LIMIT];
+__u64 rxlat_slot_owner[RXLAT_MAX_IFACES_LIMIT];
 __u16 rxlat_ifslot_of[RXLAT_IFINDEX_DIRECT];
 
-static __always_inline void cache_slot(__u32 ifindex, __u32 slot)
+static __always_inline void cache_slot(__u64 key, __u32 slot)
 {
 	struct rxlat_ifslot new = { .slot = slot };
 
-	if (ifindex < RXLAT_IFINDEX_DIRECT)
-		rxlat_ifslot_of[ifindex] = slot + 1;
+	if (key < RXLAT_IFINDEX_DIRECT)
+		rxlat_ifslot_of[key] = slot + 1;
 	else
-		bpf_map_update_elem(&rxlat_ifslots, &ifindex, &new, BPF_NOEXIST);
+		bpf_map_update_elem(&rxlat_ifslots, &key, &new, BPF_NOEXIST);
 }
 
-static __always_inline __s32 iface_slot(__u32 ifindex)
+/* The slot of ifindex of namespace netns (0: rxlat's); -1: not counted. */
+static __always_inline __s32 iface_slot(__u32 ifindex, __u32 netns)
 {
+	__u64 key = rxlat_if_key(ifindex, netns);
 	struct rxlat_ifslot *s;
 	__u32 max = rxlat_cfg.max_ifaces;
 
 	if (!ifindex) /* not known: the overflow series, never a slot of its own */
 		return max;
-	if (ifindex < RXLAT_IFINDEX_DIRECT) {
-		__u16 v = rxlat_ifslot_of[ifindex];
+	if (key < RXLAT_IFINDEX_DIRECT) {
+		__u16 v = rxlat_ifslot_of[key];
 
 		if (v == RXLAT_IFSLOT_SKIP)
 			return -1;
 		if (v)
 			return v - 1;
 	} else {
-		s = bpf_map_lookup_elem(&rxlat_ifslots, &ifindex);
+		s = bpf_map_lookup_elem(&rxlat_ifslots, &key);
 		if (s)
 			return s->slot;
 	}
 	if (rxlat_cfg.ifaces_fixed) {
-		if (ifindex < RXLAT_IFINDEX_DIRECT)
-			rxlat_ifslot_of[ifindex] = RXLAT_IFSLOT_SKIP;
+		if (key < RXLAT_IFINDEX_DIRECT)
+			rxlat_ifslot_of[key] = RXLAT_IFSLOT_SKIP;
 		return -1;
 	}
 	for (__u32 i = 0; i < RXLAT_MAX_IFACES_LIMIT && i < max; i++) {
-		__u32 owner = rxlat_slot_owner[i];
+		__u64 owner = rxlat_slot_owner[i];
 
 		if (!owner)
-			owner = __sync_val_compare_and_swap(&rxlat_slot_owner[i], 0, ifindex)
-				    ?: ifindex;
-		if (owner != ifindex)
+			owner = __sync_val_compare_and_swap(&rxlat_slot_owner[i], 0, key) ?: key;
+		if (owner != key)
 			continue;
-		cache_slot(ifindex, i);
+		cache_slot(key, i);
 		return i;
 	}
-	cache_slot(ifindex, max);
+	cache_slot(key, max);
 	return max;
+}
+
+/*
+ * Group slot -> group key and the namespace it was seen in, claimed as the
+ * interface slots are (slot 0, rxlat's namespace, is never claimed). The
+ * key -> slot direction is the hash rxlat_groups, and before it the key
+ * this CPU saw last: a run of packets of one container costs two loads.
+ * User space releases the slots of namespaces and cgroups that are gone
+ * (collector/attach/groups.c): it deletes the hash entry, advances
+ * group_gen, which every CPU's cached key is checked against, and frees the
+ * slot last. A key that found every slot taken is cached with the overflow
+ * slot until a slot is released.
+ */
+__u64 rxlat_group_owner[RXLAT_MAX_GROUPS_LIMIT + 1];
+__u32 rxlat_group_netns[RXLAT_MAX_GROUPS_LIMIT + 1];
+
+static __always_inline __u32 group_claim(__u64 key, __u32 netns)
+{
+	__u32 max = rxlat_cfg.max_groups;
+
+	for (__u32 i = 1; i <= RXLAT_MAX_GROUPS_LIMIT && i <= max; i++) {
+		__u64 owner = rxlat_group_owner[i];
+
+		if (!owner)
+			owner = __sync_val_compare_and_swap(&rxlat_group_owner[i], 0, key) ?: key;
+		if (owner != key)
+			continue;
+		rxlat_group_netns[i] = netns;
+		return i;
+	}
+	return max + 1;
+}
+
+/* The group of a sample taken in namespace netns, socket cgroup cgid (0: none). */
+static __always_inline __u32 group_slot(__u32 netns, __u64 cgid)
+{
+	__u64 key = cgid ?: RXLAT_GROUP_NETNS | netns;
+	__u32 zero = 0, gen = rxlat_state.group_gen, slot, *v;
+	struct rxlat_group_last *last;
+
+	if (netns == rxlat_cfg.netns_ino && !cgid)
+		return 0;
+	last = bpf_map_lookup_elem(&rxlat_group_last, &zero);
+	if (last && last->key == key && last->gen == gen)
+		return last->slot;
+	v = bpf_map_lookup_elem(&rxlat_groups, &key);
+	if (v) {
+		slot = *v;
+	} else {
+		slot = group_claim(key, netns);
+		bpf_map_update_elem(&rxlat_groups, &key, &slot, BPF_NOEXIST);
+	}
+	if (last) {
+		last->key = key;
+		last->slot = slot;
+		last->gen = gen;
+	}
+	return slot;
 }
 
 static __always_inline void update_max(__u64 *slot, __u64 lat)
@@ -222,14 +297,32 @@ static __always_inline void update_max(__u64 *slot, __u64 lat)
 	}
 }
 
-static __always_inline bool netns_dev(const struct sk_buff *skb)
+static __always_inline __u32 netns_dev(const struct sk_buff *skb)
 {
-	return skb->dev->nd_net.net->ns.inum == rxlat_cfg.netns_ino;
+	return skb->dev->nd_net.net->ns.inum;
 }
 
-static __always_inline bool netns_sk(const struct sock *sk)
+static __always_inline __u32 netns_sk(const struct sock *sk)
 {
-	return sk->__sk_common.skc_net.net->ns.inum == rxlat_cfg.netns_ino;
+	return sk->__sk_common.skc_net.net->ns.inum;
+}
+
+/*
+ * Whether a stage that runs in namespace netns is measured: rxlat's own
+ * always, the others with --by netns or cgroup (where only packets stamped
+ * on rxlat's interfaces count, see record_in()).
+ */
+static __always_inline bool netns_wanted(__u32 netns)
+{
+	return netns == rxlat_cfg.netns_ino || rxlat_cfg.by != RXLAT_BY_NONE;
+}
+
+/* The receiving socket's cgroup v2, with --by cgroup. */
+static __always_inline __u64 sk_group(const struct sock *sk)
+{
+	if (rxlat_cfg.by != RXLAT_BY_CGROUP)
+		return 0;
+	return BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
 }
 
 /*
@@ -313,38 +406,56 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
 }
 
 /*
+ * A sample of stage, taken in namespace netns, for a socket of cgroup cgid
+ * (0: no socket, or not grouped by cgroup). Counted when the stage runs in
+ * rxlat's namespace, or when the packet was stamped on an interface of it
+ * (the stamp crossed into a container's namespace). The series is the one
+ * of the interface and queue where the packet was stamped, a stamp of
+ * another namespace keyed by that namespace too, in the group of where the
+ * sample was taken.
+ *
  * at_dev: the skb's interface is skb->dev, not skb_iif. At the
  * netif_receive_skb tracepoint skb_iif is not yet this round's device: it
  * is 0, or what an earlier round left (a bridge port's, for a frame the
  * bridge passes up to its own device). Later stages read skb_iif, the last
  * device __netif_receive_skb_core() ran for.
  */
-static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev)
+static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
+				      __u32 netns, __u64 cgid)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
-	__u32 ifindex, queue, qslot, idx, src;
+	__u32 own = rxlat_cfg.netns_ino, ifindex, queue, qslot, idx, src, if_netns = 0;
+	bool here = netns == own;
 	struct rxlat_meta m;
 	struct rxlat_hist *h;
 	__s32 slot;
 
 	if (read_meta(skb, &m)) {
+		if (!here && m.netns != own)
+			return; /* neither stamped nor measured here */
 		start = rxlat_meta_stamp(&m);
 		ifindex = m.ifindex;
 		queue = m.rx_queue;
 		src = RXLAT_SRC_XDP;
+		if (m.netns != own && m.netns) /* here, stamped elsewhere */
+			if_netns = m.netns;
 	} else {
 		__u16 qm = skb->queue_mapping;
 
+		if (!here)
+			return;
 		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
 		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 		src = packet_start(skb, now, ifindex, &start);
 	}
 
-	slot = iface_slot(ifindex);
+	slot = iface_slot(ifindex, if_netns);
 	if (slot < 0)
 		return;
 	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
-	idx = rxlat_series_index(stage, slot, qslot, rxlat_cfg.max_ifaces, rxlat_cfg.max_queues);
+	idx = rxlat_series_index(stage, group_slot(netns, cgid), slot, qslot,
+				 (struct rxlat_dims){ rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
+						      rxlat_cfg.max_queues });
 	h = series_hist(idx);
 	if (!h)
 		return;
@@ -355,16 +466,20 @@ static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bo
 	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
 	__u64 lat = now > start ? now - start : 0;
 
-	slow_record(skb, stage, lat, now, ifindex, queue, src);
+	slow_record(skb, stage, lat, now, ifindex, queue, src, if_netns, here ? 0 : netns);
 
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
 }
 
-static __always_inline void record(const struct sk_buff *skb, __u32 stage)
+/* A stage with a socket. */
+static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, const struct sock *sk)
 {
-	record_in(skb, stage, false);
+	__u32 netns = netns_sk(sk);
+
+	if (netns_wanted(netns))
+		record_in(skb, stage, false, netns, sk_group(sk));
 }
 
 /* ---- fentry set ---------------------------------------------------- */
@@ -372,70 +487,60 @@ static __always_inline void record(const struct sk_buff *skb, __u32 stage)
 SEC("fentry/ip_rcv_core")
 int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 {
-	if (!filter_ip(skb))
-		return 0;
-	if (netns_dev(skb))
-		record(skb, RXLAT_STAGE_IP_RCV);
+	__u32 netns = netns_dev(skb);
+
+	if (filter_ip(skb) && netns_wanted(netns))
+		record_in(skb, RXLAT_STAGE_IP_RCV, false, netns, 0);
 	return 0;
 }
 
 SEC("fentry/ip6_rcv_core")
 int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 {
-	if (!filter_ip(skb))
-		return 0;
-	if (netns_dev(skb))
-		record(skb, RXLAT_STAGE_IP_RCV);
+	__u32 netns = netns_dev(skb);
+
+	if (filter_ip(skb) && netns_wanted(netns))
+		record_in(skb, RXLAT_STAGE_IP_RCV, false, netns, 0);
 	return 0;
 }
 
 SEC("fentry/tcp_v4_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v4_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
-		return 0;
-	if (netns_sk(sk))
-		record(skb, RXLAT_STAGE_TCP_DO_RCV);
+	if (filter_sk(sk))
+		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
 	return 0;
 }
 
 SEC("fentry/tcp_v6_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
-		return 0;
-	if (netns_sk(sk))
-		record(skb, RXLAT_STAGE_TCP_DO_RCV);
+	if (filter_sk(sk))
+		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
 	return 0;
 }
 
 SEC("fentry/tcp_data_queue")
 int BPF_PROG(rxlat_fentry_tcp_data_queue, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
-		return 0;
-	if (netns_sk(sk))
-		record(skb, RXLAT_STAGE_TCP_DATA_QUEUE);
+	if (filter_sk(sk))
+		record_sk(skb, RXLAT_STAGE_TCP_DATA_QUEUE, sk);
 	return 0;
 }
 
 SEC("fentry/udp_queue_rcv_one_skb")
 int BPF_PROG(rxlat_fentry_udp_queue_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
-		return 0;
-	if (netns_sk(sk))
-		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
+	if (filter_sk(sk))
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk);
 	return 0;
 }
 
 SEC("fentry/udpv6_queue_rcv_one_skb")
 int BPF_PROG(rxlat_fentry_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
-		return 0;
-	if (netns_sk(sk))
-		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
+	if (filter_sk(sk))
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk);
 	return 0;
 }
 
@@ -469,12 +574,16 @@ SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 {
 	__u16 proto = bpf_ntohs(skb->protocol);
+	__u32 netns;
 
 	if (!filter_ip(skb))
 		return 0;
-	if ((proto == ETH_P_IP || proto == ETH_P_IPV6) && !dev_passes_up(skb->dev) &&
-	    netns_dev(skb))
-		record_in(skb, RXLAT_STAGE_IP_RCV, true);
+
+	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
+		return 0;
+	netns = netns_dev(skb);
+	if (!dev_passes_up(skb->dev) && netns_wanted(netns))
+		record_in(skb, RXLAT_STAGE_IP_RCV, true, netns, 0);
 	return 0;
 }
 
@@ -482,10 +591,8 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(rxlat_tp_tcp_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
-		return 0;
-	if (netns_sk(sk))
-		record(skb, RXLAT_STAGE_TCP_DO_RCV);
+	if (filter_sk(sk))
+		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
 	return 0;
 }
 
@@ -506,8 +613,8 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 	sk = skb->sk;
 	if (sk && !filter_sk(sk))
 		return 1;
-	if (sk && sk->sk_protocol == IPPROTO_UDP_ && netns_sk(sk))
-		record(skb, RXLAT_STAGE_UDP_QUEUE_RCV);
+	if (sk && sk->sk_protocol == IPPROTO_UDP_)
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk);
 	return 1;
 }
 
@@ -527,7 +634,7 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	struct tcp_sock *tp;
 	__u32 seq;
 
-	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_sk(sk))
+	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_wanted(netns_sk(sk)))
 		return 0;
 	if (!filter_sk(sk))
 		return 0;
@@ -544,7 +651,7 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	} else if (BPF_CORE_READ((struct tcp_sock *)sk, copied_seq) != seq) {
 		return 0;
 	}
-	record(skb, RXLAT_STAGE_SOCK_READ);
+	record_sk(skb, RXLAT_STAGE_SOCK_READ, sk);
 	return 0;
 }
 
@@ -557,8 +664,8 @@ int BPF_PROG(rxlat_fentry_udp_read, struct sock *sk, struct sk_buff *skb)
 {
 	if (!filter_sk(sk))
 		return 0;
-	if (skb->users.refs.counter == 1 && netns_sk(sk))
-		record(skb, RXLAT_STAGE_SOCK_READ);
+	if (skb->users.refs.counter == 1)
+		record_sk(skb, RXLAT_STAGE_SOCK_READ, sk);
 	return 0;
 }
 
@@ -573,6 +680,7 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 {
 	__u64 loc = (__u64)location;
 	struct task_struct *t;
+	__u32 netns;
 
 	if (loc < rxlat_cfg.udp_consume_lo || loc >= rxlat_cfg.udp_consume_hi)
 		return 0;
@@ -580,8 +688,10 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 	if (!filter_udp_read(skb))
 		return 0;
 	t = bpf_get_current_task_btf();
-	if (t->nsproxy->net_ns->ns.inum == rxlat_cfg.netns_ino)
-		record(skb, RXLAT_STAGE_SOCK_READ);
+	netns = t->nsproxy->net_ns->ns.inum;
+	if (netns_wanted(netns))
+		record_in(skb, RXLAT_STAGE_SOCK_READ, false, netns,
+			  rxlat_cfg.by == RXLAT_BY_CGROUP ? bpf_get_current_cgroup_id() : 0);
 	return 0;
 }
 

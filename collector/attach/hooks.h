@@ -38,8 +38,12 @@ struct rxlat_hist *hooks_live_at(void *ctx, __u32 idx);
 int hooks_grow(struct rxlat_hooks *h);
 /* Samples that found no histogram (their chunk not created in time). */
 __u64 hooks_series_lost(const struct rxlat_hooks *h);
-/* ifindex of each interface slot in use, 0 where free; returns count */
-int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots);
+/* the key (rxlat_if_key()) of each interface slot in use, 0 where free; returns count */
+int hooks_ifslots(const struct rxlat_hooks *h, __u64 *key_of_slot, __u32 nslots);
+/* each of n group slots' key and namespace (--by), 0 where free */
+void hooks_groups(const struct rxlat_hooks *h, __u64 *key, __u32 *netns, __u32 n);
+/* Group slot slot (1 .. max_groups) is free again: 0 or -EINVAL. */
+int hooks_release_group(struct rxlat_hooks *h, __u32 slot);
 /*
  * Interface slot slot is free again for the next interface that records
  * (its owner is gone), and interfaces that had found every slot taken look

@@ -44,8 +44,9 @@ struct rxlat_ifaces {
 	 * owner when the last check found it gone (released at the next one,
 	 * which follows a report that has its last samples).
 	 */
-	__u32 *gone_owner, *owners;
-	bool check; /* an interface was deleted, or link messages were lost */
+	__u64 *gone_owner, *owners;
+	bool check;	    /* an interface was deleted, or link messages were lost */
+	bool told_tc_netns; /* the tc stamper's limit with --by: said */
 };
 
 static int ifaces_want(struct rxlat_ifaces *f, __u32 ifindex)
@@ -314,6 +315,14 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		case RXLAT_TC_FOREIGN: /* said by tc_attach() */
 			break;
 		}
+		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
+			rxlat_info("tc stamps do not reach other network namespaces (the kernel "
+				   "clears skb->tstamp when it forwards a packet or hands it to "
+				   "another namespace): containers behind %s are not measured "
+				   "from its stamps; the XDP stamper's are",
+				   cfg->ifnames[i]);
+			f->told_tc_netns = true;
+		}
 	}
 	return 0;
 }
@@ -353,14 +362,16 @@ int ifaces_release_gone(struct rxlat_ifaces *f, void (*retire)(void *ctx, __u32 
 		return -ENOMEM; /* tried again at the next report */
 	hooks_ifslots(f->hooks, f->owners, n);
 	for (__u32 slot = 0; slot < n; slot++) {
-		__u32 owner = f->owners[slot];
+		__u64 owner = f->owners[slot];
 
 		if (owner && owner == f->gone_owner[slot]) {
 			retire(ctx, slot);
 			hooks_release_ifslot(f->hooks, slot);
 			released++;
 			owner = 0;
-		} else if (owner && !if_indextoname(owner, name)) {
+		} else if (owner && owner >> 32) {
+			owner = 0; /* stamped in another namespace: kept */
+		} else if (owner && !if_indextoname((__u32)owner, name)) {
 			pending = true;
 		} else {
 			owner = 0;

@@ -53,13 +53,6 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 	return 0;
 }
 
-static __u32 netns_ino(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/net", &st) ? 0 : (__u32)st.st_ino;
-}
-
 static int attach_all(struct rxlat_hooks *h)
 {
 	struct bpf_program *cg = h->skel->progs.rxlat_cg_udp_queue_rcv;
@@ -154,7 +147,6 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->direct_mem = plan_direct_mem();
 	rxlat_debug("metadata read with %s",
 		    bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
-	bc->netns_ino = netns_ino();
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;

@@ -93,7 +93,8 @@ static __always_inline void slow_tuple(const struct sk_buff *skb, struct rxlat_s
 }
 
 static __always_inline void slow_send(const struct sk_buff *skb, __u32 stage, __u64 lat, __u64 now,
-				      __u32 ifindex, __u32 queue, __u32 src, __u32 reason)
+				      __u32 ifindex, __u32 queue, __u32 src, __u32 reason,
+				      __u32 if_netns, __u32 netns)
 {
 	struct rxlat_slow_cpu *c;
 	struct rxlat_slow_rec *r;
@@ -111,6 +112,8 @@ static __always_inline void slow_send(const struct sk_buff *skb, __u32 stage, __
 	r->time_ns = now;
 	r->latency_ns = lat;
 	r->ifindex = ifindex;
+	r->if_netns = if_netns;
+	r->netns = netns;
 	r->queue = queue;
 	r->cpu = bpf_get_smp_processor_id();
 	r->reason = reason;
@@ -123,11 +126,12 @@ static __always_inline void slow_send(const struct sk_buff *skb, __u32 stage, __
 
 /* From record(), once the latency is known. */
 static __always_inline void slow_record(const struct sk_buff *skb, __u32 stage, __u64 lat,
-					__u64 now, __u32 ifindex, __u32 queue, __u32 src)
+					__u64 now, __u32 ifindex, __u32 queue, __u32 src,
+					__u32 if_netns, __u32 netns)
 {
 	if (!rxlat_cfg.slow_ns || lat < rxlat_cfg.slow_ns)
 		return;
-	slow_send(skb, stage, lat, now, ifindex, queue, src, 0);
+	slow_send(skb, stage, lat, now, ifindex, queue, src, 0, if_netns, netns);
 }
 
 #endif /* RXLAT_SLOW_BPF_H */

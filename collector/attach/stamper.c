@@ -36,6 +36,7 @@ static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, boo
 	if (!skel)
 		return -errno;
 	skel->rodata->rxlat_stamp_mode = cfg->stamp;
+	skel->rodata->rxlat_netns = cfg->bpf.netns_ino;
 	/* Pins are for stampers that xdp-loader loads; rxlat's own are private. */
 	bpf_object__for_each_map (map, skel->obj)
 		bpf_map__set_pin_path(map, NULL);

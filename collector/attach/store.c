@@ -89,28 +89,30 @@ __u64 hooks_series_lost(const struct rxlat_hooks *h)
 	return __atomic_load_n(&h->skel->bss->rxlat_state.series_lost, __ATOMIC_RELAXED);
 }
 
+/* ifindex of rxlat's namespace: slot (a key of the hash is 64 bits wide). */
 static int set_ifslot(struct rxlat_hooks *h, __u32 ifindex, __u32 slot)
 {
 	struct rxlat_ifslot v = { .slot = slot };
 	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots);
+	__u64 key = ifindex;
 
 	if (ifindex < RXLAT_IFINDEX_DIRECT) {
 		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[ifindex], (__u16)(slot + 1),
 				 __ATOMIC_RELEASE);
 		return 0;
 	}
-	return bpf_map_update_elem(fd, &ifindex, &v, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(fd, &key, &v, BPF_ANY) ? -errno : 0;
 }
 
-int hooks_ifslots(const struct rxlat_hooks *h, __u32 *ifindex_of_slot, __u32 nslots)
+int hooks_ifslots(const struct rxlat_hooks *h, __u64 *key_of_slot, __u32 nslots)
 {
-	const __u32 *owner = h->skel->bss->rxlat_slot_owner;
+	const __u64 *owner = h->skel->bss->rxlat_slot_owner;
 	int n = 0;
 
 	for (__u32 i = 0; i < nslots; i++) {
-		ifindex_of_slot[i] =
+		key_of_slot[i] =
 		    i < RXLAT_MAX_IFACES_LIMIT ? __atomic_load_n(&owner[i], __ATOMIC_ACQUIRE) : 0;
-		n += ifindex_of_slot[i] != 0;
+		n += key_of_slot[i] != 0;
 	}
 	return n;
 }
@@ -119,6 +121,7 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 {
 	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots), err;
 	struct rxlat_ifslot v;
+	__u64 key = from;
 
 	if (from < RXLAT_IFINDEX_DIRECT) {
 		__u16 d = __atomic_load_n(&h->skel->bss->rxlat_ifslot_of[from], __ATOMIC_ACQUIRE);
@@ -126,7 +129,7 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 		if (!d || d == RXLAT_IFSLOT_SKIP)
 			return -ENOENT;
 		v.slot = d - 1u;
-	} else if (bpf_map_lookup_elem(fd, &from, &v)) {
+	} else if (bpf_map_lookup_elem(fd, &key, &v)) {
 		return -errno;
 	}
 	err = set_ifslot(h, to, v.slot);
@@ -139,23 +142,24 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to)
 	if (from < RXLAT_IFINDEX_DIRECT)
 		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[from], 0, __ATOMIC_RELEASE);
 	else
-		bpf_map_delete_elem(fd, &from);
+		bpf_map_delete_elem(fd, &key);
 	return 0;
 }
 
-/* Forgets ifindex's cached slot, so that its next sample looks for one again. */
-static void uncache(struct rxlat_hooks *h, int fd, __u32 ifindex)
+/* Forgets an interface key's cached slot, so that its next sample looks for one again. */
+static void uncache(struct rxlat_hooks *h, int fd, __u64 key)
 {
-	if (ifindex < RXLAT_IFINDEX_DIRECT)
-		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[ifindex], 0, __ATOMIC_RELEASE);
+	if (key < RXLAT_IFINDEX_DIRECT)
+		__atomic_store_n(&h->skel->bss->rxlat_ifslot_of[key], 0, __ATOMIC_RELEASE);
 	else
-		bpf_map_delete_elem(fd, &ifindex);
+		bpf_map_delete_elem(fd, &key);
 }
 
 int hooks_release_ifslot(struct rxlat_hooks *h, __u32 slot)
 {
 	int fd = bpf_map__fd(h->skel->maps.rxlat_ifslots);
-	__u32 max = h->skel->rodata->rxlat_cfg.max_ifaces, key, next, *cur = NULL;
+	__u32 max = h->skel->rodata->rxlat_cfg.max_ifaces;
+	__u64 key, next, *cur = NULL;
 	__u16 *direct = h->skel->bss->rxlat_ifslot_of;
 	struct rxlat_ifslot v;
 
@@ -176,6 +180,46 @@ int hooks_release_ifslot(struct rxlat_hooks *h, __u32 slot)
 	return 0;
 }
 
+void hooks_groups(const struct rxlat_hooks *h, __u64 *key, __u32 *netns, __u32 n)
+{
+	const struct hooks_bpf__bss *bss = h->skel->bss;
+
+	for (__u32 i = 0; i < n; i++) {
+		bool in = i > 0 && i <= RXLAT_MAX_GROUPS_LIMIT;
+
+		key[i] = in ? __atomic_load_n(&bss->rxlat_group_owner[i], __ATOMIC_ACQUIRE) : 0;
+		netns[i] = in ? __atomic_load_n(&bss->rxlat_group_netns[i], __ATOMIC_ACQUIRE) : 0;
+	}
+}
+
+/*
+ * The order matters to the hooks (group_slot()): the key leaves the hash
+ * first, the cached keys go stale with the generation, and the slot is
+ * free last, so that no key finds a slot that another key now owns.
+ */
+int hooks_release_group(struct rxlat_hooks *h, __u32 slot)
+{
+	int fd = bpf_map__fd(h->skel->maps.rxlat_groups);
+	__u32 max = h->skel->rodata->rxlat_cfg.max_groups, v;
+	__u64 key, next, *cur = NULL;
+	struct hooks_bpf__bss *bss = h->skel->bss;
+
+	if (slot == 0 || slot > max || slot > RXLAT_MAX_GROUPS_LIMIT)
+		return -EINVAL;
+	key = __atomic_load_n(&bss->rxlat_group_owner[slot], __ATOMIC_ACQUIRE);
+	bpf_map_delete_elem(fd, &key);
+	/* groups that found every slot taken look for one again */
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		key = next;
+		cur = &key;
+		if (!bpf_map_lookup_elem(fd, &key, &v) && v == max + 1)
+			bpf_map_delete_elem(fd, &key);
+	}
+	__atomic_fetch_add(&bss->rxlat_state.group_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&bss->rxlat_group_owner[slot], 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch)
 {
 	*old_epoch = __atomic_fetch_add(&h->skel->bss->rxlat_state.epoch, 1, __ATOMIC_SEQ_CST);
@@ -192,7 +236,8 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h)
 	return h->series_of_len + (size_t)h->nchunks * CHUNK_BYTES + h->max_chunks * sizeof(__u32) +
 	       sizeof(h->skel->bss->rxlat_ifslot_of) +
 	       bpf_map__max_entries(h->skel->maps.rxlat_ifslots) *
-		   (sizeof(__u32) + sizeof(struct rxlat_ifslot)) +
+		   (sizeof(__u64) + sizeof(struct rxlat_ifslot)) +
+	       bpf_map__max_entries(h->skel->maps.rxlat_groups) * (sizeof(__u64) + sizeof(__u32)) +
 	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch) +
 	       (h->plan.drops ? RXLAT_DROP_ENTRIES *
 				    (sizeof(struct rxlat_drop_key) + sizeof(struct rxlat_drop))
@@ -244,9 +289,10 @@ __u64 hooks_clock_steps(const struct rxlat_hooks *h)
 
 int store_size(struct rxlat_hooks *h, const struct rxlat_config *cfg)
 {
-	h->nr_series = rxlat_nr_series(cfg->bpf.max_ifaces, cfg->bpf.max_queues);
-	/* room for interfaces cached with the overflow slot too */
+	h->nr_series = rxlat_nr_series(rxlat_config_dims(cfg));
+	/* room for interfaces and groups cached with the overflow slot too */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_ifslots, cfg->bpf.max_ifaces + 64);
+	bpf_map__set_max_entries(h->skel->maps.rxlat_groups, cfg->bpf.max_groups + 64);
 	h->max_chunks = rxlat_nr_chunks(h->nr_series);
 	if (h->max_chunks > RXLAT_HISTS_BYTES_LIMIT / CHUNK_BYTES)
 		h->max_chunks = RXLAT_HISTS_BYTES_LIMIT / CHUNK_BYTES;

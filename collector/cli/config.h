@@ -56,4 +56,10 @@ struct rxlat_config {
 	struct rxlat_bpf_config bpf;
 };
 
+/* The sizes of the series index (include/rxlat.h). */
+static inline struct rxlat_dims rxlat_config_dims(const struct rxlat_config *cfg)
+{
+	return (struct rxlat_dims){ cfg->bpf.max_groups, cfg->bpf.max_ifaces, cfg->bpf.max_queues };
+}
+
 #endif

@@ -273,6 +273,38 @@ static int set_values(const struct cli *c, struct rxlat_config *cfg)
 	return 0;
 }
 
+/*
+ * The series index is stages x groups x interfaces x queues, and its table
+ * (8 bytes a series) and the model's walk grow with it: at most
+ * RXLAT_MAX_SERIES. The group slots of --by yield to --max-ifaces and
+ * --max-queues unless given; given, a product past the limit is refused.
+ */
+static int fit_groups(const struct cli *c, struct rxlat_config *cfg)
+{
+	__u32 base = RXLAT_NR_STAGES * (cfg->bpf.max_ifaces + 1) * (cfg->bpf.max_queues + 1);
+	__u32 fit = RXLAT_MAX_SERIES / base;
+
+	if (cfg->bpf.by == RXLAT_BY_NONE) {
+		cfg->bpf.max_groups = 0; /* rxlat's namespace only: no group slots */
+		return 0;
+	}
+	if (fit >= cfg->bpf.max_groups + 2)
+		return 0;
+	if (given(c, OPT_MAX_GROUPS) || fit < 3) {
+		rxlat_err("%s %u x %s %u x %s %u makes more than %u series: lower one of them, or "
+			  "give %s none",
+			  opt(OPT_MAX_GROUPS), cfg->bpf.max_groups, opt(OPT_MAX_IFACES),
+			  cfg->bpf.max_ifaces, opt(OPT_MAX_QUEUES), cfg->bpf.max_queues,
+			  RXLAT_MAX_SERIES, opt(OPT_BY));
+		return -1;
+	}
+	cfg->bpf.max_groups = fit - 2;
+	rxlat_info("%s lowered to %u: with %s %u and %s %u more would make over %u series",
+		   opt(OPT_MAX_GROUPS), cfg->bpf.max_groups, opt(OPT_MAX_IFACES),
+		   cfg->bpf.max_ifaces, opt(OPT_MAX_QUEUES), cfg->bpf.max_queues, RXLAT_MAX_SERIES);
+	return 0;
+}
+
 /* What the values say together: 0 or -1 said. */
 static int check_together(const struct cli *c, const struct rxlat_config *cfg)
 {
@@ -354,7 +386,8 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		ret = 1;
 		goto out;
 	}
-	if (set_values(&c, cfg) || check_together(&c, cfg) || parse_values(&c, cfg))
+	if (set_values(&c, cfg) || check_together(&c, cfg) || fit_groups(&c, cfg) ||
+	    parse_values(&c, cfg))
 		goto out;
 	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
 	ret = 0;

@@ -177,6 +177,50 @@ OPTION(CGROUP, "", "cgroup", STRING(parse_cgroup), .metavar = "PATH",
 	      ".BR \"findmnt \\-t cgroup2\" )\n"
 	      "is refused.\n")
 
+OPTION(
+    BY, "", "by",
+    CHOICE(
+	bpf.by, [RXLAT_BY_NONE] = "none", [RXLAT_BY_NETNS] = "netns", [RXLAT_BY_CGROUP] = "cgroup"),
+    .def = RXLAT_BY_NETNS,
+    .help = "also measure packets stamped here and delivered into other network namespaces, "
+	    "grouped by namespace (netns, default) or also by the socket's cgroup (cgroup); "
+	    "none: this namespace only",
+    .man = "Where a sample was taken, besides the interface and queue where its packet\n"
+	   "was stamped. A packet stamped on an interface of rxlat's network namespace\n"
+	   "keeps its stamp when it is forwarded or bridged into another namespace, a\n"
+	   "container's: with\n"
+	   ".B netns\n"
+	   "(default) its stages there are measured too, in series labelled with that\n"
+	   "namespace\n"
+	   ".RI ( netns :\n"
+	   "its name under /run/netns or /var/run/docker/netns, else\n"
+	   ".RI net:[ inode ],\n"
+	   "as /proc/PID/ns/net shows it). Series of rxlat's own namespace carry no\n"
+	   ".I netns\n"
+	   "label. With\n"
+	   ".B cgroup\n"
+	   "the stages with a socket are also grouped by the receiving socket's cgroup v2\n"
+	   ".RI ( cgroup ,\n"
+	   "its path, and\n"
+	   ".IR container ,\n"
+	   "the container id found in the paths of Docker, containerd, CRI-O and\n"
+	   "systemd scopes), in every namespace.\n"
+	   ".B none\n"
+	   "measures the stages of rxlat's own namespace only. Only packets stamped here\n"
+	   "are measured in other namespaces; see CONTAINER HOSTS.\n")
+
+OPTION(MAX_GROUPS, "", "max-groups", UINT(bpf.max_groups), .metavar = "N",
+       .def = RXLAT_MAX_GROUPS_DEFAULT, .min = 1, .max = RXLAT_MAX_GROUPS_LIMIT,
+       .range = "%s must be between 1 and 256",
+       .help = "namespaces or cgroups with series of their own (--by)",
+       .man = "Network namespaces (or cgroups) other than rxlat's own that get series of\n"
+	      "their own with\n"
+	      ".B \\-\\-by\n"
+	      "(default 32, at most 256). Further ones share series labelled\n"
+	      ".BR netns=\"other\" ,\n"
+	      "said once on stderr. A group whose namespace or cgroup is gone gives its slot\n"
+	      "to the next one after its last report.\n")
+
 OPTION(DROPS, "", "drops", FLAG(drops), .help = "count dropped stamped packets per reason (5.17+)",
        .man = "Count the packets rxlat stamped that the kernel frees with a drop reason\n"
 	      "before a socket takes them (tracepoint\n"

@@ -39,6 +39,7 @@
 #include "report.h"
 #include "signals.h"
 #include "slow.h"
+#include "groups.h"
 
 struct collector {
 	const struct rxlat_config *cfg;
@@ -50,13 +51,15 @@ struct collector {
 	struct rxlat_model *model;
 	struct timespec last; /* CLOCK_MONOTONIC of the last report */
 	struct rxlat_links *links;
-	bool torn;		   /* a report was cut short: the next starts on a new line */
-	struct prom_server *prom;  /* --prometheus, else NULL */
-	struct rxlat_drops *drops; /* --drops, else NULL */
-	struct rxlat_slow *slow;   /* --slow, else NULL */
-	__u64 lost_told;	   /* samples without a histogram, said so far */
-	bool told_full;		   /* every interface slot taken: said */
-	struct rxlat_out out;	   /* stdout */
+	bool torn;		     /* a report was cut short: the next starts on a new line */
+	struct prom_server *prom;    /* --prometheus, else NULL */
+	struct rxlat_drops *drops;   /* --drops, else NULL */
+	struct rxlat_slow *slow;     /* --slow, else NULL */
+	__u64 lost_told;	     /* samples without a histogram, said so far */
+	bool told_full;		     /* every interface slot taken: said */
+	bool told_groups_full;	     /* every group slot taken: said */
+	struct rxlat_groups *groups; /* --by netns or cgroup, else NULL */
+	struct rxlat_out out;	     /* stdout */
 };
 
 /*
@@ -80,11 +83,31 @@ static void grow(struct collector *c)
 
 /* ---- what the model reads (collector/read/model.h) -------------------- */
 
-static void src_slots(void *ctx, __u32 *slot_ifindex, __u32 n)
+static void src_slots(void *ctx, __u64 *slot_key, __u32 n)
 {
 	const struct collector *c = ctx;
 
-	hooks_ifslots(c->hooks, slot_ifindex, n);
+	hooks_ifslots(c->hooks, slot_key, n);
+}
+
+static void src_netns_name(void *ctx, __u32 ino, char *name, size_t len)
+{
+	(void)ctx;
+	groups_netns_name(ino, name, len);
+}
+
+static void src_groups(void *ctx, __u64 *key, __u32 *netns, __u32 n)
+{
+	const struct collector *c = ctx;
+
+	hooks_groups(c->hooks, key, netns, n);
+}
+
+static void src_group_name(void *ctx, __u64 key, __u32 netns, struct model_group *g)
+{
+	const struct collector *c = ctx;
+
+	groups_name(c->groups, key, netns, g);
 }
 
 static void src_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
@@ -137,14 +160,16 @@ static int new_model(struct collector *c)
 		.live = { hooks_live_at, c->hooks },
 		.slots = src_slots,
 		.ifname = src_ifname,
+		.netns_name = src_netns_name,
+		.groups = c->groups ? src_groups : NULL,
+		.group_name = src_group_name,
 		.wanted = src_wanted,
 		.xdp = src_xdp,
 		.drops = c->drops ? src_drops : NULL,
 		.reason = src_reason,
 		.slow = c->slow ? src_slow : NULL,
 	};
-	int err = model_new(&c->model, c->cfg->bpf.max_ifaces, c->cfg->bpf.max_queues,
-			    c->cfg->per_queue, &src);
+	int err = model_new(&c->model, rxlat_config_dims(c->cfg), c->cfg->per_queue, &src);
 
 	if (err)
 		rxlat_err("out of memory");
@@ -266,16 +291,41 @@ static void retire(void *ctx, __u32 slot)
  * by then): the slots of interfaces that are gone are released, and a word
  * once when interfaces found every slot taken.
  */
+static void retire_group(void *ctx, __u32 slot)
+{
+	struct collector *c = ctx;
+
+	model_retire_group(c->model, slot);
+}
+
+/* Samples in the overflow slot of the dimension with this limit, all stages. */
+static __u64 overflow(const struct collector *c, const char *limit)
+{
+	int i = model_overflow_dim(limit);
+	__u64 other = 0;
+
+	for (__u32 st = 0; i >= 0 && st < RXLAT_NR_STAGES; st++)
+		other += model_total_overflow(c->model, i, st);
+	return other;
+}
+
 static void tend_slots(struct collector *c)
 {
-	__u64 other = 0;
+	__u64 other;
 
 	if (ifaces_release_gone(c->ifaces, retire, c) < 0)
 		rxlat_debug("out of memory releasing the slots of deleted interfaces");
+	if (groups_release_gone(c->groups, retire_group, c) < 0)
+		rxlat_debug("cannot list the network namespaces in use: no group released");
+	if (c->groups && !c->told_groups_full && overflow(c, "max_groups")) {
+		rxlat_warn("every group slot is taken: namespaces or cgroups past %s %u are "
+			   "reported as netns=\"other\" until one of theirs is gone; raise %s",
+			   opt(OPT_MAX_GROUPS), c->cfg->bpf.max_groups, opt(OPT_MAX_GROUPS));
+		c->told_groups_full = true;
+	}
 	if (c->cfg->nifaces || c->told_full)
 		return;
-	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++)
-		other += model_total_overflow(c->model, 0, st);
+	other = overflow(c, "max_ifaces");
 	if (!other)
 		return;
 	rxlat_warn("every interface slot is taken: interfaces past %s %u are reported as "
@@ -569,6 +619,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err > 0 ? 0 : 1;
 	rxlat_log_init(cfg.verbose);
+	cfg.bpf.netns_ino = netns_self();
 	c.cfg = &cfg;
 	c.out.json = cfg.output == RXLAT_OUT_JSON;
 	if (ifaces_new(&c.ifaces, &cfg))
@@ -600,6 +651,11 @@ int main(int argc, char **argv)
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (stopped() || err)
 		goto out;
+	if (cfg.bpf.by != RXLAT_BY_NONE && groups_new(&c.groups, &cfg, c.hooks)) {
+		rxlat_err("out of memory");
+		err = -ENOMEM;
+		goto out;
+	}
 	if (cfg.drops) {
 		err = drops_open(&c.drops);
 		if (err) {
@@ -638,12 +694,12 @@ int main(int argc, char **argv)
 	if (stopped() || err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
-	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u interface slots x %u "
-		   "queue slots, %zu bytes each, made as they come into use, in chunks of %u)",
-		   hooks_map_bytes(c.hooks) / 1024.0,
-		   rxlat_nr_series(cfg.bpf.max_ifaces, cfg.bpf.max_queues), RXLAT_NR_STAGES,
-		   cfg.bpf.max_ifaces + 1, cfg.bpf.max_queues + 1, sizeof(struct rxlat_hist),
-		   RXLAT_CHUNK_SERIES);
+	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u group slots x %u interface "
+		   "slots x %u queue slots, %zu bytes each, made as they come into use, in chunks "
+		   "of %u)",
+		   hooks_map_bytes(c.hooks) / 1024.0, rxlat_nr_series(rxlat_config_dims(&cfg)),
+		   RXLAT_NR_STAGES, cfg.bpf.max_groups + 2, cfg.bpf.max_ifaces + 1,
+		   cfg.bpf.max_queues + 1, sizeof(struct rxlat_hist), RXLAT_CHUNK_SERIES);
 	err = run_loop(&c);
 out:
 	/* links are closed here; the kernel detaches them even if we die */
@@ -654,6 +710,7 @@ out:
 	tc_destroy(c.tc);
 	stamper_destroy(c.stamper);
 	links_close(c.links);
+	groups_free(c.groups);
 	model_free(c.model);
 	ifaces_free(c.ifaces);
 	out_free(&c.out);

@@ -8,106 +8,6 @@
 #include "rxlat_hist.h"
 #include "model_impl.h"
 
-/* ---- the dimensions of the series index ------------------------------ */
-
-#define SUMMED ((__u32)-1) /* the slot of a dimension whose slots are summed */
-
-struct dim {
-	__u32 (*size)(const struct rxlat_model *m);
-	/* summed into one series (and labelled once, slot SUMMED) */
-	bool (*summed)(const struct rxlat_model *m);
-	/* does slot hold a series now (total: for Prometheus)? */
-	bool (*valid)(const struct rxlat_model *m, __u32 slot, bool total);
-	void (*label)(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s);
-	const char *limit; /* its last slot takes what is past this limit */
-	bool released;	   /* its slots are released (model_retire_slot()) */
-};
-
-static __u32 stage_size(const struct rxlat_model *m)
-{
-	(void)m;
-	return RXLAT_NR_STAGES;
-}
-
-static bool never(const struct rxlat_model *m)
-{
-	(void)m;
-	return false;
-}
-
-static bool always(const struct rxlat_model *m, __u32 slot, bool total)
-{
-	(void)m, (void)slot, (void)total;
-	return true;
-}
-
-static void stage_label(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s)
-{
-	(void)m, (void)total;
-	rxlat_label_str(s, "stage", RXLAT_LABEL_BARE, "%s", rxlat_stage_names[slot]);
-}
-
-static __u32 iface_size(const struct rxlat_model *m)
-{
-	return m->max_ifaces + 1;
-}
-
-static bool iface_valid(const struct rxlat_model *m, __u32 slot, bool total)
-{
-	if (slot == m->max_ifaces)
-		return true;
-	return total ? m->slot_name[slot][0] != '\0' : m->slot_ifindex[slot] != 0;
-}
-
-/*
- * The reports name a slot by its interface now (its last name once gone);
- * Prometheus by the name the slot was first seen with, for the whole run,
- * so that no exported series ever loses a part.
- */
-static void iface_label(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s)
-{
-	__u32 ifindex = slot < m->max_ifaces ? m->slot_ifindex[slot] : 0;
-	char name[RXLAT_IFNAME_LEN];
-
-	if (total && slot < m->max_ifaces)
-		memcpy(name, m->slot_name[slot], sizeof(name));
-	else if (ifindex)
-		m->src.ifname(m->src.ctx, ifindex, name);
-	else
-		snprintf(name, sizeof(name), "other");
-	rxlat_label_str(s, "ifname", 0, "%.*s", RXLAT_IFNAME_LEN, name);
-	rxlat_label_num(s, "ifindex", RXLAT_LABEL_JSON_ONLY, ifindex);
-}
-
-static __u32 queue_size(const struct rxlat_model *m)
-{
-	return m->max_queues + 1;
-}
-
-static bool queue_summed(const struct rxlat_model *m)
-{
-	return !m->per_queue;
-}
-
-static void queue_label(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s)
-{
-	(void)total;
-	if (slot == SUMMED)
-		rxlat_label_null(s, "queue", "all");
-	else if (slot == m->max_queues)
-		rxlat_label_str(s, "queue", 0, "other");
-	else
-		rxlat_label_num(s, "queue", 0, slot);
-}
-
-/* Outermost first, as rxlat_series_index() lays the series out. */
-static const struct dim dims[] = {
-	{ stage_size, never, always, stage_label, NULL, false },
-	{ iface_size, never, iface_valid, iface_label, "max_ifaces", true },
-	{ queue_size, queue_summed, always, queue_label, "max_queues", false },
-};
-#define ND ((int)(sizeof(dims) / sizeof(dims[0])))
-
 /* ---- snapshots ------------------------------------------------------- */
 
 /*
@@ -154,25 +54,32 @@ static struct rxlat_hist *kept(struct rxlat_hist **a, __u32 idx)
 	return a[idx];
 }
 
-int model_new(struct rxlat_model **out, __u32 max_ifaces, __u32 max_queues, bool per_queue,
+int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
 	      const struct model_src *src)
 {
 	struct rxlat_model *m = calloc(1, sizeof(*m));
+	__u32 ng = d.max_groups + 2;
 
 	*out = NULL;
 	if (!m)
 		return -ENOMEM;
-	m->max_ifaces = max_ifaces;
-	m->max_queues = max_queues;
+	m->max_groups = d.max_groups;
+	m->max_ifaces = d.max_ifaces;
+	m->max_queues = d.max_queues;
 	m->per_queue = per_queue;
 	m->src = *src;
-	m->nr_series = rxlat_nr_series(max_ifaces, max_queues);
+	m->nr_series = rxlat_nr_series(d);
 	/* pointers only: a series' copy is made once it has a histogram */
 	m->base = calloc(m->nr_series, sizeof(*m->base));
 	m->prev = calloc(m->nr_series, sizeof(*m->prev));
-	m->slot_ifindex = calloc(max_ifaces, sizeof(*m->slot_ifindex));
-	m->slot_name = calloc(max_ifaces, sizeof(*m->slot_name));
-	if (!m->base || !m->prev || !m->slot_ifindex || !m->slot_name) {
+	m->slot_key = calloc(d.max_ifaces, sizeof(*m->slot_key));
+	m->slot_name = calloc(d.max_ifaces, sizeof(*m->slot_name));
+	m->slot_netns = calloc(d.max_ifaces, sizeof(*m->slot_netns));
+	m->group_key = calloc(ng, sizeof(*m->group_key));
+	m->group_netns = calloc(ng, sizeof(*m->group_netns));
+	m->group = calloc(ng, sizeof(*m->group));
+	if (!m->base || !m->prev || !m->slot_key || !m->slot_name || !m->slot_netns ||
+	    !m->group_key || !m->group_netns || !m->group) {
 		model_free(m);
 		return -ENOMEM;
 	}
@@ -192,8 +99,12 @@ void model_free(struct rxlat_model *m)
 	}
 	free(m->base);
 	free(m->prev);
-	free(m->slot_ifindex);
+	free(m->slot_key);
 	free(m->slot_name);
+	free(m->slot_netns);
+	free(m->group_key);
+	free(m->group_netns);
+	free(m->group);
 	tally_free(&m->xdp);
 	tally_free(&m->drops);
 	free(m->xdp_tot);
@@ -234,8 +145,8 @@ struct model_iter {
 	struct rxlat_model *m;
 	bool total;
 	int parity;
-	__u32 pos[ND];	 /* the next series; SUMMED in summed dimensions */
-	__u32 *lead[ND]; /* per slot, the slot whose series it is part of */
+	__u32 pos[MODEL_ND];   /* the next series; SUMMED in summed dimensions */
+	__u32 *lead[MODEL_ND]; /* per slot, the slot whose series it is part of */
 	bool done;
 	/* totals: the kept totals of released slots, added to a live series */
 	bool *matched;
@@ -246,8 +157,8 @@ struct model_iter {
 static void labels_at(const struct model_iter *it, const __u32 *pos, struct rxlat_series *s)
 {
 	s->nlabels = 0;
-	for (int d = 0; d < ND; d++)
-		dims[d].label(it->m, pos[d], it->total, s);
+	for (int d = 0; d < MODEL_ND; d++)
+		model_dims[d].label(it->m, pos[d], it->total, s);
 }
 
 /*
@@ -257,7 +168,7 @@ static void labels_at(const struct model_iter *it, const __u32 *pos, struct rxla
 static int leaders(struct model_iter *it, int d)
 {
 	const struct rxlat_model *m = it->m;
-	__u32 n = dims[d].size(m);
+	__u32 n = model_dims[d].size(m);
 	char(*keys)[MODEL_KEY_LEN] = NULL;
 
 	it->lead[d] = calloc(n, sizeof(*it->lead[d]));
@@ -270,11 +181,11 @@ static int leaders(struct model_iter *it, int d)
 	for (__u32 s = 0; s < n; s++) {
 		struct rxlat_series ser;
 
-		it->lead[d][s] = dims[d].valid(m, s, it->total) ? s : SUMMED;
+		it->lead[d][s] = model_dims[d].valid(m, s, it->total) ? s : SUMMED;
 		if (!keys || it->lead[d][s] == SUMMED)
 			continue;
 		ser.nlabels = 0;
-		dims[d].label(m, s, true, &ser);
+		model_dims[d].label(m, s, true, &ser);
 		model_label_key(&ser, keys[s], sizeof(keys[s]));
 		for (__u32 j = 0; j < s; j++)
 			if (it->lead[d][j] == j && !strcmp(keys[j], keys[s])) {
@@ -288,10 +199,27 @@ static int leaders(struct model_iter *it, int d)
 
 static void name_slots(struct rxlat_model *m, bool total)
 {
-	m->src.slots(m->src.ctx, m->slot_ifindex, m->max_ifaces);
-	for (__u32 i = 0; total && i < m->max_ifaces; i++)
-		if (m->slot_ifindex[i] && !m->slot_name[i][0])
-			m->src.ifname(m->src.ctx, m->slot_ifindex[i], m->slot_name[i]);
+	m->src.slots(m->src.ctx, m->slot_key, m->max_ifaces);
+	for (__u32 i = 0; total && i < m->max_ifaces; i++) {
+		__u64 key = m->slot_key[i];
+
+		if (!key || m->slot_name[i][0])
+			continue;
+		m->slot_netns[i] = key >> 32;
+		if (key >> 32)
+			snprintf(m->slot_name[i], sizeof(m->slot_name[i]), "if%u", (__u32)key);
+		else
+			m->src.ifname(m->src.ctx, (__u32)key, m->slot_name[i]);
+	}
+	if (!m->src.groups)
+		return;
+	m->src.groups(m->src.ctx, m->group_key, m->group_netns, m->max_groups + 1);
+	for (__u32 i = 1; i <= m->max_groups; i++) {
+		if (!m->group_key[i] || m->group[i].named)
+			continue;
+		m->src.group_name(m->src.ctx, m->group_key[i], m->group_netns[i], &m->group[i]);
+		m->group[i].named = true;
+	}
 }
 
 /* Moves pos to the first leader at or after it, odometer style; false at the end. */
@@ -299,14 +227,14 @@ static bool settle(struct model_iter *it)
 {
 	const struct rxlat_model *m = it->m;
 
-	for (int d = ND - 1; d >= 0;) {
-		if (dims[d].summed(m)) {
+	for (int d = MODEL_ND - 1; d >= 0;) {
+		if (model_dims[d].summed(m)) {
 			d--;
 			continue;
 		}
-		while (it->pos[d] < dims[d].size(m) && it->lead[d][it->pos[d]] != it->pos[d])
+		while (it->pos[d] < model_dims[d].size(m) && it->lead[d][it->pos[d]] != it->pos[d])
 			it->pos[d]++;
-		if (it->pos[d] < dims[d].size(m)) {
+		if (it->pos[d] < model_dims[d].size(m)) {
 			d--;
 			continue;
 		}
@@ -314,23 +242,23 @@ static bool settle(struct model_iter *it)
 		it->pos[d] = 0;
 		do
 			d--;
-		while (d >= 0 && dims[d].summed(m));
+		while (d >= 0 && model_dims[d].summed(m));
 		if (d < 0)
 			return false;
 		it->pos[d]++;
 		/* and settle every inner one again from 0 */
-		for (int e = d + 1; e < ND; e++)
-			if (!dims[e].summed(m))
+		for (int e = d + 1; e < MODEL_ND; e++)
+			if (!model_dims[e].summed(m))
 				it->pos[e] = 0;
-		d = ND - 1;
+		d = MODEL_ND - 1;
 	}
 	return true;
 }
 
 static void advance(struct model_iter *it)
 {
-	for (int d = ND - 1; d >= 0; d--)
-		if (!dims[d].summed(it->m)) {
+	for (int d = MODEL_ND - 1; d >= 0; d--)
+		if (!model_dims[d].summed(it->m)) {
 			it->pos[d]++;
 			return;
 		}
@@ -346,8 +274,8 @@ static struct model_iter *iter_new(struct rxlat_model *m, bool total, int parity
 	it->total = total;
 	it->parity = parity;
 	name_slots(m, total);
-	for (int d = 0; d < ND; d++) {
-		if (dims[d].summed(m)) {
+	for (int d = 0; d < MODEL_ND; d++) {
+		if (model_dims[d].summed(m)) {
 			it->pos[d] = SUMMED;
 			continue;
 		}
@@ -364,7 +292,7 @@ void model_iter_free(struct model_iter *it)
 {
 	if (!it)
 		return;
-	for (int d = 0; d < ND; d++)
+	for (int d = 0; d < MODEL_ND; d++)
 		free(it->lead[d]);
 	free(it->matched);
 	free(it);
@@ -381,12 +309,12 @@ static int each_index(struct model_iter *it, int d, __u32 idx,
 	__u32 n;
 	int err = 0;
 
-	if (d == ND)
+	if (d == MODEL_ND)
 		return fn(it, idx, arg);
-	n = dims[d].size(m);
+	n = model_dims[d].size(m);
 	for (__u32 s = 0; s < n && err >= 0; s++) {
-		if (dims[d].summed(m) ? !dims[d].valid(m, s, it->total)
-				      : it->lead[d][s] != it->pos[d])
+		if (model_dims[d].summed(m) ? !model_dims[d].valid(m, s, it->total)
+					    : it->lead[d][s] != it->pos[d])
 			continue;
 		err = each_index(it, d + 1, idx * n + s, fn, arg);
 	}
@@ -569,16 +497,24 @@ unsigned int model_overflow_dims(void)
 {
 	unsigned int n = 0;
 
-	for (int d = 0; d < ND; d++)
-		n += dims[d].limit != NULL;
+	for (int d = 0; d < MODEL_ND; d++)
+		n += model_dims[d].limit != NULL;
 	return n;
 }
 
 static int overflow_dim(unsigned int i)
 {
-	for (int d = 0; d < ND; d++)
-		if (dims[d].limit && !i--)
+	for (int d = 0; d < MODEL_ND; d++)
+		if (model_dims[d].limit && !i--)
 			return d;
+	return -1;
+}
+
+int model_overflow_dim(const char *limit)
+{
+	for (unsigned int i = 0; model_overflow_limit(i); i++)
+		if (!strcmp(model_overflow_limit(i), limit))
+			return (int)i;
 	return -1;
 }
 
@@ -586,7 +522,7 @@ const char *model_overflow_limit(unsigned int i)
 {
 	int d = overflow_dim(i);
 
-	return d < 0 ? NULL : dims[d].limit;
+	return d < 0 ? NULL : model_dims[d].limit;
 }
 
 /* Samples (every counter of the sources) of stage in the overflow slot of dimension i. */
@@ -598,20 +534,20 @@ static void each_at(struct rxlat_model *m, const __u32 *at,
 		    void (*fn)(struct rxlat_model *m, __u32 idx, const __u32 *pos, void *arg),
 		    void *arg)
 {
-	__u32 n[ND], pos[ND];
+	__u32 n[MODEL_ND], pos[MODEL_ND];
 	int d;
 
-	for (d = 0; d < ND; d++) {
-		n[d] = dims[d].size(m);
+	for (d = 0; d < MODEL_ND; d++) {
+		n[d] = model_dims[d].size(m);
 		pos[d] = at[d] == SUMMED ? 0 : at[d];
 	}
 	for (;;) {
 		__u32 idx = 0;
 
-		for (d = 0; d < ND; d++)
+		for (d = 0; d < MODEL_ND; d++)
 			idx = idx * n[d] + pos[d];
 		fn(m, idx, pos, arg);
-		for (d = ND - 1; d >= 0; d--) {
+		for (d = MODEL_ND - 1; d >= 0; d--) {
 			if (at[d] != SUMMED)
 				continue;
 			if (++pos[d] < n[d])
@@ -637,15 +573,15 @@ static void sum_sources(struct rxlat_model *m, __u32 idx, const __u32 *pos, void
 __u64 model_total_overflow(struct rxlat_model *m, unsigned int i, __u32 stage)
 {
 	int od = overflow_dim(i);
-	__u32 at[ND];
+	__u32 at[MODEL_ND];
 	__u64 sum = 0;
 
 	if (od < 0)
 		return 0;
-	for (int d = 0; d < ND; d++)
+	for (int d = 0; d < MODEL_ND; d++)
 		at[d] = SUMMED;
 	at[0] = stage;
-	at[od] = dims[od].size(m) - 1;
+	at[od] = model_dims[od].size(m) - 1;
 	each_at(m, at, sum_sources, &sum);
 	return sum;
 }
@@ -675,23 +611,36 @@ static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, voi
 		base->counts[c] += tot.counts[c];
 	if (!m->scraped || hist_empty(&tot))
 		return;
-	for (int d = 0; d < ND; d++)
-		it.pos[d] = dims[d].summed(m) ? SUMMED : at[d];
+	for (int d = 0; d < MODEL_ND; d++)
+		it.pos[d] = model_dims[d].summed(m) ? SUMMED : at[d];
 	labels_at(&it, it.pos, &s);
 	f = model_frozen_at(m, &s);
 	if (f)
 		model_hist_add(&f->h, &tot);
 }
 
-void model_retire_slot(struct rxlat_model *m, __u32 slot)
+static void retire(struct rxlat_model *m, enum model_released which, __u32 slot)
 {
-	__u32 at[ND];
+	__u32 at[MODEL_ND];
 
 	name_slots(m, m->scraped);
-	for (int d = 0; d < ND; d++)
-		at[d] = dims[d].released ? slot : SUMMED;
+	for (int d = 0; d < MODEL_ND; d++)
+		at[d] = model_dims[d].released == which ? slot : SUMMED;
 	each_at(m, at, retire_series, NULL);
+}
+
+void model_retire_slot(struct rxlat_model *m, __u32 slot)
+{
+	retire(m, MODEL_RELEASED_IFACE, slot);
 	/* the next owner is named when it is first seen */
 	if (slot < m->max_ifaces)
 		m->slot_name[slot][0] = '\0';
+}
+
+void model_retire_group(struct rxlat_model *m, __u32 slot)
+{
+	if (slot == 0 || slot > m->max_groups)
+		return;
+	retire(m, MODEL_RELEASED_GROUP, slot);
+	memset(&m->group[slot], 0, sizeof(m->group[slot]));
 }

@@ -12,9 +12,9 @@
  * Nothing here touches BPF: the maps are read through struct model_src,
  * which a unit test fills with plain memory.
  *
- * A series is a point in the dimensions of the series index (stage,
- * interface slot, queue slot: rxlat_series_index()); the table dims[] in
- * model.c says, per dimension, its size, its labels and whether its slots
+ * A series is a point in the dimensions of the series index (stage, group
+ * slot, interface slot, queue slot: rxlat_series_index()); the table
+ * model_dims[] in model_dims.c says, per dimension, its size, its labels and whether its slots
  * are summed (the queues without --per-queue). A new dimension is a line of
  * that table and its labeller.
  */
@@ -28,14 +28,37 @@
 #include "report.h"
 #include "live.h"
 
+/* The names of a group (--by); empty where it has none. */
+struct model_group {
+	bool named;
+	char netns[RXLAT_LABEL_LEN]; /* empty: rxlat's own namespace */
+	__u32 netns_ino;
+	char cgroup[RXLAT_LABEL_LEN]; /* the cgroup's path; empty: not a cgroup group */
+	char container[72];	      /* the container id in that path */
+};
+
+/*
+ * The container id in a cgroup path: the innermost component that ends in
+ * 64 hex digits, alone (Docker and containerd with the cgroupfs driver) or
+ * after a '-' in a systemd scope (docker-ID.scope, cri-containerd-ID.scope,
+ * crio-ID.scope, libpod-ID.scope). False with id empty when there is none.
+ */
+bool model_container_id(const char *path, char *id, size_t len);
+
 /* Where the model reads from. */
 struct model_src {
 	void *ctx;
 	struct rxlat_live live; /* the series' histograms */
-	/* ifindex of each of n interface slots, 0 where free */
-	void (*slots)(void *ctx, __u32 *slot_ifindex, __u32 n);
+	/* the key (rxlat_if_key()) of each of n interface slots, 0 where free */
+	void (*slots)(void *ctx, __u64 *slot_key, __u32 n);
 	/* an interface's name, also once it is gone; "other" for ifindex 0 */
 	void (*ifname)(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN]);
+	/* a network namespace's name, or net:[inode] */
+	void (*netns_name)(void *ctx, __u32 ino, char *name, size_t len);
+	/* each of n group slots' key and namespace, 0 where free (NULL: no groups) */
+	void (*groups)(void *ctx, __u64 *key, __u32 *netns, __u32 n);
+	/* the names of the group of key, seen in namespace netns */
+	void (*group_name)(void *ctx, __u64 key, __u32 netns, struct model_group *g);
 	/* whether the stamper's counters of ifindex are reported (-i) */
 	bool (*wanted)(void *ctx, __u32 ifindex);
 	/* the stamper's totals per (ifindex, queue), malloc'ed; NULL: no stamper */
@@ -52,7 +75,7 @@ struct model_src {
 struct rxlat_model;
 
 /* 0 or -ENOMEM. */
-int model_new(struct rxlat_model **out, __u32 max_ifaces, __u32 max_queues, bool per_queue,
+int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
 	      const struct model_src *src);
 void model_free(struct rxlat_model *m);
 
@@ -100,6 +123,8 @@ int model_report_slow(struct rxlat_model *m, __u64 counts[3]);
  * label sets of released slots are kept).
  */
 void model_retire_slot(struct rxlat_model *m, __u32 slot);
+/* The same for group slot slot (its namespace or cgroup is gone). */
+void model_retire_group(struct rxlat_model *m, __u32 slot);
 
 /* ---- Prometheus' cursor: totals since the baseline -------------------- */
 
@@ -116,7 +141,9 @@ int model_total_next(struct model_iter *it, struct rxlat_series *out, struct rxl
 
 /* The dimensions with an overflow slot, and its samples of one stage. */
 unsigned int model_overflow_dims(void);
-const char *model_overflow_limit(unsigned int i); /* "max_ifaces", "max_queues" */
+const char *model_overflow_limit(unsigned int i); /* "max_groups", "max_ifaces", .. */
+/* The index i of the overflow dimension with this limit, -1 if none. */
+int model_overflow_dim(const char *limit);
 __u64 model_total_overflow(struct rxlat_model *m, unsigned int i, __u32 stage);
 
 /* The stamper's totals per (ifindex, queue), the largest seen of each. */

@@ -7,15 +7,20 @@
 #include "tally.h"
 
 struct rxlat_model {
-	__u32 max_ifaces, max_queues;
+	__u32 max_groups, max_ifaces, max_queues;
 	bool per_queue;
 	struct model_src src;
 	__u32 nr_series;
 	/* each series at the baseline and at the last report; NULL: zero */
 	struct rxlat_hist **base, **prev;
-	__u32 *slot_ifindex; /* max_ifaces, as of the cursor's begin */
+	__u64 *slot_key; /* max_ifaces, as of the cursor's begin: rxlat_if_key() */
 	/* Prometheus: each interface slot under the name it was first seen with */
 	char (*slot_name)[RXLAT_IFNAME_LEN];
+	__u32 *slot_netns; /* and the namespace of its stamps, 0: rxlat's */
+	/* group slots (--by), max_groups + 2: key as of the cursor's begin, names */
+	__u64 *group_key;
+	__u32 *group_netns;
+	struct model_group *group;
 	struct tally xdp, drops;
 	__u64 slow_prev[3];
 	/* Prometheus: the largest totals seen, also of keys a map no longer has */
@@ -33,6 +38,26 @@ struct rxlat_model {
 	size_t nfrozen;
 	__u64 frozen_dropped;
 };
+
+/* ---- the dimensions of the series index (model_dims.c) --------------- */
+
+#define SUMMED	 ((__u32)-1) /* the slot of a dimension whose slots are summed */
+#define MODEL_ND 4	     /* stage, group, interface, queue */
+
+enum model_released { MODEL_RELEASED_NONE, MODEL_RELEASED_GROUP, MODEL_RELEASED_IFACE };
+
+struct model_dim {
+	__u32 (*size)(const struct rxlat_model *m);
+	/* summed into one series (and labelled once, slot SUMMED) */
+	bool (*summed)(const struct rxlat_model *m);
+	/* does slot hold a series now (total: for Prometheus)? */
+	bool (*valid)(const struct rxlat_model *m, __u32 slot, bool total);
+	void (*label)(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s);
+	const char *limit;	      /* its last slot takes what is past this limit */
+	enum model_released released; /* which of its slots model_retire() releases */
+};
+
+extern const struct model_dim model_dims[MODEL_ND];
 
 #define MODEL_KEY_LEN	 (RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16))
 #define MODEL_FROZEN_MAX 256

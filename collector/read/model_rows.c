@@ -37,9 +37,13 @@ static bool wanted(const struct rxlat_model *m, __u32 ifindex)
 	return !ifindex || !m->src.wanted || m->src.wanted(m->src.ctx, ifindex);
 }
 
-static void ifname(const struct rxlat_model *m, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
+/* if_netns: the interface is another namespace's, named by its index */
+static void ifname_in(const struct rxlat_model *m, __u32 ifindex, __u32 if_netns,
+		      char name[RXLAT_IFNAME_LEN])
 {
-	if (ifindex)
+	if (ifindex && if_netns)
+		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
+	else if (ifindex)
 		m->src.ifname(m->src.ctx, ifindex, name);
 	else
 		snprintf(name, RXLAT_IFNAME_LEN, "other");
@@ -87,7 +91,7 @@ int model_report_xdp(struct rxlat_model *m, struct rxlat_xdp_row **out, size_t *
 			continue;
 		r->ifindex = keys[i].ifindex;
 		r->queue = (int)keys[i].rx_queue;
-		ifname(m, r->ifindex, r->ifname);
+		ifname_in(m, r->ifindex, 0, r->ifname);
 		(*nout)++;
 	}
 	/* the totals, also of interfaces not reported, are the next report's start */
@@ -133,7 +137,7 @@ int model_report_drops(struct rxlat_model *m, struct rxlat_drop_row **out, size_
 		r->ifindex = keys[i].ifindex;
 		r->queue = (int)keys[i].queue;
 		r->reason = m->src.reason(m->src.ctx, keys[i].reason);
-		ifname(m, keys[i].ifindex, r->ifname);
+		ifname_in(m, keys[i].ifindex, keys[i].if_netns, r->ifname);
 		(*nout)++;
 	}
 	tally_take(&m->drops.prev, &now);
@@ -175,7 +179,7 @@ static struct model_xdp_total *xdp_total(struct rxlat_model *m, const struct rxl
 	memset(p, 0, sizeof(*p));
 	p->ifindex = k->ifindex;
 	p->queue = k->rx_queue;
-	ifname(m, k->ifindex, p->ifname);
+	ifname_in(m, k->ifindex, 0, p->ifname);
 	return p;
 }
 
@@ -228,7 +232,7 @@ static struct model_drop_total *drop_total(struct rxlat_model *m, const struct r
 	p = &p[m->ndrop_tot++];
 	memset(p, 0, sizeof(*p));
 	p->key = *k;
-	ifname(m, k->ifindex, p->ifname);
+	ifname_in(m, k->ifindex, k->if_netns, p->ifname);
 	p->reason = m->src.reason(m->src.ctx, k->reason);
 	return p;
 }

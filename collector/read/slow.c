@@ -19,6 +19,7 @@
 #include "log.h"
 #include "report.h"
 #include "slow.h"
+#include "groups.h"
 
 struct rxlat_slow {
 	struct ring_buffer *rb;
@@ -58,8 +59,22 @@ static void time_str(const struct rxlat_slow *s, __u64 mono, char *buf, size_t l
 	snprintf(buf + n, len - n, ".%06lld%s", (long long)(t % 1000000000) / 1000, iso ? "Z" : "");
 }
 
+/* Where the record was taken, when not in rxlat's namespace, and where stamped. */
+struct where {
+	char netns[256], if_netns[256];
+};
+
+static void where_of(const struct rxlat_slow_rec *r, struct where *w)
+{
+	w->netns[0] = w->if_netns[0] = '\0';
+	if (r->netns)
+		groups_netns_name(r->netns, w->netns, sizeof(w->netns));
+	if (r->if_netns)
+		groups_netns_name(r->if_netns, w->if_netns, sizeof(w->if_netns));
+}
+
 static int json_record(struct rxlat_slow *s, const struct rxlat_slow_rec *r, const char *stage,
-		       const char *ifname, const char *reason)
+		       const char *ifname, const char *reason, const struct where *w)
 {
 	struct json_object *o = json_object_new_object();
 	char ts[64], sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN], pb[8];
@@ -79,6 +94,10 @@ static int json_record(struct rxlat_slow *s, const struct rxlat_slow_rec *r, con
 		json_object_object_add(o, "reason", json_object_new_string(reason));
 	json_object_object_add(o, "ifname", json_object_new_string(ifname));
 	json_object_object_add(o, "ifindex", json_object_new_uint64(r->ifindex));
+	if (w->if_netns[0])
+		json_object_object_add(o, "if_netns", json_object_new_string(w->if_netns));
+	if (w->netns[0])
+		json_object_object_add(o, "netns", json_object_new_string(w->netns));
 	json_object_object_add(o, "queue", json_object_new_uint64(r->queue));
 	json_object_object_add(o, "cpu", json_object_new_uint64(r->cpu));
 	json_object_object_add(o, "family", json_object_new_int(r->family));
@@ -107,6 +126,7 @@ static int handle(void *ctx, void *data, size_t size)
 	const struct rxlat_slow_rec *r = data;
 	char ifname[RXLAT_IFNAME_LEN], ts[64], sa[INET6_ADDRSTRLEN], da[INET6_ADDRSTRLEN], pb[8];
 	const char *stage, *reason = NULL;
+	struct where w;
 	bool v6;
 
 	if (size < sizeof(*r))
@@ -117,9 +137,13 @@ static int handle(void *ctx, void *data, size_t size)
 	} else {
 		stage = r->stage < RXLAT_NR_STAGES ? rxlat_stage_names[r->stage] : "?";
 	}
-	ifaces_ifname(s->ifaces, r->ifindex, ifname);
+	if (r->if_netns) /* another namespace's interface: by its index */
+		snprintf(ifname, sizeof(ifname), "if%u", r->ifindex);
+	else
+		ifaces_ifname(s->ifaces, r->ifindex, ifname);
+	where_of(r, &w);
 	if (s->json) {
-		s->err = json_record(s, r, stage, ifname, reason);
+		s->err = json_record(s, r, stage, ifname, reason, &w);
 		return s->err;
 	}
 	time_str(s, r->time_ns, ts, sizeof(ts), false);
@@ -127,8 +151,10 @@ static int handle(void *ctx, void *data, size_t size)
 	addr_str(r, r->daddr, da, sizeof(da));
 	v6 = r->family == 6;
 	fprintf(s->out,
-		"slow %s %s%s%s  %.*s queue %u cpu %u  %s %s%s%s:%u -> %s%s%s:%u  %.3f %s (%s)\n",
-		ts, stage, reason ? " " : "", reason ? reason : "", RXLAT_IFNAME_LEN, ifname,
+		"slow %s %s%s%s%s%s  %.*s%s%s queue %u cpu %u  %s %s%s%s:%u -> %s%s%s:%u  %.3f %s "
+		"(%s)\n",
+		ts, stage, reason ? " " : "", reason ? reason : "", w.netns[0] ? " netns=" : "",
+		w.netns, RXLAT_IFNAME_LEN, ifname, w.if_netns[0] ? " if_netns=" : "", w.if_netns,
 		r->queue, r->cpu, proto_name(r->proto, pb, sizeof(pb)), v6 ? "[" : "", sa,
 		v6 ? "]" : "", r->sport, v6 ? "[" : "", da, v6 ? "]" : "", r->dport,
 		r->latency_ns >= 1000000 ? r->latency_ns / 1e6 : r->latency_ns / 1e3,

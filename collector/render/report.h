@@ -43,8 +43,8 @@ struct rxlat_stats {
  *   Prometheus:  key="str" (str is also set for numbers and null: "all")
  * RXLAT_LABEL_JSON_ONLY labels (the ifindex) are in JSON only.
  */
-#define RXLAT_MAX_LABELS 8
-#define RXLAT_LABEL_LEN	 48
+#define RXLAT_MAX_LABELS 12
+#define RXLAT_LABEL_LEN	 256
 
 enum rxlat_label_kind { RXLAT_LABEL_STR, RXLAT_LABEL_NUM, RXLAT_LABEL_NULL };
 #define RXLAT_LABEL_BARE      0x1

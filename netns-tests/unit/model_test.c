@@ -19,6 +19,8 @@
 
 #define MAX_IFACES 2
 #define MAX_QUEUES 3
+#define MAX_GROUPS 2
+#define DIMS	   ((struct rxlat_dims){ MAX_GROUPS, MAX_IFACES, MAX_QUEUES })
 /* interface indexes that no namespace has this early: named "if<N>" */
 #define IF_A 100001
 #define IF_B 100002
@@ -42,10 +44,11 @@ static struct {
 	size_t nnames;
 } F;
 
-static void f_slots(void *ctx, __u32 *out, __u32 n)
+static void f_slots(void *ctx, __u64 *out, __u32 n)
 {
 	(void)ctx;
-	memcpy(out, F.slots, n * sizeof(*out));
+	for (__u32 i = 0; i < n; i++)
+		out[i] = F.slots[i];
 }
 
 /* as the interfaces module names them: known, the kernel's, or "if<N>" */
@@ -106,7 +109,7 @@ static struct rxlat_model *new_model(const struct rxlat_live *live, bool per_que
 	struct rxlat_model *m;
 
 	memset(&F, 0, sizeof(F));
-	return model_new(&m, MAX_IFACES, MAX_QUEUES, per_queue, &src) ? NULL : m;
+	return model_new(&m, DIMS, per_queue, &src) ? NULL : m;
 }
 
 /*
@@ -116,7 +119,7 @@ static struct rxlat_model *new_model(const struct rxlat_live *live, bool per_que
 static int report_series(struct rxlat_model *m, const __u32 *slot_ifindex, int parity,
 			 struct rxlat_series **out, size_t *n)
 {
-	__u32 nr = rxlat_nr_series(MAX_IFACES, MAX_QUEUES);
+	__u32 nr = rxlat_nr_series(DIMS);
 	struct model_iter *it;
 	int got = 0;
 
@@ -184,7 +187,7 @@ static int queue_of(const struct rxlat_series *s)
 
 static struct rxlat_hist *series(struct rxlat_hist *live, int stage, int slot, int q)
 {
-	return &live[rxlat_series_index(stage, slot, q, MAX_IFACES, MAX_QUEUES)];
+	return &live[rxlat_series_index(stage, 0, slot, q, DIMS)];
 }
 
 static void sample(struct rxlat_hist *h, __u32 bucket, __u64 n, __u64 sum, __u64 max, int parity)
@@ -206,7 +209,7 @@ static void test_deltas(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
 	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 
@@ -281,7 +284,7 @@ static void test_queues_and_overflow(bool per_queue)
 {
 	__u32 slots[MAX_IFACES] = { 1, 0 }; /* lo is ifindex 1 in every namespace */
 	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	size_t n = 0, want = per_queue ? 4 : 2;
 	const char *name = per_queue ? "queues.per_queue" : "queues.aggregated";
@@ -449,7 +452,7 @@ static void test_torn(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
 	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_hist *h;
 
 	if (!live || !(c = new_model(FLAT(live), true))) {
@@ -499,7 +502,7 @@ static void test_names(void)
 	struct rxlat_xdp_counters vals[] = { { 3, 3, 0 }, { 4, 4, 0 } };
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
 	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	struct rxlat_xdp_row *r = NULL;
 	size_t n = 0;
@@ -560,7 +563,7 @@ static void test_late_series(void)
 	struct rxlat_series *s = NULL;
 	size_t n = 1;
 
-	late_idx = rxlat_series_index(RXLAT_STAGE_UDP_QUEUE_RCV, 0, 2, MAX_IFACES, MAX_QUEUES);
+	late_idx = rxlat_series_index(RXLAT_STAGE_UDP_QUEUE_RCV, 0, 0, 2, DIMS);
 	late_hist = NULL;
 	if (!(c = new_model(&live, true)) || model_start(c)) {
 		check_failed("late_series.setup", "out of memory");
@@ -614,7 +617,7 @@ static void test_retire(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
 	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(MAX_IFACES, MAX_QUEUES), sizeof(*live));
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 	__u64 none;

@@ -19,7 +19,9 @@
 
 #define MAX_IFACES 3
 #define MAX_QUEUES 2
-#define NSERIES	   (RXLAT_NR_STAGES * (MAX_IFACES + 1) * (MAX_QUEUES + 1))
+#define MAX_GROUPS 2
+#define DIMS	   ((struct rxlat_dims){ MAX_GROUPS, MAX_IFACES, MAX_QUEUES })
+#define NSERIES	   (RXLAT_NR_STAGES * (MAX_GROUPS + 2) * (MAX_IFACES + 1) * (MAX_QUEUES + 1))
 
 static __u32 slot_owner[MAX_IFACES];
 static const char *names[4]; /* by ifindex 1..3 */
@@ -27,10 +29,11 @@ static struct rxlat_xdp_key xkeys[4];
 static struct rxlat_xdp_counters xvals[4];
 static size_t nx;
 
-static void f_slots(void *ctx, __u32 *out, __u32 n)
+static void f_slots(void *ctx, __u64 *out, __u32 n)
 {
 	(void)ctx;
-	memcpy(out, slot_owner, n * sizeof(*out));
+	for (__u32 i = 0; i < n; i++)
+		out[i] = slot_owner[i];
 }
 
 static void f_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
@@ -66,7 +69,7 @@ static struct {
 
 static struct rxlat_hist *at(struct rxlat_hist *live, int stage, int slot, int q)
 {
-	return &live[rxlat_series_index(stage, slot, q, MAX_IFACES, MAX_QUEUES)];
+	return &live[rxlat_series_index(stage, 0, slot, q, DIMS)];
 }
 
 static void sample(struct rxlat_hist *h, __u64 ns, __u64 n)
@@ -131,7 +134,7 @@ static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k,
 
 	while (i < 4 && made[i].m)
 		i++;
-	if (i == 4 || model_new(&model, MAX_IFACES, MAX_QUEUES, per_queue, &src))
+	if (i == 4 || model_new(&model, DIMS, per_queue, &src))
 		return NULL;
 	if (prom_metrics_new(&m, model, k, attach)) {
 		model_free(model);
