@@ -317,8 +317,15 @@ outside_udp()	# CHECK TO-NS DST-IP DST-MAC COUNT
 		"$(tail -n 1 "$T_DIR/recv_$1.out")"
 }
 
+# FIELD summed over STAGE's series of rxlat's own namespace (no netns label).
+host_sum()	# STAGE FIELD
+{
+	q --arg s "$1" "[.[].series[] | select(.stage == \$s and .netns == null) | $2] | add // 0"
+}
+
 # rxlat in the host of bridge_setup. Datagrams the bridge forwards into the
-# pod never reach IP in the host: ip_rcv counts none of them (the
+# pod never reach IP in the host: the host's ip_rcv counts none of them
+# (stamped, they are measured in the pod, under its namespace) (the
 # netif_receive_skb fallback fires for every frame a bridge port receives).
 # Datagrams to br0's own address count once each, under br0 unstamped (in
 # the fallback the tracepoint fires for hout0 and again for br0; fentry on
@@ -337,8 +344,15 @@ bridge_ports()	# unstamped|stamped
 	outside_udp to_pod "$NS_POD" 10.13.0.2 "$POD_MAC" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
-	assert_eq bridged_ip_rcv_none 0 "$(stage_sum ip_rcv "$PKTS")" "host ip_rcv samples of datagrams to the pod"
-	assert_eq bridged_udp_none 0 "$(stage_sum udp_queue_rcv "$PKTS")"
+	assert_eq bridged_ip_rcv_none 0 "$(host_sum ip_rcv "$PKTS")" "host ip_rcv samples of datagrams to the pod"
+	assert_eq bridged_udp_none 0 "$(host_sum udp_queue_rcv "$PKTS")"
+	if [[ $1 == stamped ]]; then
+		# stamped on hout0, measured in the pod: under the pod's namespace
+		assert_eq bridged_pod_ip_rcv "$N" "$(q --arg n "$NS_POD" '[.[].series[] |
+			select(.stage == "ip_rcv" and .netns == $n) | .sources.xdp] | add // 0')"
+	else
+		assert_eq bridged_unstamped_no_pod 0 "$(q '[.[].series[] | select(.netns)] | length')"
+	fi
 
 	start_rxlat "${args[@]}" || return 1
 	outside_udp to_host "$NS_B" 10.13.0.1 "$BR_MAC" "$m"

@@ -1,0 +1,422 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# A container host: an "outside" namespace sends to pods behind a "host"
+# namespace, where rxlat runs and stamps the outside-facing veth h0. The
+# host reaches its pods the ways container networks do: routed veth pairs
+# (Calico), a bridge (Docker), a macvlan. Every frame is sent by
+# rxlat-pktgen and received by a counting socket in its pod, so every
+# pod's series are known exactly: the pod's stages under netns=POD, on the
+# interface where the packet was stamped (h0), and the host's own stages
+# without a netns label. Also: IPv6, TCP, --by none and cgroup, rxlat
+# inside a pod (stamps of the host never under a pod's interface), pods
+# that come and go, and the tc stamper, whose stamps do not cross.
+
+# shellcheck source=netns-tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+PORT=7700
+PROM=9477
+NS_O='' NS_H='' # set by host_setup
+
+need() { need_rxlat "$@"; }
+
+# Outside NS_O --(o0/h0, 4 queues)-- host NS_H, where rxlat runs (NS_B, for
+# start_rxlat). Addresses 10.31.0.0/24 and fd31::/64; the outside routes
+# 10.31.0.0/16 and fd31::/16 through the host.
+host_setup()
+{
+	ns_create NS_O && ns_create NS_H || return 1
+	NS_B=$NS_H
+	ip -n "$NS_O" link add o0 numrxqueues 4 numtxqueues 4 type veth peer name h0 \
+		netns "$NS_H" numrxqueues 4 numtxqueues 4 || return 1
+	ip -n "$NS_O" addr add 10.31.0.1/24 dev o0 &&
+		ip -n "$NS_H" addr add 10.31.0.2/24 dev h0 &&
+		ip -n "$NS_O" addr add fd31::1/64 dev o0 nodad &&
+		ip -n "$NS_H" addr add fd31::2/64 dev h0 nodad &&
+		ip -n "$NS_O" link set o0 up && ip -n "$NS_H" link set h0 up &&
+		ip -n "$NS_O" route add 10.31.0.0/16 via 10.31.0.2 &&
+		ip -n "$NS_O" route add fd31::/16 via fd31::2 || return 1
+	MAC_H0=$(link_mac "$NS_H" h0)
+	ip -n "$NS_O" neigh replace 10.31.0.2 lladdr "$MAC_H0" dev o0 nud permanent &&
+		ip -n "$NS_O" neigh replace fd31::2 lladdr "$MAC_H0" dev o0 nud permanent &&
+		ip -n "$NS_H" neigh replace 10.31.0.1 lladdr "$(link_mac "$NS_O" o0)" dev h0 \
+			nud permanent &&
+		ip -n "$NS_H" neigh replace fd31::1 lladdr "$(link_mac "$NS_O" o0)" dev h0 \
+			nud permanent &&
+		in_ns "$NS_H" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 ||
+		return 1
+	sleep 1 # the links' own IPv6 reports are sent before rxlat counts
+}
+
+# Pod N behind the host by a routed veth pair hN -- p0: 10.31.N.2, fd31:N::2.
+# Sets POD_N to its namespace.
+routed_pod()	# N
+{
+	local n=$1 pns
+	ns_create pns || return 1
+	printf -v "POD_$n" '%s' "$pns"
+	ip -n "$NS_H" link add "h$n" type veth peer name p0 netns "$pns" &&
+		ip -n "$NS_H" addr add "10.31.$n.1/24" dev "h$n" &&
+		ip -n "$NS_H" addr add "fd31:$n::1/64" dev "h$n" nodad &&
+		ip -n "$pns" addr add "10.31.$n.2/24" dev p0 &&
+		ip -n "$pns" addr add "fd31:$n::2/64" dev p0 nodad &&
+		ip -n "$NS_H" link set "h$n" up && ip -n "$pns" link set p0 up &&
+		ip -n "$pns" route add default via "10.31.$n.1" &&
+		ip -n "$pns" route add default via "fd31:$n::1" || return 1
+	pod_neigh "$n" "h$n" "$pns" p0
+}
+
+# Static neighbours between host and pod: no ARP or NDP in the counts.
+pod_neigh()	# N HOST-IF POD-NS POD-IF
+{
+	local hmac pmac
+	hmac=$(link_mac "$NS_H" "$2") pmac=$(link_mac "$3" "$4")
+	ip -n "$NS_H" neigh replace "10.31.$1.2" lladdr "$pmac" dev "$2" nud permanent &&
+		ip -n "$NS_H" neigh replace "fd31:$1::2" lladdr "$pmac" dev "$2" nud permanent &&
+		ip -n "$3" neigh replace "10.31.$1.1" lladdr "$hmac" dev "$4" nud permanent &&
+		ip -n "$3" neigh replace "fd31:$1::1" lladdr "$hmac" dev "$4" nud permanent
+}
+
+# A receiver of COUNT datagrams in NS on PORT, in the background (recv_NAME).
+recv_in()	# NAME NS COUNT [ARGS...]
+{
+	t_bg "recv_$1" in_ns "$2" "$PKTGEN" recv --port "$PORT" --count "$3" --timeout 20 "${@:4}"
+	printf -v "RECV_$1" '%s' "$BG_PID"
+	t_wait_line "$T_DIR/recv_$1.out" ready 10 "$BG_PID"
+}
+
+# COUNT datagrams over 8 flows from outside to DST.
+send_to()	# DST COUNT
+{
+	in_ns "$NS_O" "$PKTGEN" send --dev o0 --dst-mac "$MAC_H0" --src-ip \
+		"$([[ $1 == *:* ]] && echo fd31::1 || echo 10.31.0.1)" --dst-ip "$1" \
+		--dport "$PORT" --count "$2" --flows 8 >/dev/null 2>&1
+}
+
+# The receiver NAME got all COUNT datagrams.
+assert_received()	# NAME COUNT
+{
+	local pid=RECV_$1
+	t_wait_pid "${!pid}" 25
+	assert_match "received_$1" "^received $2 valid $2 " \
+		"$(grep '^received' "$T_DIR/recv_$1.out")" "datagrams the pod's socket got"
+}
+
+# FIELD summed over STAGE's series taken in namespace NETNS ("" : rxlat's own).
+ns_sum()	# STAGE NETNS FIELD
+{
+	q --arg s "$1" --arg n "$2" "[.[].series[] | select(.stage == \$s and
+		(.netns // \"\") == \$n) | $3] | add // 0"
+}
+
+# Mean latency in ns of STAGE's series taken in namespace NETNS.
+ns_mean()	# STAGE NETNS
+{
+	q --arg s "$1" --arg n "$2" '[.[].series[] | select(.stage == $s and
+		(.netns // "") == $n)] | ((map(.sum_ns) | add) / ([1, (map(.count) | add)] | max)) | floor'
+}
+
+# Interfaces named by the series of namespace NETNS, sorted, comma-separated.
+ns_ifnames()	# NETNS
+{
+	q -r --arg n "$1" '[.[].series[] | select((.netns // "") == $n) | .ifname] | unique |
+		join(",")'
+}
+
+udp_reads_hidden()
+{
+	grep -q 'sock_read.*TCP only' "$T_DIR/rxlat.err"
+}
+
+# The stages of a pod that received COUNT datagrams, all stamped on h0.
+assert_pod_udp()	# NAME POD COUNT
+{
+	assert_eq "$1_ip_rcv" "$3" "$(ns_sum ip_rcv "$2" .sources.xdp)" "ip_rcv samples in the pod"
+	assert_eq "$1_udp_queue_rcv" "$3" "$(ns_sum udp_queue_rcv "$2" .sources.xdp)" \
+		"udp_queue_rcv samples in the pod"
+	assert_eq "$1_unstamped" 0 "$(ns_sum udp_queue_rcv "$2" .sources.none)"
+	if udp_reads_hidden; then
+		assert_eq "$1_sock_read_hidden" 0 "$(ns_sum sock_read "$2" .count)"
+	else
+		assert_eq "$1_sock_read" "$3" "$(ns_sum sock_read "$2" .sources.xdp)"
+	fi
+	assert_eq "$1_stamped_on_h0" h0 "$(ns_ifnames "$2")" "interfaces of the pod's series"
+	assert_eq "$1_netns_ino" "$(stat -L -c %i "/run/netns/$2")" \
+		"$(q -r --arg n "$2" '[.[].series[] | select(.netns == $n) | .netns_ino] | unique |
+			join(",")')" "the namespace's inode in JSON"
+}
+
+# Two routed pods, 300 and 200 datagrams: each pod's series exact, the
+# host's forwarding at its own ip_rcv, and Prometheus labelled the same.
+routed_two_pods()
+{
+	need curl || return 1
+	{ host_setup && routed_pod 1 && routed_pod 2; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --prometheus "$PROM" || return 1
+	{ recv_in 1 "$POD_1" 300 && recv_in 2 "$POD_2" 200; } || t_abort recv "receivers did not start"
+	{ send_to 10.31.1.2 300 && send_to 10.31.2.2 200; } || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	assert_received 2 200
+	sleep 1.2
+	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom.txt"
+	stop_rxlat || return 1
+	assert_pod_udp pod1 "$POD_1" 300
+	assert_pod_udp pod2 "$POD_2" 200
+	assert_eq host_ip_rcv 500 "$(ns_sum ip_rcv "" .sources.xdp)" \
+		"the host's own ip_rcv: every forwarded datagram, no netns label"
+	assert_eq host_no_socket_stage 0 "$(ns_sum udp_queue_rcv "" .count)"
+	assert_eq no_other_group 0 "$(ns_sum ip_rcv other .count)"
+	assert_eq prometheus_pod1 300 "$(awk -v n="$POD_1" '
+		index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
+		/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom.txt")"
+	assert_eq prometheus_host_unlabelled 500 "$(awk '
+		index($0, "rxlat_stage_samples_total{stage=\"ip_rcv\",ifname=") == 1 &&
+		/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom.txt")"
+	# the pod's ip_rcv comes after the host's, from the same stamps
+	assert_true pod_after_host "the pod's mean ip_rcv latency is below the host's" \
+		test "$(ns_mean ip_rcv "$POD_1")" -ge "$(ns_mean ip_rcv "")"
+}
+
+# IPv6 into a pod: the same, exact.
+routed_ipv6()
+{
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 || return 1
+	recv_in 1 "$POD_1" 300 --v6 || t_abort recv "receiver did not start"
+	send_to fd31:1::2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_pod_udp pod_v6 "$POD_1" 300
+	assert_eq host_ip_rcv_v6 300 "$(ns_sum ip_rcv "" .sources.xdp)"
+}
+
+# TCP into a pod: every segment stamped on h0, measured in the pod.
+tcp_into_pod()
+{
+	local n
+	need iperf3 || return 1
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 || return 1
+	t_bg iperf_s in_ns "$POD_1" iperf3 -s -1 -p 5201
+	sleep 0.3
+	assert_cmd iperf3 in_ns "$NS_O" timeout 30 iperf3 -c 10.31.1.2 -p 5201 -t 1
+	sleep 1.2
+	stop_rxlat || return 1
+	n=$(ns_sum tcp_do_rcv "$POD_1" .count)
+	assert_ge pod_tcp_do_rcv 100 "$n" "tcp_do_rcv samples in the pod"
+	assert_eq pod_tcp_all_from_xdp "$n" "$(ns_sum tcp_do_rcv "$POD_1" .sources.xdp)"
+	assert_eq pod_tcp_unstamped 0 "$(ns_sum tcp_do_rcv "$POD_1" .sources.none)"
+	assert_eq host_no_tcp 0 "$(ns_sum tcp_do_rcv "" .count)" "no socket of the host"
+	assert_ge pod_tcp_sock_read 1 "$(ns_sum sock_read "$POD_1" .sources.xdp)"
+}
+
+# A bridge, as Docker makes it: h0 and the pod's veth are ports of br0.
+bridged()
+{
+	host_setup || t_abort setup "cannot build the host"
+	ns_create POD_1 || t_abort setup "cannot create the pod"
+	{ ip -n "$NS_H" addr flush dev h0 &&
+		ip -n "$NS_H" link add br0 type bridge &&
+		ip -n "$NS_H" link set h0 master br0 &&
+		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$POD_1" &&
+		ip -n "$NS_H" link set h1 master br0 &&
+		ip -n "$NS_H" link set br0 up && ip -n "$NS_H" link set h1 up &&
+		ip -n "$POD_1" addr add 10.31.0.9/24 dev p0 && ip -n "$POD_1" link set p0 up &&
+		ip -n "$POD_1" neigh replace 10.31.0.1 lladdr "$(link_mac "$NS_O" o0)" dev p0 \
+			nud permanent; } || t_abort setup "cannot build the bridge"
+	MAC_H0=$(link_mac "$POD_1" p0) # frames go straight to the pod's MAC
+	start_rxlat -i h0 || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.0.9 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_pod_udp bridged_pod "$POD_1" 300
+	assert_eq bridged_never_host_ip 0 "$(ns_sum ip_rcv "" .count)" \
+		"bridged frames never reach the host's IP"
+}
+
+# A macvlan of h0 in the pod: the pod's socket stages exact. ip_rcv is the
+# pod's where fentry sees it, the host's at the tracepoint of the fallback
+# (it fires for the lower device only): one sample either way.
+macvlan_pod()
+{
+	host_setup || t_abort setup "cannot build the host"
+	ns_create POD_1 || t_abort setup "cannot create the pod"
+	{ ip -n "$NS_H" link add mv1 link h0 type macvlan mode bridge &&
+		ip -n "$NS_H" link set mv1 netns "$POD_1" &&
+		ip -n "$POD_1" addr add 10.31.0.9/24 dev mv1 && ip -n "$POD_1" link set mv1 up &&
+		ip -n "$POD_1" neigh replace 10.31.0.1 lladdr "$(link_mac "$NS_O" o0)" dev mv1 \
+			nud permanent; } || t_abort setup "cannot build the macvlan"
+	MAC_H0=$(link_mac "$POD_1" mv1)
+	start_rxlat -i h0 || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.0.9 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq macvlan_udp_queue_rcv 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.xdp)"
+	assert_eq macvlan_ip_rcv_once 300 \
+		"$(($(ns_sum ip_rcv "$POD_1" .sources.xdp) + $(ns_sum ip_rcv "" .sources.xdp)))"
+}
+
+# --by none: the host's own stages only, as before containers were seen.
+by_none()
+{
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --by none || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq by_none_host_ip_rcv 300 "$(ns_sum ip_rcv "" .sources.xdp)"
+	assert_eq by_none_no_pod_series 0 "$(q '[.[].series[] | select(.netns)] | length')"
+}
+
+# --by cgroup: the pod's socket stages by the receiver's cgroup, whose
+# path names a container the way Docker's systemd driver does.
+by_cgroup()
+{
+	local id cg rel
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	cg=$(t_cgroup "docker-$id.scope") || { skip by_cgroup "no cgroup v2 here"; return 0; }
+	rel=/${cg##*/}
+	start_rxlat -i h0 --by cgroup || return 1
+	t_bg recv_1 in_ns "$POD_1" sh -c 'echo $$ > "$1/cgroup.procs" && shift &&
+		exec "$@"' sh "$cg" "$PKTGEN" recv --port "$PORT" --count 300 --timeout 20
+	# shellcheck disable=SC2034 # read by assert_received, by name
+	RECV_1=$BG_PID
+	t_wait_line "$T_DIR/recv_1.out" ready 10 "$BG_PID" || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq cgroup_udp_queue_rcv 300 "$(q --arg c "$rel" '[.[].series[] |
+		select(.stage == "udp_queue_rcv" and .cgroup == $c and .netns == "'"$POD_1"'") |
+		.sources.xdp] | add // 0')" "udp_queue_rcv samples of the receiver's cgroup"
+	assert_eq cgroup_container_id "$id" "$(q -r --arg c "$rel" '[.[].series[] |
+		select(.cgroup == $c) | .container] | unique | join(",")')"
+	assert_eq cgroup_ip_rcv_by_netns 300 "$(q '[.[].series[] | select(.stage == "ip_rcv" and
+		.netns == "'"$POD_1"'" and (.cgroup == null)) | .sources.xdp] | add // 0')" \
+		"ip_rcv has no socket: grouped by namespace only"
+}
+
+# rxlat inside a pod while the host's rxlat stamps h0: the host's stamps are
+# never reported under the pod's interface that has h0's index.
+pod_view()
+{
+	local idx decoy
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	idx=$(link_ifindex "$NS_H" h0)
+	decoy=$(ip -n "$POD_1" -o link show | awk -F': ' -v i="$idx" '$1 == i { sub(/@.*/, "", $2); print $2 }')
+	if [[ -z $decoy ]]; then
+		ip -n "$POD_1" link add pdecoy index "$idx" type dummy 2>/dev/null ||
+			ip -n "$POD_1" link add pdecoy index "$idx" type veth peer name pdecoy1 ||
+			t_abort setup "cannot create the decoy at ifindex $idx"
+		decoy=pdecoy
+	fi
+	t_bg host_rxlat in_ns "$NS_H" "$RXLAT" -i h0 -o none
+	t_wait_line "$T_DIR/host_rxlat.err" 'map memory' 30 "$BG_PID" ||
+		t_abort host_rxlat "the host's rxlat did not start"
+	NS_B=$POD_1 start_rxlat || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq pod_view_no_decoy 0 "$(q --arg d "$decoy" '[.[].series[] | select(.ifname == $d)] | length')" \
+		"series under $decoy, the pod's interface at the host NIC's index"
+	assert_eq pod_view_host_stamps 300 "$(q --arg n "$NS_H" '[.[].series[] |
+		select(.stage == "udp_queue_rcv" and .ifname == "if'"$idx"'" and .if_netns == $n) |
+		.sources.xdp] | add // 0')" "samples under if$idx of the host's namespace"
+	assert_eq pod_view_no_netns_label 0 "$(q '[.[].series[] | select(.netns)] | length')" \
+		"all samples taken in rxlat's own namespace"
+}
+
+# Pods that come and go: 5 pods through 2 group slots, each under its own
+# name, none as "other", and Prometheus never goes down.
+pod_churn()
+{
+	local i n=0 ns
+	need curl || return 1
+	host_setup || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --max-groups 2 || return 1
+	for ((i = 1; i <= 5; i++)); do
+		routed_pod "$i" || t_abort setup "cannot create pod $i"
+		ns=POD_$i
+		recv_in "$i" "${!ns}" 10 || t_abort recv "receiver did not start"
+		send_to "10.31.$i.2" 10 || t_abort send "rxlat-pktgen send failed"
+		assert_received "$i" 10
+		sleep 0.7 # a report with its samples
+		ip netns del "${!ns}"
+		ip -n "$NS_H" link del "h$i" 2>/dev/null
+		sleep 4.5 # found gone, then released after another report
+	done
+	stop_rxlat || return 1
+	for ((i = 1; i <= 5; i++)); do
+		ns=POD_$i
+		n=$((n + $(ns_sum udp_queue_rcv "${!ns}" .sources.xdp)))
+	done
+	assert_eq churned_pods_by_name 50 "$n" "udp_queue_rcv samples of 5 pods, each under its name"
+	assert_eq churned_none_other 0 "$(ns_sum udp_queue_rcv other .count)"
+	assert_eq churned_no_full_line 0 "$(grep -c 'every group slot is taken' "$T_DIR/rxlat.err")"
+}
+
+# More pods at once than group slots: one line, the rest as netns="other".
+groups_full()
+{
+	local i ns
+	host_setup || t_abort setup "cannot build the host"
+	for ((i = 1; i <= 3; i++)); do
+		routed_pod "$i" || t_abort setup "cannot create pod $i"
+	done
+	start_rxlat -i h0 --max-groups 1 || return 1
+	for ((i = 1; i <= 3; i++)); do
+		ns=POD_$i
+		recv_in "$i" "${!ns}" 10 || t_abort recv "receiver did not start"
+		send_to "10.31.$i.2" 10 || t_abort send "rxlat-pktgen send failed"
+		assert_received "$i" 10
+	done
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq groups_full_one_line 1 "$(grep -c 'every group slot is taken' "$T_DIR/rxlat.err")"
+	assert_eq groups_full_all_counted 30 "$(q '[.[].series[] | select(.stage == "udp_queue_rcv") |
+		.sources.xdp] | add // 0')"
+	assert_eq groups_full_other 20 "$(ns_sum udp_queue_rcv other .sources.xdp)"
+}
+
+# The host's NIC stamped at tc: the stamp is a realtime skb->tstamp, which
+# the kernel clears on forwarding and on entering another namespace. rxlat
+# says so at start-up, and measures no pod from it.
+tc_host()
+{
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --tc || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq tc_says_once 1 "$(grep -c 'tc stamps do not reach other network namespaces' "$T_DIR/rxlat.err")"
+	assert_eq tc_no_pod_series 0 "$(q '[.[].series[] | select(.netns)] | length')"
+}
+
+suite_begin
+run_test routed_two_pods routed_two_pods
+run_test routed_ipv6 routed_ipv6
+run_test tcp_into_pod tcp_into_pod
+run_test bridged bridged
+run_test macvlan_pod macvlan_pod
+run_test by_none by_none
+run_test by_cgroup by_cgroup
+run_test pod_view pod_view
+run_test pod_churn pod_churn
+run_test groups_full groups_full
+run_test tc_host tc_host
+suite_end
