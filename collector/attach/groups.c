@@ -157,8 +157,8 @@ static bool find_cgroup(int dir, __u64 id, char *rel, size_t len, int depth)
 		snprintf(rel + at, len - at, "/%s", e->d_name);
 		if ((__u64)st.st_ino == id)
 			found = true;
-		else if (depth < 32 &&
-			 (sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		else if (depth < 32 && (sub = openat(dirfd(d), e->d_name,
+						     O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
 			found = find_cgroup(sub, id, rel, len, depth + 1);
 			close(sub);
 		}
