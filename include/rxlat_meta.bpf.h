@@ -12,6 +12,9 @@
  * prepended): look at the end, then at the start. The magic word tells an
  * rxlat_meta of this layout from anything else there.
  *
+ * After a VXLAN or Geneve device decapsulated the packet, the area is no
+ * longer before the MAC header: see rxlat_meta_outer().
+ *
  * How the bytes are read is the caller's, as a constant the compiler folds,
  * so that only the reads of one kind are in a program.
  */
@@ -19,6 +22,7 @@
 #define RXLAT_META_BPF_H
 
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 #include "rxlat.h"
 
@@ -101,9 +105,90 @@ static __always_inline bool rxlat_meta_read(const void *area, __u32 len, const v
 }
 
 /*
+ * The outer headers a UDP tunnel leaves in the buffer before the inner MAC
+ * header mac, Ethernet + IPv6 + UDP + an 8-byte tunnel header at most: 70
+ * bytes. With IPv4 outside they are its last 50, at these offsets.
+ */
+enum rxlat_outer {
+	RXLAT_OUTER_MAX = 70,
+	RXLAT_OUTER_UDP_LEN = 58, /* the UDP length, for either family */
+	RXLAT_OUTER4_ETH_TYPE = 32,
+	RXLAT_OUTER4_IP = 34,
+	RXLAT_OUTER4_TOT_LEN = 36,
+	RXLAT_OUTER4_PROTO = 43,
+	RXLAT_OUTER4_LEN = 50,
+	RXLAT_OUTER6_ETH_TYPE = 12,
+	RXLAT_OUTER6_IP = 14,
+	RXLAT_OUTER6_PAYLOAD_LEN = 18,
+	RXLAT_OUTER6_NEXTHDR = 20,
+	RXLAT_OUTER6_LEN = 70,
+};
+
+/*
+ * The rxlat_meta of a packet that a VXLAN or Geneve device decapsulated,
+ * the area of len bytes having been found elsewhere than before the MAC
+ * header mac: true with *m filled in.
+ *
+ * vxlan_rcv() and geneve_rx() pull the outer headers and reset the MAC and
+ * network headers to the inner packet, which is where the kernel (up to
+ * 6.18 at least) expects the metadata from then on; the bytes XDP wrote
+ * stay in the buffer, right before the outer Ethernet header, and
+ * skb_shinfo(skb)->meta_len keeps their length. No skb field keeps the
+ * outer offset for the later stages: the transport header names the outer
+ * UDP header only until the inner ip_rcv_core() sets it, and the inner_*
+ * offsets are set on receive by GRO alone. So the outer headers are
+ * recognised where they have to be: Ethernet, IPv4 without options or IPv6
+ * without extension headers, UDP, and an 8-byte tunnel header (VXLAN, or
+ * Geneve without options, as Linux's own geneve devices send), checked by
+ * the Ethernet type, the IP version and protocol, and the IP payload length
+ * against the UDP length (GRO keeps both up to date when it merges); then
+ * the rxlat_meta is looked for at the end of the area before them, and at
+ * its start. Bytes before the outer headers are only taken for a stamp
+ * when those headers are there and the magic is: a stale stamp of an
+ * earlier use of the buffer, at another offset, is never read. Geneve
+ * options, IPv4 options, IPv6 extension headers and an outer VLAN tag left
+ * in the frame move the area further: not found (source none).
+ *
+ * Cost: reached only with metadata that is not rxlat's where it should be
+ * (meta_len 0 returns before); one more copy of 70 bytes with probe reads,
+ * or a few loads, and the reads of rxlat_meta_places().
+ */
+static __always_inline bool rxlat_meta_outer(const unsigned char *mac, __u32 len,
+					     struct rxlat_meta *m, enum rxlat_meta_mem mem)
+{
+	union {
+		__u8 b[RXLAT_OUTER_MAX];
+		__u16 align;
+	} copy;
+	const __u8 *w = mac - RXLAT_OUTER_MAX;
+	const unsigned char *outer;
+	__u16 udp_len;
+
+	if (mem == RXLAT_META_PROBE) {
+		if (bpf_probe_read_kernel(&copy, sizeof(copy), w))
+			return false;
+		w = copy.b;
+	}
+	udp_len = bpf_ntohs(*(const __u16 *)(w + RXLAT_OUTER_UDP_LEN));
+	if (*(const __u16 *)(w + RXLAT_OUTER4_ETH_TYPE) == bpf_htons(0x0800) &&
+	    w[RXLAT_OUTER4_IP] == 0x45 && w[RXLAT_OUTER4_PROTO] == 17 &&
+	    bpf_ntohs(*(const __u16 *)(w + RXLAT_OUTER4_TOT_LEN)) == udp_len + 20)
+		outer = mac - RXLAT_OUTER4_LEN;
+	else if (*(const __u16 *)(w + RXLAT_OUTER6_ETH_TYPE) == bpf_htons(0x86dd) &&
+		 w[RXLAT_OUTER6_IP] >> 4 == 6 && w[RXLAT_OUTER6_NEXTHDR] == 17 &&
+		 bpf_ntohs(*(const __u16 *)(w + RXLAT_OUTER6_PAYLOAD_LEN)) == udp_len)
+		outer = mac - RXLAT_OUTER6_LEN;
+	else
+		return false;
+	return rxlat_meta_places((const void *)(outer - sizeof(*m)), outer - len, len > sizeof(*m),
+				 m, mem);
+}
+
+/*
  * A kernel sk_buff's metadata (a BTF pointer: fentry and tp_btf arguments,
  * bpf_cast_to_kern_ctx()): skb_shinfo(skb)->meta_len bytes, ending at the
- * MAC header, where XDP left them (the shared info is at head + end).
+ * MAC header, where XDP left them (the shared info is at head + end), or
+ * before the outer headers of a decapsulated packet.
  */
 static __always_inline bool rxlat_meta_skb(const struct sk_buff *skb, struct rxlat_meta *m,
 					   enum rxlat_meta_mem mem)
@@ -118,7 +203,11 @@ static __always_inline bool rxlat_meta_skb(const struct sk_buff *skb, struct rxl
 	shinfo = (const void *)(head + skb->end);
 	end = head + mac;
 	len = mem == RXLAT_META_DIRECT ? shinfo->meta_len : BPF_CORE_READ(shinfo, meta_len);
-	return rxlat_meta_read(end - len, len, end, m, mem);
+	if (len < sizeof(*m)) /* no metadata (or not rxlat's): nothing more to read */
+		return false;
+	if (rxlat_meta_read(end - len, len, end, m, mem))
+		return true;
+	return rxlat_meta_outer(end, len, m, mem);
 }
 
 /* A __sk_buff's metadata (tc): data_meta .. data. */
