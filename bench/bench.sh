@@ -55,7 +55,7 @@
 #      rxlat's histograms by rxlat-bench-fill), scraped once a second: the
 #      collector's RSS and CPU share, the exposition's size and series
 #      count, at 2 (default) and 8 buckets per power of two.
-#   F. the cost of the filters, --slow and --drops
+#   F. the cost of the filters, --slow, --drops and --by
 #      (bench/bench_features.sh).
 #
 # Ratios are taken inside one run with the configurations alternated, since

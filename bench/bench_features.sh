@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The cost of the filters, --slow and --drops, for bench/bench.sh, which
+# The cost of the filters, --slow, --drops and --by, for bench/bench.sh, which
 # sources this file after its helpers (bench/lib.sh: rxlat_start_or_die,
 # rxlat_stop, pid_bpf_ids, udp_load, note, die; bench/part_cost.sh:
 # record_stats) and settings (FEAT_ROUNDS) and calls part_features after
@@ -23,6 +23,12 @@
 #                the default --slow-rate of 1000/s per CPU, the rest held
 #                back by the token bucket)
 #   drops        --drops (the socket overflows under this load: drops)
+#   by_none      --by none: rxlat's namespace only (off is --by netns, the
+#                default: one comparison more per sample)
+#   by_cgroup    --by cgroup: every sample of a socket stage reads the
+#                socket's cgroup id and finds its group slot (the per-CPU
+#                last key, then the hash), the path a pod's samples take
+#                under --by netns too, less the cgroup read
 #
 # Printed per configuration, over its runs: ns per run of each latency hook
 # and of the kfree_skb program, and ns per packet of all hooks (ns/run x runs
@@ -30,7 +36,7 @@
 
 # shellcheck disable=SC2034 # FEAT_* are read by the awk program below
 
-FEAT_CONFS="off port_out port_match slow_above slow_below drops"
+FEAT_CONFS="off port_out port_match slow_above slow_below drops by_none by_cgroup"
 
 feature_args()	# CONF
 {
@@ -41,6 +47,8 @@ feature_args()	# CONF
 	slow_above) echo "--slow 10s" ;;
 	slow_below) echo "--slow 1ns" ;;
 	drops) echo "--drops" ;;
+	by_none) echo "--by none" ;;
+	by_cgroup) echo "--by cgroup" ;;
 	esac
 }
 
@@ -76,7 +84,7 @@ part_features()
 		die "cannot restore kernel.bpf_stats_enabled=$old"
 
 	echo
-	echo "F. Cost of the filters, --slow and --drops: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
+	echo "F. Cost of the filters, --slow, --drops and --by: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
 	echo "   $FEAT_ROUNDS rounds alternated, batch stamps, all stages. hooks ns/pkt: every latency hook (and"
 	echo "   kfree_skb) ns/run x runs / XDP runs, over the rounds. Datagrams read per run (kpkt/s):"
 	echo

@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 	/* the group slots (--by) are what the table holds beyond the rest */
 	d = (struct rxlat_dims){ 0, mi, mq };
 	base = RXLAT_NR_STAGES * (mi + 1) * (mq + 1);
-	if (of >= 0 && of_info.max_entries % base == 0 && of_info.max_entries / base >= 2)
+	if (of >= 0 && of_info.max_entries % base == 0 && of_info.max_entries / base >= 3)
 		d.max_groups = of_info.max_entries / base - 2;
 	nseries = rxlat_nr_series(d);
 	if (bss < 0 || of < 0 || chunks < 0 || of_info.max_entries != nseries) {

@@ -219,8 +219,11 @@ _Static_assert((int)RXLAT_COUNT_SRC_XDP == RXLAT_SRC_XDP &&
 #define RXLAT_MAX_IFACES_LIMIT	 256
 #define RXLAT_MAX_QUEUES_LIMIT	 256
 #define RXLAT_MAX_GROUPS_LIMIT	 256
-/* The most series (stages x groups x interfaces x queues) a run may have. */
-#define RXLAT_MAX_SERIES (1u << 20)
+/*
+ * The most series (stages x groups x interfaces x queues) a run may have:
+ * the series table takes 8 bytes a series (4 MiB), the model walks it.
+ */
+#define RXLAT_MAX_SERIES (1u << 19)
 
 /*
  * --by: where a sample was taken, besides the interface and queue where its
@@ -233,6 +236,7 @@ _Static_assert((int)RXLAT_COUNT_SRC_XDP == RXLAT_SRC_XDP &&
  *           socket's cgroup v2 (the container), in every namespace.
  * Group slot 0 is rxlat's own namespace; slots 1 .. max_groups are claimed
  * by the hooks with a group key; slot max_groups + 1 takes the overflow.
+ * With NONE, max_groups is 0 and slot 0 is the only one.
  */
 enum rxlat_by {
 	RXLAT_BY_NONE = 0,
@@ -283,19 +287,25 @@ struct rxlat_dims {
 	__u32 max_groups, max_ifaces, max_queues;
 };
 
+/* Group slots: rxlat's namespace, max_groups more and the overflow; 1 with none. */
+static inline __u32 rxlat_group_slots(__u32 max_groups)
+{
+	return max_groups ? max_groups + 2 : 1;
+}
+
 static inline __u32 rxlat_series_index(__u32 stage, __u32 gslot, __u32 ifslot, __u32 qslot,
 				       struct rxlat_dims d)
 {
-	/* group slot 0 is rxlat's namespace, one more takes the overflow; one
-	 * extra interface slot and queue slot each take the overflow */
-	return ((stage * (d.max_groups + 2) + gslot) * (d.max_ifaces + 1) + ifslot) *
+	/* one extra interface slot and queue slot each take the overflow */
+	return ((stage * rxlat_group_slots(d.max_groups) + gslot) * (d.max_ifaces + 1) + ifslot) *
 		   (d.max_queues + 1) +
 	       qslot;
 }
 
 static inline __u32 rxlat_nr_series(struct rxlat_dims d)
 {
-	return RXLAT_NR_STAGES * (d.max_groups + 2) * (d.max_ifaces + 1) * (d.max_queues + 1);
+	return RXLAT_NR_STAGES * rxlat_group_slots(d.max_groups) * (d.max_ifaces + 1) *
+	       (d.max_queues + 1);
 }
 
 /*

@@ -277,7 +277,8 @@ static int set_values(const struct cli *c, struct rxlat_config *cfg)
  * The series index is stages x groups x interfaces x queues, and its table
  * (8 bytes a series) and the model's walk grow with it: at most
  * RXLAT_MAX_SERIES. The group slots of --by yield to --max-ifaces and
- * --max-queues unless given; given, a product past the limit is refused.
+ * --max-queues unless given (down to none: rxlat's namespace only, said);
+ * given, a product past the limit is refused.
  */
 static int fit_groups(const struct cli *c, struct rxlat_config *cfg)
 {
@@ -285,18 +286,27 @@ static int fit_groups(const struct cli *c, struct rxlat_config *cfg)
 	__u32 fit = RXLAT_MAX_SERIES / base;
 
 	if (cfg->bpf.by == RXLAT_BY_NONE) {
-		cfg->bpf.max_groups = 0; /* rxlat's namespace only: no group slots */
+		cfg->bpf.max_groups = 0; /* rxlat's namespace only: one group slot */
 		return 0;
 	}
 	if (fit >= cfg->bpf.max_groups + 2)
 		return 0;
-	if (given(c, OPT_MAX_GROUPS) || fit < 3) {
-		rxlat_err("%s %u x %s %u x %s %u makes more than %u series: lower one of them, or "
-			  "give %s none",
-			  opt(OPT_MAX_GROUPS), cfg->bpf.max_groups, opt(OPT_MAX_IFACES),
-			  cfg->bpf.max_ifaces, opt(OPT_MAX_QUEUES), cfg->bpf.max_queues,
-			  RXLAT_MAX_SERIES, opt(OPT_BY));
+	if (given(c, OPT_MAX_GROUPS) || (given(c, OPT_BY) && fit < 3)) {
+		rxlat_err("%s %s with %s %u x %s %u x %s %u makes more than %u series: lower one "
+			  "of them, or give %s none",
+			  opt(OPT_BY), options[OPT_BY].choices[cfg->bpf.by], opt(OPT_MAX_GROUPS),
+			  cfg->bpf.max_groups, opt(OPT_MAX_IFACES), cfg->bpf.max_ifaces,
+			  opt(OPT_MAX_QUEUES), cfg->bpf.max_queues, RXLAT_MAX_SERIES, opt(OPT_BY));
 		return -1;
+	}
+	if (fit < 3) {
+		cfg->bpf.by = RXLAT_BY_NONE;
+		cfg->bpf.max_groups = 0;
+		rxlat_info("%s %u x %s %u leave no room for other namespaces' series (at most %u "
+			   "series): measuring this namespace only (%s none)",
+			   opt(OPT_MAX_IFACES), cfg->bpf.max_ifaces, opt(OPT_MAX_QUEUES),
+			   cfg->bpf.max_queues, RXLAT_MAX_SERIES, opt(OPT_BY));
+		return 0;
 	}
 	cfg->bpf.max_groups = fit - 2;
 	rxlat_info("%s lowered to %u: with %s %u and %s %u more would make over %u series",

@@ -40,27 +40,7 @@
 #include "signals.h"
 #include "slow.h"
 #include "groups.h"
-
-struct collector {
-	const struct rxlat_config *cfg;
-	struct rxlat_hooks *hooks;
-	struct rxlat_stamper *stamper;
-	struct rxlat_tc *tc;
-	struct rxlat_hooks_info info;
-	struct rxlat_ifaces *ifaces;
-	struct rxlat_model *model;
-	struct timespec last; /* CLOCK_MONOTONIC of the last report */
-	struct rxlat_links *links;
-	bool torn;		     /* a report was cut short: the next starts on a new line */
-	struct prom_server *prom;    /* --prometheus, else NULL */
-	struct rxlat_drops *drops;   /* --drops, else NULL */
-	struct rxlat_slow *slow;     /* --slow, else NULL */
-	__u64 lost_told;	     /* samples without a histogram, said so far */
-	bool told_full;		     /* every interface slot taken: said */
-	bool told_groups_full;	     /* every group slot taken: said */
-	struct rxlat_groups *groups; /* --by netns or cgroup, else NULL */
-	struct rxlat_out out;	     /* stdout */
-};
+#include "collector.h"
 
 /*
  * Histogram chunks ahead of the series the hooks claim, and a word when
@@ -79,101 +59,6 @@ static void grow(struct collector *c)
 			   (unsigned long long)lost, RXLAT_HISTS_BYTES_LIMIT >> 20);
 		c->lost_told = lost;
 	}
-}
-
-/* ---- what the model reads (collector/read/model.h) -------------------- */
-
-static void src_slots(void *ctx, __u64 *slot_key, __u32 n)
-{
-	const struct collector *c = ctx;
-
-	hooks_ifslots(c->hooks, slot_key, n);
-}
-
-static void src_netns_name(void *ctx, __u32 ino, char *name, size_t len)
-{
-	(void)ctx;
-	groups_netns_name(ino, name, len);
-}
-
-static void src_groups(void *ctx, __u64 *key, __u32 *netns, __u32 n)
-{
-	const struct collector *c = ctx;
-
-	hooks_groups(c->hooks, key, netns, n);
-}
-
-static void src_group_name(void *ctx, __u64 key, __u32 netns, struct model_group *g)
-{
-	const struct collector *c = ctx;
-
-	groups_name(c->groups, key, netns, g);
-}
-
-static void src_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
-{
-	const struct collector *c = ctx;
-
-	ifaces_ifname(c->ifaces, ifindex, name);
-}
-
-static bool src_wanted(void *ctx, __u32 ifindex)
-{
-	const struct collector *c = ctx;
-
-	return ifaces_wanted(c->ifaces, ifindex);
-}
-
-static int src_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
-		   size_t *n)
-{
-	const struct collector *c = ctx;
-
-	return c->stamper ? stamper_counters(c->stamper, keys, vals, n) : 0;
-}
-
-static int src_drops(void *ctx, struct rxlat_drop_key **keys, struct rxlat_drop **vals, size_t *n)
-{
-	const struct collector *c = ctx;
-
-	return drops_read(hooks_drops_fd(c->hooks), keys, vals, n);
-}
-
-static const char *src_reason(void *ctx, __u32 reason)
-{
-	const struct collector *c = ctx;
-
-	return drops_reason(c->drops, reason);
-}
-
-static int src_slow(void *ctx, __u64 counts[3])
-{
-	const struct collector *c = ctx;
-
-	return hooks_slow_counts(c->hooks, &counts[0], &counts[1], &counts[2]);
-}
-
-static int new_model(struct collector *c)
-{
-	const struct model_src src = {
-		.ctx = c,
-		.live = { hooks_live_at, c->hooks },
-		.slots = src_slots,
-		.ifname = src_ifname,
-		.netns_name = src_netns_name,
-		.groups = c->groups ? src_groups : NULL,
-		.group_name = src_group_name,
-		.wanted = src_wanted,
-		.xdp = src_xdp,
-		.drops = c->drops ? src_drops : NULL,
-		.reason = src_reason,
-		.slow = c->slow ? src_slow : NULL,
-	};
-	int err = model_new(&c->model, rxlat_config_dims(c->cfg), c->cfg->per_queue, &src);
-
-	if (err)
-		rxlat_err("out of memory");
-	return err;
 }
 
 /* --slow: the records waiting in the ring buffer, to stdout. */
@@ -698,7 +583,7 @@ int main(int argc, char **argv)
 		   "slots x %u queue slots, %zu bytes each, made as they come into use, in chunks "
 		   "of %u)",
 		   hooks_map_bytes(c.hooks) / 1024.0, rxlat_nr_series(rxlat_config_dims(&cfg)),
-		   RXLAT_NR_STAGES, cfg.bpf.max_groups + 2, cfg.bpf.max_ifaces + 1,
+		   RXLAT_NR_STAGES, rxlat_group_slots(cfg.bpf.max_groups), cfg.bpf.max_ifaces + 1,
 		   cfg.bpf.max_queues + 1, sizeof(struct rxlat_hist), RXLAT_CHUNK_SERIES);
 	err = run_loop(&c);
 out:

@@ -79,7 +79,7 @@ static void iface_label(const struct rxlat_model *m, __u32 slot, bool total, str
 
 static __u32 group_size(const struct rxlat_model *m)
 {
-	return m->max_groups + 2;
+	return rxlat_group_slots(m->max_groups);
 }
 
 static bool group_valid(const struct rxlat_model *m, __u32 slot, bool total)
