@@ -333,12 +333,12 @@ static bool render_next(struct prom_scrape *s)
 
 static void render_overflow(struct prom_scrape *s)
 {
-	char help[160];
+	char help[200];
 
 	snprintf(help, sizeof(help),
-		 "Samples of a series past %s (interface \"other\") or %s (queue \"other\"): "
-		 "raise that limit to see them apart.",
-		 opt(OPT_MAX_IFACES), opt(OPT_MAX_QUEUES));
+		 "Samples of a series past %s (netns \"other\"), %s (interface \"other\") or "
+		 "%s (queue \"other\"): raise that limit to see them apart.",
+		 opt(OPT_MAX_GROUPS), opt(OPT_MAX_IFACES), opt(OPT_MAX_QUEUES));
 	put_family(&s->out, OVER, "counter", help);
 	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++) {
 		char prefix[64];
