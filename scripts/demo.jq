@@ -68,7 +68,9 @@ def pod_summary($rows):
 	| ($in | map(.queue)) as $qs
 	| [$rows[] | select(.pod != "host" and .pod != $name and .stage == "ip_rcv" and .n >= 100)]
 		as $others
-	| ($qs - ($others | map(.queue))) as $own
+	# a queue of its own: other pods' packets there under 1% of its own
+	| [$in[] | .queue as $q | .n as $n
+		| select(([$others[] | select(.queue == $q) | .n] | add // 0) < $n / 100) | $q] as $own
 	| ([.[] | select(.container)][0].container // null) as $id
 	| "  \($name) (netns=\"\($prefix)-\($name)\"\(if $id then ", container=\"\($id[0:12])...\"" else "" end)):"
 		+ " packets from h0 \($qs | queues)",
@@ -78,7 +80,7 @@ def pod_summary($rows):
 		([$rows[] | select(.pod == "host" and .stage == "ip_rcv") | in_queues($own)]
 			| map(.b[]) | merged | pct(0.5)) as $h
 		| ($in | map(in_queues($own)) | map(.b[]) | merged | pct(0.5)) as $d
-		| "    the host's forwarding, on h0 \($own | queues) that only \($name) used: ip_rcv p50 \($h | dur) in the host,"
+		| "    the host's forwarding, on h0 \($own | queues) of its own: ip_rcv p50 \($h | dur) in the host,"
 		+ " \($d | dur) in the pod: about \($d - $h | dur)"
 	else "    every queue of \($name) also carried another pod: compare ip_rcv per queue above" end),
 	($in | select(length > 1) | max_by(.b | pct(0.99)) as $w | min_by(.b | pct(0.99)) as $b
@@ -86,7 +88,7 @@ def pod_summary($rows):
 		| "    its slowest h0 queue: \($w.queue), ip_rcv p99 \($w.b | pct(0.99) | dur)"
 		+ " (queue \($b.queue): \($b.b | pct(0.99) | dur)); "
 		+ ([$others[] | select(.queue == $w.queue) | .pod] | unique
-			| if length > 0 then "it also carries \(join(", ")): that pod's load is in its CPU's backlog"
+			| if length > 0 then "it also carries \(join(", ")), in the same CPU's backlog"
 			else "a queue standing out is one CPU's backlog" end));
 
 def summary:

@@ -3,14 +3,15 @@
 #
 # The built-in demo (make demo): a container host built of network
 # namespaces. "outside" sends over a 4-queue veth (o0 -> h0) to "host",
-# which routes to two pods over veth pairs, as Calico does: pod-web runs an
-# iperf3 TCP server, pod-dns an iperf3 UDP server, each inside a cgroup
-# named the way Docker names a container's. rxlat runs in "host", stamps h0
-# in XDP and follows the packets into the pods (--per-queue --by cgroup),
-# for DEMO_SECONDS (default 10); the host's firewall drops UDP to pod-dns
-# above a rate (--drops). The demo prints rxlat's start-up lines, one line
-# per report, a table of the whole run per pod, stage and queue, and a
-# summary; it leaves nothing behind on any exit path.
+# which routes to two pods over veth pairs, as Calico does: pod-web runs
+# an iperf3 TCP server, pod-dns an iperf3 UDP server, each inside a cgroup
+# named the way Docker names a container's, each pod's traffic on h0
+# queues of its own. rxlat runs in "host", stamps h0 in XDP and follows
+# the packets into the pods (--per-queue --by cgroup), for DEMO_SECONDS
+# (default 10); the host's firewall drops UDP to pod-dns above a rate
+# (--drops). The demo prints rxlat's start-up lines, one line per report,
+# a table of the whole run per pod, stage and queue, and a summary; it
+# leaves nothing behind on any exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
@@ -33,6 +34,7 @@ done
 PREFIX="rxlat-demo$$"
 NETNS=() PIDS=() CGROUPS=() TMP=
 NS_outside='' NS_host='' # set by ns
+CPU_web=() CPU_dns=() # set by setup
 cleanup()
 {
 	local p ns d i
@@ -134,6 +136,18 @@ setup()
 		ip -n "$NS_host" neigh replace 10.77.0.1 lladdr "$(link_mac "$NS_outside" o0)" \
 			dev h0 nud permanent &&
 		in_ns "$NS_host" sysctl -qw net.ipv4.ip_forward=1 || return 1
+	# A veth's receive queue is the sender's transmit queue. Transmit
+	# queues 0-1 of o0 for CPU 0, 2-3 for CPU 1 (XPS), and each pod's
+	# sender and receiver on a CPU of their own (TCP sends where ACKs come
+	# in): each pod gets h0 queues of its own, where the host's ip_rcv
+	# holds that pod's packets only (on a NIC, RSS mixes pods on a queue)
+	if (($(nproc) >= 2)); then
+		for q in 0 1 2 3; do
+			ns_sysfs_write "$NS_outside" "/sys/class/net/o0/queues/tx-$q/xps_cpus" $((q < 2 ? 1 : 2)) ||
+				return 1
+		done
+		CPU_web=(taskset -c 0) CPU_dns=(taskset -c 1)
+	fi
 	container pod-web && container pod-dns
 	# the host's firewall caps UDP to pod-dns at 10000 datagrams a second
 	if command -v nft >/dev/null; then
@@ -168,13 +182,13 @@ done
 # pod-web: 2 TCP streams; pod-dns: 2 UDP streams of 200-byte datagrams,
 # 12500 a second in all. Two flows each: each pod on one or two of h0's
 # queues, often one of its own (the flow hash decides)
-in_pod pod-web iperf3 -s -p 5201
-in_pod pod-dns iperf3 -s -p 5201
+in_pod pod-web "${CPU_web[@]}" iperf3 -s -p 5201
+in_pod pod-dns "${CPU_dns[@]}" iperf3 -s -p 5201
 sleep 0.5
 t=$((SECONDS_RUN > 3 ? SECONDS_RUN - 2 : 1))
-in_ns "$NS_outside" iperf3 -c 10.77.1.2 -p 5201 -t "$t" -P 2 >/dev/null 2>&1 &
+in_ns "$NS_outside" "${CPU_web[@]}" iperf3 -c 10.77.1.2 -p 5201 -t "$t" -P 2 >/dev/null 2>&1 &
 PIDS+=($!)
-in_ns "$NS_outside" iperf3 -c 10.77.2.2 -p 5201 -u -b 10M -l 200 -t "$t" -P 2 >/dev/null 2>&1 &
+in_ns "$NS_outside" "${CPU_dns[@]}" iperf3 -c 10.77.2.2 -p 5201 -u -b 10M -l 200 -t "$t" -P 2 >/dev/null 2>&1 &
 PIDS+=($!)
 
 wait "$RX"
