@@ -278,30 +278,39 @@ by_none()
 	assert_eq by_none_no_pod_series 0 "$(q '[.[].series[] | select(.netns)] | length')"
 }
 
-# --by cgroup: the pod's socket stages by the receiver's cgroup, whose
-# path names a container the way Docker's systemd driver does.
+# --by cgroup: the pods' socket stages by the receiver's cgroup, whose
+# path names a container the way Docker's systemd driver does. Two
+# containers: the second is named after the first (the cgroup walk starts
+# over for each).
 by_cgroup()
 {
-	local id cg rel
-	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
-	id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-	cg=$(t_cgroup "docker-$id.scope") || { skip by_cgroup "no cgroup v2 here"; return 0; }
-	rel=/${cg##*/}
+	local i ids=() cg rels=() n
+	{ host_setup && routed_pod 1 && routed_pod 2; } || t_abort setup "cannot build the host"
+	ids=(0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+		fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210)
 	start_rxlat -i h0 --by cgroup || return 1
-	t_bg recv_1 in_ns "$POD_1" sh -c 'echo $$ > "$1/cgroup.procs" && shift &&
-		exec "$@"' sh "$cg" "$PKTGEN" recv --port "$PORT" --count 300 --timeout 20
-	# shellcheck disable=SC2034 # read by assert_received, by name
-	RECV_1=$BG_PID
-	t_wait_line "$T_DIR/recv_1.out" ready 10 "$BG_PID" || t_abort recv "receiver did not start"
-	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	for i in 1 2; do
+		cg=$(t_cgroup "docker-${ids[i - 1]}.scope") || { skip by_cgroup "no cgroup v2 here"; return 0; }
+		rels[i]=/${cg##*/}
+		n=POD_$i
+		t_bg "recv_$i" in_ns "${!n}" sh -c 'echo $$ > "$1/cgroup.procs" && shift &&
+			exec "$@"' sh "$cg" "$PKTGEN" recv --port "$PORT" --count $((400 - 100 * i)) --timeout 20
+		printf -v "RECV_$i" '%s' "$BG_PID"
+		t_wait_line "$T_DIR/recv_$i.out" ready 10 "$BG_PID" || t_abort recv "receiver did not start"
+	done
+	{ send_to 10.31.1.2 300 && send_to 10.31.2.2 200; } || t_abort send "rxlat-pktgen send failed"
 	assert_received 1 300
+	assert_received 2 200
 	sleep 1.2
 	stop_rxlat || return 1
-	assert_eq cgroup_udp_queue_rcv 300 "$(q --arg c "$rel" '[.[].series[] |
-		select(.stage == "udp_queue_rcv" and .cgroup == $c and .netns == "'"$POD_1"'") |
-		.sources.xdp] | add // 0')" "udp_queue_rcv samples of the receiver's cgroup"
-	assert_eq cgroup_container_id "$id" "$(q -r --arg c "$rel" '[.[].series[] |
-		select(.cgroup == $c) | .container] | unique | join(",")')"
+	for i in 1 2; do
+		n=POD_$i
+		assert_eq "cgroup${i}_udp_queue_rcv" $((400 - 100 * i)) "$(q --arg c "${rels[i]}" '[.[].series[] |
+			select(.stage == "udp_queue_rcv" and .cgroup == $c and .netns == "'"${!n}"'") |
+			.sources.xdp] | add // 0')" "udp_queue_rcv samples of the receiver's cgroup"
+		assert_eq "cgroup${i}_container_id" "${ids[i - 1]}" "$(q -r --arg c "${rels[i]}" '[.[].series[] |
+			select(.cgroup == $c) | .container] | unique | join(",")')"
+	done
 	assert_eq cgroup_ip_rcv_by_netns 300 "$(q '[.[].series[] | select(.stage == "ip_rcv" and
 		.netns == "'"$POD_1"'" and (.cgroup == null)) | .sources.xdp] | add // 0')" \
 		"ip_rcv has no socket: grouped by namespace only"

@@ -140,18 +140,23 @@ export_bucket()	# NS K
 
 # ---------------------------------------------------------------- tests
 
-# Every panel query of the dashboard, the variables filled in, returns data.
-dashboard_queries()	# TIME
+# Every panel query of the dashboard, the variables filled in (with their
+# "All" values), returns data: those of the per-pod panels (they name
+# $netns) with PODS set, the others without.
+dashboard_queries()	# TIME [PODS]
 {
-	local expr empty=() n=0
+	local expr empty=() n=0 pods=${2:+pods}
 	while IFS= read -r expr; do
 		expr=${expr//'$__rate_interval'/5s}
 		expr=${expr//'$instance'/.*}
 		expr=${expr//'$stage'/udp_queue_rcv}
+		expr=${expr//'$netns'/.+}
+		expr=${expr//'$container'/.*}
 		n=$((n + 1))
 		[[ $(promq "$expr" "$1" | gojq length) -gt 0 ]] || empty+=("$expr")
-	done < <(gojq -r '.panels[] | .targets[]?.expr' "$RXLAT_ROOT/configs/rxlat-dashboard.json")
-	assert_eq dashboard_queries_answer "$n of $n" "$((n - ${#empty[@]})) of $n" \
+	done < <(gojq -r --arg pods "$pods" '.panels[] | .targets[]?.expr
+		| select(test("[$]netns") == ($pods != ""))' "$RXLAT_ROOT/configs/rxlat-dashboard.json")
+	assert_eq "dashboard_${pods:-host}_queries_answer" "$n of $n" "$((n - ${#empty[@]})) of $n" \
 		"panel queries with data${empty[0]:+ (none: ${empty[0]})}"
 }
 
@@ -520,6 +525,56 @@ bad_input()
 	assert_eq first_exporter_exit 0 "$?"
 }
 
+# A container host: NS_A sends through NS_B, where rxlat and Prometheus
+# run, to a pod behind a routed veth pair, whose receiver sits in a cgroup
+# named like a Docker container's. The dashboard's per-pod panels and the
+# pods' recording rules answer, the host's forwarding time among them.
+containers_dashboard()
+{
+	local pod cg t1 hmac pmac id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	vm_skip containers_dashboard && return 0
+	need || return 1
+	{ ns_pair && ns_create pod; } || t_abort setup "cannot create the namespaces"
+	{ ip -n "$NS_B" link add hp type veth peer name p0 netns "$pod" &&
+		ip -n "$NS_B" addr add 10.12.0.1/24 dev hp && ip -n "$pod" addr add 10.12.0.2/24 dev p0 &&
+		ip -n "$NS_B" link set hp up && ip -n "$pod" link set p0 up &&
+		ip -n "$pod" route add default via 10.12.0.1 &&
+		ip -n "$NS_A" route add 10.12.0.0/24 via "$IP4_B" &&
+		in_ns "$NS_B" sysctl -qw net.ipv4.ip_forward=1; } || t_abort setup "cannot route to the pod"
+	hmac=$(link_mac "$NS_B" hp) pmac=$(link_mac "$pod" p0)
+	{ ip -n "$NS_B" neigh replace 10.12.0.2 lladdr "$pmac" dev hp nud permanent &&
+		ip -n "$pod" neigh replace 10.12.0.1 lladdr "$hmac" dev p0 nud permanent; } ||
+		t_abort setup "cannot set the pod's neighbours"
+	cg=$(t_cgroup "docker-$id.scope") || { skip containers_dashboard "no cgroup v2 here"; return 0; }
+	start_exporter "$RXLAT" -i "$IF_B" --per-queue --by cgroup -o none --prometheus "$MPORT" ||
+		return 1
+	start_prometheus || return 1
+	t_bg recv in_ns "$pod" sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+		"$PKTGEN" recv --port "$PORT" --count "$N" --timeout 60
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$BG_PID" || t_abort receiver "rxlat-pktgen recv did not start"
+	assert_cmd pod_send in_ns "$NS_A" timeout 90 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$IP4_A" --dst-ip 10.12.0.2 --dport "$PORT" --count "$N" --flows 8 --pps 400
+	t_wait_pid "$BG_PID" 60
+	assert_eq pod_recv "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+	# a scrape after the last datagram; the panels' 5 s rates still hold
+	# traffic, which the forwarding time needs (queues with a rate of the pod)
+	sleep 1.5
+	t1=$(date +%s.%N)
+	dashboard_queries "$t1" pods
+	assert_eq pod_count "$N" "$(promv "sum(rxlat_stage_latency_seconds_count{stage=\"udp_queue_rcv\",netns=\"$pod\",container=\"$id\"})" "$t1")"
+	assert_eq host_rule_no_pod_socket "[]" \
+		"$(promq 'instance_stage:rxlat_stage_latency_seconds:p99_5m{stage="udp_queue_rcv"}' "$t1")"
+	assert_ne netns_rule_p99 "[]" \
+		"$(promq "instance_netns_stage:rxlat_stage_latency_seconds:p99_5m{netns=\"$pod\",stage=\"udp_queue_rcv\"}" "$t1")"
+	# the pod's ip_rcv comes after the host's, from the same stamps
+	assert_ne forwarding_rule 0 \
+		"$(promv "count(instance_netns_queue:rxlat_host_forwarding_seconds:p50_5m{netns=\"$pod\"} > 0)" "$t1")" \
+		"queues with a positive forwarding time"
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq rxlat_exit 0 "$?"
+}
+
 # The files of configs/: promtool checks them, and the rules' own tests pass.
 configs_check()
 {
@@ -537,6 +592,7 @@ suite_begin
 run_test configs configs_check
 run_test quantile_fine quantile_and_count 8
 run_test quantile_default quantile_and_count 2
+run_test containers_dashboard containers_dashboard
 run_test storm scrape_storm
 run_test hostile hostile_clients
 run_test unit unit_file

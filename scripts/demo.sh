@@ -1,19 +1,25 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The built-in demo (make demo): two namespaces joined by a 4-queue veth,
-# rxlat attached to the receiving end with --per-queue, TCP and UDP traffic
-# over several queues for DEMO_SECONDS (default 10), live reports with the
-# drops section (an nftables rule drops UDP above 20000 datagrams a second
-# when nft is there), two slow records a second per CPU (samples from 1 ms,
-# and drops), and a teardown that leaves nothing behind on any exit
-# path.
+# The built-in demo (make demo): a container host built of network
+# namespaces. "outside" sends over a 4-queue veth (o0 -> h0) to "host",
+# which routes to two pods over veth pairs, as Calico does: pod-web runs
+# an iperf3 TCP server, pod-dns an iperf3 UDP server, each inside a cgroup
+# named the way Docker names a container's, each pod's traffic on h0
+# queues of its own. rxlat runs in "host", stamps h0 in XDP and follows
+# the packets into the pods (--per-queue --by cgroup), for DEMO_SECONDS
+# (default 10); the host's firewall drops UDP to pod-dns above a rate
+# (--drops). The demo prints rxlat's start-up lines, one line per report,
+# a table of the whole run per pod, stage and queue, and a summary; it
+# leaves nothing behind on any exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
 
 SECONDS_RUN=${DEMO_SECONDS:-10}
+INTERVAL=${DEMO_INTERVAL:-2}
 RXLAT=$BUILD/rxlat
+JQ=$(dirname "${BASH_SOURCE[0]}")/demo.jq
 
 if [[ $EUID -ne 0 ]]; then
 	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
@@ -23,55 +29,173 @@ for c in ip nsenter iperf3 gojq "$RXLAT"; do
 	command -v "$c" >/dev/null || { echo "error: $c not found: run 'make deps all'" >&2; exit 1; }
 done
 
-# the test library's namespace helpers and its sweep, under a prefix of ours
-# shellcheck disable=SC2034 # T_NETNS and T_NS_SEQ are lib.sh's, for ns_create
-T_PREFIX="${RXLAT_T_PREFIX}$$" T_NETNS=() T_NS_SEQ=0
-PIDS=()
+# Names of our own (rxlat-demo<pid>-...): apart from the tests' rxlat-t<pid>
+# and from another demo running at the same time.
+PREFIX="rxlat-demo$$"
+NETNS=() PIDS=() CGROUPS=() TMP=
+NS_outside='' NS_host='' # set by ns
+CPU_web=() CPU_dns=() # set by setup
 cleanup()
 {
-	local p
+	local p ns d i
 	trap - EXIT INT TERM
 	for p in "${PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
-	t_sweep_prefix "$T_PREFIX"
-	echo "demo: torn down (namespaces, XDP program, hooks, processes)"
+	for ns in "${NETNS[@]}"; do
+		for p in $(ip netns pids "$ns" 2>/dev/null); do
+			kill -KILL "$p" 2>/dev/null
+		done
+		# h0 and its XDP program go with the namespace
+		ip netns del "$ns" 2>/dev/null
+	done
+	for d in "${CGROUPS[@]}"; do
+		# a killed process leaves its cgroup a moment after it is gone
+		for ((i = 0; i < 40; i++)); do
+			[[ -d $d ]] || break
+			rmdir -- "$d" 2>/dev/null && break
+			sleep 0.05
+		done
+	done
+	[[ -n $TMP ]] && rm -rf -- "$TMP"
+	echo "demo: torn down (namespaces, XDP program, hooks, processes, cgroups)"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-ns_pair || { echo "error: cannot create the demo namespaces" >&2; exit 1; }
-echo "demo: $NS_A/$IF_A -> $NS_B/$IF_B (4 rx queues), rxlat on $IF_B for ${SECONDS_RUN}s"
+# ns NAME: a namespace of ours, named PREFIX-NAME, in NS_<NAME without '-'>
+ns()
+{
+	local name="$PREFIX-$1"
+	ip netns add "$name" || return 1
+	NETNS+=("$name")
+	printf -v "NS_${1//-/_}" '%s' "$name"
+	in_ns "$name" sysctl -q -w net.ipv6.conf.default.addr_gen_mode=1 \
+		net.ipv6.conf.default.router_solicitations=0 >/dev/null &&
+		ip -n "$name" link set lo up
+}
 
-errf=$(mktemp /tmp/rxlat-demo.XXXXXX)
-if command -v nft >/dev/null; then
-	in_ns "$NS_B" nft add table inet rxlat_demo &&
-		in_ns "$NS_B" nft add chain inet rxlat_demo input \
-			'{ type filter hook input priority 0; policy accept; }' &&
-		in_ns "$NS_B" nft add rule inet rxlat_demo input udp dport 5202 limit rate over 20000/second drop
-fi
-in_ns "$NS_B" "$RXLAT" -i "$IF_B" --per-queue --drops --slow 1ms --slow-rate 2 -r "${DEMO_INTERVAL:-5}" \
-	-d "$SECONDS_RUN" 2> >(tee "$errf" >&2) &
+# pod N NAME: a pod behind the host by a routed veth pair hN -- eth0,
+# 10.77.N.2, its default route through the host; static neighbours.
+pod()
+{
+	local n=$1 p hmac pmac
+	ns "$2" || return 1
+	p=NS_${2//-/_}
+	p=${!p}
+	ip -n "$NS_host" link add "h$n" type veth peer name eth0 netns "$p" &&
+		ip -n "$NS_host" addr add "10.77.$n.1/24" dev "h$n" &&
+		ip -n "$p" addr add "10.77.$n.2/24" dev eth0 &&
+		ip -n "$NS_host" link set "h$n" up && ip -n "$p" link set eth0 up &&
+		ip -n "$p" route add default via "10.77.$n.1" || return 1
+	hmac=$(link_mac "$NS_host" "h$n") pmac=$(link_mac "$p" eth0)
+	ip -n "$NS_host" neigh replace "10.77.$n.2" lladdr "$pmac" dev "h$n" nud permanent &&
+		ip -n "$p" neigh replace "10.77.$n.1" lladdr "$hmac" dev eth0 nud permanent
+}
+
+# container NAME: a cgroup v2 directory .../docker-ID.scope, ID made from
+# NAME, in CG_<NAME>; nothing (and no container label) without cgroup v2.
+container()
+{
+	local root id d
+	root=$(cgroup2_root)
+	[[ -n $root ]] || return 0
+	id=$(printf '%s' "$PREFIX-$1" | sha256sum | cut -c1-64)
+	d=$root/$PREFIX
+	if [[ ! -d $d ]]; then
+		mkdir "$d" && CGROUPS+=("$d") || return 0
+	fi
+	# the leaves before their parent
+	mkdir "$d/docker-$id.scope" && CGROUPS=("$d/docker-$id.scope" "${CGROUPS[@]}") || return 0
+	printf -v "CG_${1//-/_}" '%s' "$d/docker-$id.scope"
+}
+
+# in_pod NAME CMD...: CMD in the background in pod NAME and its container
+in_pod()
+{
+	local p=NS_${1//-/_} cg=CG_${1//-/_}
+	nsenter --net="/run/netns/${!p}" -- sh -c \
+		'[ -z "$1" ] || echo $$ > "$1/cgroup.procs" || exit 1; shift; exec "$@"' \
+		sh "${!cg:-}" "${@:2}" >/dev/null 2>&1 &
+	PIDS+=($!)
+}
+
+setup()
+{
+	ns outside && ns host && pod 1 pod-web && pod 2 pod-dns || return 1
+	# the host's "NIC": h0, 4 receive queues, facing outside (10.77.0.0/24)
+	ip -n "$NS_outside" link add o0 numrxqueues 4 numtxqueues 4 type veth \
+		peer name h0 netns "$NS_host" numrxqueues 4 numtxqueues 4 &&
+		ip -n "$NS_outside" addr add 10.77.0.1/24 dev o0 &&
+		ip -n "$NS_host" addr add 10.77.0.2/24 dev h0 &&
+		ip -n "$NS_outside" link set o0 up && ip -n "$NS_host" link set h0 up &&
+		ip -n "$NS_outside" route add 10.77.0.0/16 via 10.77.0.2 &&
+		ip -n "$NS_outside" neigh replace 10.77.0.2 lladdr "$(link_mac "$NS_host" h0)" \
+			dev o0 nud permanent &&
+		ip -n "$NS_host" neigh replace 10.77.0.1 lladdr "$(link_mac "$NS_outside" o0)" \
+			dev h0 nud permanent &&
+		in_ns "$NS_host" sysctl -qw net.ipv4.ip_forward=1 || return 1
+	# A veth's receive queue is the sender's transmit queue. Transmit
+	# queues 0-1 of o0 for CPU 0, 2-3 for CPU 1 (XPS), and each pod's
+	# sender and receiver on a CPU of their own (TCP sends where ACKs come
+	# in): each pod gets h0 queues of its own, where the host's ip_rcv
+	# holds that pod's packets only (on a NIC, RSS mixes pods on a queue)
+	if (($(nproc) >= 2)); then
+		for q in 0 1 2 3; do
+			ns_sysfs_write "$NS_outside" "/sys/class/net/o0/queues/tx-$q/xps_cpus" $((q < 2 ? 1 : 2)) ||
+				return 1
+		done
+		CPU_web=(taskset -c 0) CPU_dns=(taskset -c 1)
+	fi
+	container pod-web && container pod-dns
+	# the host's firewall caps UDP to pod-dns at 10000 datagrams a second
+	if command -v nft >/dev/null; then
+		in_ns "$NS_host" nft add table inet rxlat_demo &&
+			in_ns "$NS_host" nft add chain inet rxlat_demo forward \
+				'{ type filter hook forward priority 0; policy accept; }' &&
+			in_ns "$NS_host" nft add rule inet rxlat_demo forward \
+				ip daddr 10.77.2.2 udp dport 5201 limit rate over 10000/second burst 1000 packets drop
+	fi
+}
+
+echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
+echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
+echo "demo: read ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding."
+setup || { echo "error: cannot build the demo's namespaces" >&2; exit 1; }
+TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
+
+: >"$TMP/err"
+args=(-i h0 --per-queue --by cgroup --drops -o json -r "$INTERVAL" -d "$SECONDS_RUN")
+echo "demo: in the host: rxlat ${args[*]}"
+nsenter --net="/run/netns/$NS_host" -- "$RXLAT" "${args[@]}" \
+	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live -f "$JQ") \
+	2> >(tee "$TMP/err" >&2) &
 PIDS+=($!)
 RX=$!
 for ((i = 0; i < 100; i++)); do
-	grep -q "map memory" "$errf" && break
-	kill -0 "$RX" 2>/dev/null || { rm -f "$errf"; exit 1; }
+	grep -q "map memory" "$TMP/err" && break
+	kill -0 "$RX" 2>/dev/null || exit 1
 	sleep 0.1
 done
-rm -f "$errf"
 
-# TCP: 4 parallel streams (several flows, so several queues); UDP: 4 more.
-in_ns "$NS_B" iperf3 -s -p 5201 >/dev/null 2>&1 &
-PIDS+=($!)
-in_ns "$NS_B" iperf3 -s -p 5202 >/dev/null 2>&1 &
-PIDS+=($!)
+# pod-web: 2 TCP streams; pod-dns: 2 UDP streams of 200-byte datagrams,
+# 12500 a second in all. Two flows each: each pod on one or two of h0's
+# queues, often one of its own (the flow hash decides)
+in_pod pod-web "${CPU_web[@]}" iperf3 -s -p 5201
+in_pod pod-dns "${CPU_dns[@]}" iperf3 -s -p 5201
 sleep 0.5
 t=$((SECONDS_RUN > 3 ? SECONDS_RUN - 2 : 1))
-in_ns "$NS_A" iperf3 -c "$IP4_B" -p 5201 -t "$t" -P 4 >/dev/null 2>&1 &
+in_ns "$NS_outside" "${CPU_web[@]}" iperf3 -c 10.77.1.2 -p 5201 -t "$t" -P 2 >/dev/null 2>&1 &
 PIDS+=($!)
-in_ns "$NS_A" iperf3 -c "$IP4_B" -p 5202 -u -b 50M -l 200 -t "$t" -P 4 >/dev/null 2>&1 &
+in_ns "$NS_outside" "${CPU_dns[@]}" iperf3 -c 10.77.2.2 -p 5201 -u -b 10M -l 200 -t "$t" -P 2 >/dev/null 2>&1 &
 PIDS+=($!)
 
 wait "$RX"
+# the live lines' pipe drains once rxlat's last report is in
+for ((i = 0; i < 20; i++)); do
+	grep -q '"final":true' "$TMP/report.json" && break
+	sleep 0.1
+done
+sleep 0.2
+gojq -r -s --arg prefix "$PREFIX" --arg mode end -f "$JQ" "$TMP/report.json"

@@ -145,6 +145,8 @@ static bool find_cgroup(int dir, __u64 id, char *rel, size_t len, int depth)
 			close(fd);
 		return false;
 	}
+	/* a dup shares the file offset: the last walk left it where it stopped */
+	rewinddir(d);
 	while (!found && (e = readdir(d))) {
 		struct stat st;
 		int sub;

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What make demo (scripts/demo.sh) prints from rxlat's JSON reports:
+# --arg mode live, one report an input: a line per report; --arg mode end
+# with -s, every report of the run: a table per pod, stage and h0 queue,
+# and a summary per pod. $prefix is the demo's namespace prefix: the pod
+# of a series is its netns label less it ("host": no netns label).
+#
+# Percentiles come from the buckets of several series and reports merged,
+# interpolated inside their bucket as rxlat does; a bucket's lower bound
+# follows from its le_ns (8 buckets per power of two from 64 ns).
+
+def pod: if .netns then .netns | ltrimstr($prefix + "-") else "host" end;
+def lower: if . <= 63 then 0 else . + 1 - pow(2; (log2 | floor) - 3) end;
+def merged: group_by(.le_ns | tostring)
+	| map({le_ns: .[0].le_ns, count: (map(.count) | add)})
+	| sort_by(.le_ns | if type == "number" then . else infinite end);
+def pct($q): (map(.count) | add // 0) as $n | if $n == 0 then null else ($q * $n) as $want
+	| first(foreach .[] as $b (0; . + $b.count; . as $c | select($c >= $want)
+		| if ($b.le_ns | type) != "number" then null else ($b.le_ns | lower) as $lo
+		| $lo + ($b.le_ns + 1 - $lo) * (($want - $c + $b.count) / $b.count) end)) end;
+def sig: if . >= 100 then round elif . >= 10 then (. * 10 | round) / 10
+	else (. * 100 | round) / 100 end;
+def dur: if . == null then "-" elif . >= 1e9 then "\(. / 1e9 | sig) s"
+	elif . >= 1e6 then "\(. / 1e6 | sig) ms" elif . >= 1e3 then "\(. / 1e3 | sig) us"
+	else "\(round) ns" end;
+def k: if . >= 10000 then "\(. / 1000 | round)k" else tostring end;
+def stages: ["ip_rcv", "tcp_do_rcv", "tcp_data_queue", "udp_queue_rcv", "sock_read"];
+def rank: [(.pod | if . == "host" then 0 elif . == "pod-web" then 1 else 2 end),
+	(.stage as $s | stages | index($s)), .queue];
+
+# series of several reports, one row per pod, stage and queue
+def rows: group_by([pod, .stage, .queue]) | map({pod: (.[0] | pod), stage: .[0].stage,
+	queue: .[0].queue, container: .[0].container, cgroup: .[0].cgroup,
+	n: (map(.count) | add), b: (map(.buckets[]) | merged)}) | sort_by(rank);
+
+# one line per report: what went where in its interval
+def live:
+	select(.series and (.final | not)) | .series as $s
+	| ([.xdp[]?.stamped] | add // 0) as $st | ([.drops[]?.count] | add // 0) as $dr
+	| "\(.time[11:19])  stamped on h0 \($st | k)"
+	+ ([$s[] | select(.stage == "ip_rcv" and .netns)] | group_by(pod) | sort_by(.[0] | {pod: pod} | rank)
+		| map("  \(.[0] | pod) \(map(.count) | add | k) at its ip_rcv, p99 \(map(.buckets[]) | merged | pct(0.99) | dur)")
+		| add // "  nothing in a pod yet")
+	+ "  dropped in the host \($dr | k)";
+
+def lpad($w): tostring | (" " * ([$w - length, 0] | max)) + .;
+def rpad($w): tostring | . + (" " * ([$w - length, 0] | max));
+def queues: "queue\(if length > 1 then "s" else "" end) \(map(tostring) | join(", "))";
+def in_queues($qs): select(.queue as $q | $qs | index($q));
+def p50p99: "\(pct(0.5) | dur) / \(pct(0.99) | dur)";
+
+# after the run, every report at once: a row per pod, stage and queue
+def table($rows):
+	"",
+	"demo: the whole run, from the XDP stamp on h0 to each stage, per pod and h0 receive queue:",
+	"  \("where" | rpad(8)) \("stage" | rpad(15)) queue   samples       p50       p99",
+	($rows[] | select(.n >= 100) | "  \(.pod | rpad(8)) \(.stage | rpad(15)) \(.queue | lpad(5))"
+		+ " \(.n | lpad(9)) \(.b | pct(0.5) | dur | lpad(9)) \(.b | pct(0.99) | dur | lpad(9))"),
+	"  (rows of fewer than 100 samples left out: iperf3's control connections)";
+
+# what a newcomer reads of one pod: its labels and queues, p50/p99 per
+# stage, the host's forwarding where a queue carried this pod alone, and
+# its slowest queue
+def pod_summary($rows):
+	. as $p | .[0].pod as $name
+	| (map(select(.stage == "ip_rcv" and .n >= 100))) as $in
+	| ($in | map(.queue)) as $qs
+	| [$rows[] | select(.pod != "host" and .pod != $name and .stage == "ip_rcv" and .n >= 100)]
+		as $others
+	# a queue of its own: other pods' packets there under 1% of its own
+	| [$in[] | .queue as $q | .n as $n
+		| select(([$others[] | select(.queue == $q) | .n] | add // 0) < $n / 100) | $q] as $own
+	| ([.[] | select(.container)][0].container // null) as $id
+	| "  \($name) (netns=\"\($prefix)-\($name)\"\(if $id then ", container=\"\($id[0:12])...\"" else "" end)):"
+		+ " packets from h0 \($qs | queues)",
+	"    p50 / p99 from the stamp: " + ([stages[] as $s | $p | map(select(.stage == $s))
+		| select((map(.n) | add // 0) >= 100) | "\($s) \(map(.b[]) | merged | p50p99)"] | join(", ")),
+	(if ($own | length) > 0 then
+		([$rows[] | select(.pod == "host" and .stage == "ip_rcv") | in_queues($own)]
+			| map(.b[]) | merged | pct(0.5)) as $h
+		| ($in | map(in_queues($own)) | map(.b[]) | merged | pct(0.5)) as $d
+		| "    the host's forwarding, on h0 \($own | queues) of its own: ip_rcv p50 \($h | dur) in the host,"
+		+ " \($d | dur) in the pod: about \($d - $h | dur)"
+	else "    every queue of \($name) also carried another pod: compare ip_rcv per queue above" end),
+	($in | select(length > 1) | max_by(.b | pct(0.99)) as $w | min_by(.b | pct(0.99)) as $b
+		| select(($w.b | pct(0.99)) >= 2 * ($b.b | pct(0.99)))
+		| "    its slowest h0 queue: \($w.queue), ip_rcv p99 \($w.b | pct(0.99) | dur)"
+		+ " (queue \($b.queue): \($b.b | pct(0.99) | dur)); "
+		+ ([$others[] | select(.queue == $w.queue) | .pod] | unique
+			| if length > 0 then "it also carries \(join(", ")), in the same CPU's backlog"
+			else "a queue standing out is one CPU's backlog" end));
+
+def summary:
+	[.[] | select(.series)] as $r | [$r[].series[]] | rows as $rows
+	| [$r[].drops[]?] as $drops
+	| table($rows),
+	"",
+	"demo: summary",
+	($rows | map(select(.pod != "host")) | group_by(.pod) | sort_by(.[0] | rank) | .[]
+		| pod_summary($rows)),
+	($drops | select(length > 0) | "  the host dropped \(map(.count) | add) packets from h0"
+		+ " \(map(.queue) | unique | queues) (\(map(.reason) | unique | join(", ")): the demo's nft"
+		+ " rule capping UDP to pod-dns)"),
+	"  sock_read also counts the time data waited for the application to read it: a big step up from",
+	"  tcp_do_rcv or udp_queue_rcv to sock_read is the application's time, not the stack's.",
+	"  next: README.md, \"Container hosts\" (the netns, cgroup and container labels, --by) and",
+	"  \"Prometheus\" (configs/: the rules, and the dashboard's \"Containers\" row per pod and stage).";
+
+if $mode == "live" then live else summary end
