@@ -77,6 +77,7 @@
 #   BENCH_MEM_SIZES       IFACESxQUEUES list (default "16x16 64x64 256x256")
 #   BENCH_COLL_SECONDS    CPU window of part 7 (default 30)
 #   BENCH_FEAT_ROUNDS     rounds of part F (default 2)
+#   BENCH_FEAT_CONFS      configurations of part F (default: all of them)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
 #                         memory collector features"); rows of parts left
 #                         out say so

@@ -36,7 +36,7 @@
 
 # shellcheck disable=SC2034 # FEAT_* are read by the awk program below
 
-FEAT_CONFS="off port_out port_match slow_above slow_below drops by_none by_cgroup"
+FEAT_CONFS=${BENCH_FEAT_CONFS:-off port_out port_match slow_above slow_below drops by_none by_cgroup}
 
 feature_args()	# CONF
 {

@@ -317,12 +317,19 @@ static __always_inline bool netns_wanted(__u32 netns)
 	return netns == rxlat_cfg.netns_ino || rxlat_cfg.by != RXLAT_BY_NONE;
 }
 
-/* The receiving socket's cgroup v2, with --by cgroup. */
+/*
+ * The receiving socket's cgroup v2, with --by cgroup. The socket is a BTF
+ * pointer in every program that calls this: plain loads, where probe reads
+ * cost a helper call each.
+ */
 static __always_inline __u64 sk_group(const struct sock *sk)
 {
+	struct cgroup *cg;
+
 	if (rxlat_cfg.by != RXLAT_BY_CGROUP)
 		return 0;
-	return BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
+	cg = sk->sk_cgrp_data.cgroup;
+	return cg ? cg->kn->id : 0;
 }
 
 /*
