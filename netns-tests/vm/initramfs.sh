@@ -165,7 +165,7 @@ build_project() {
 # load order in /etc/rxlat-vm/modules, plus depmod data for modprobe.
 build_modules() {
 	local line=$1 out=$2 root=$VMDIR/$1/root s=$tmp/modules-$1
-	local mdir=$root/lib/modules/$KVER key n dep l name rest rel dst
+	local mdir=$root/lib/modules/$KVER key n dep l name rest rel dst opt
 	key=$( (echo "$KVER $(cat "$VMDIR/$line/root.stamp")"; cat "$here/modules.list" "$here/initramfs.sh") | md5sum | cut -d' ' -f1)
 	if [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
 		return
@@ -212,10 +212,12 @@ build_modules() {
 		l=${l%%#*}
 		read -r l <<<"$l" || true # trim blanks
 		[ -n "$l" ] || continue
+		opt=
+		case $l in "?"*) opt=1; l=${l#?} ;; esac
 		n=${l//-/_}
 		if [ -n "${path[$n]:-}" ]; then
 			visit "$n"
-		elif [ -z "${builtin[$n]:-}" ]; then
+		elif [ -z "${builtin[$n]:-}" ] && [ -z "$opt" ]; then
 			note "warning: kernel $KVER has no module $l (modules.list)"
 		fi
 	done <"$here/modules.list"
