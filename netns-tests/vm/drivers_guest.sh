@@ -53,13 +53,15 @@ rx_packets()	# NS IF
 }
 
 # The driver's own per-queue receive counters, as {"queue": packets}:
-# virtio_net's rxN_packets, vmxnet3's "Rx Queue#: N" blocks (unicast,
-# multicast and broadcast), queue 0 of a single-queue NIC (e1000e).
+# virtio_net's rxN_xdp_packets (6.12 moved its plain per-queue packet
+# counts out of ethtool -S, to netlink's qstats; rxlat stamps in XDP there),
+# vmxnet3's "Rx Queue#: N" blocks (unicast, multicast and broadcast), queue
+# 0 of a single-queue NIC (e1000e).
 driver_queues()	# NS IF
 {
 	in_ns "$1" ethtool -S "$2" | awk -v drv="$DRIVER" '
-		drv == "virtio_net" && $1 ~ /^rx[0-9]+_packets:$/ {
-			q = $1; gsub(/^rx|_packets:$/, "", q); n[q] += $2 }
+		drv == "virtio_net" && $1 ~ /^rx[0-9]+_xdp_packets:$/ {
+			q = $1; gsub(/^rx|_xdp_packets:$/, "", q); n[q] += $2 }
 		drv == "vmxnet3" && /Rx Queue#:/ { rxq = $3 }
 		drv == "vmxnet3" && /Tx Queue#:/ { rxq = "" }
 		drv == "vmxnet3" && rxq != "" && /(ucast|mcast|bcast) pkts rx:/ { n[rxq] += $NF }
