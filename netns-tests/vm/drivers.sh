@@ -68,6 +68,7 @@ quiet_up() { # DEV
 	ip link set dev "$1" up
 }
 
+# No option ROMs (romfile=): iPXE's banner per NIC only slows the boot.
 qemu_args=() pairs=()
 for i in "${!DRIVERS[@]}"; do
 	d=${DRIVERS[i]}
@@ -84,12 +85,12 @@ for i in "${!DRIVERS[@]}"; do
 			# several queues: the guest's NIC spreads flows over them
 			ip tuntap add dev "$tap" mode tap multi_queue
 			qemu_args+=(-netdev "tap,id=n$side$i,ifname=$tap,script=no,downscript=no,queues=4,vhost=off"
-				-device "virtio-net-pci,netdev=n$side$i,mq=on,vectors=10,mac=$mac")
+				-device "virtio-net-pci,netdev=n$side$i,mq=on,vectors=10,mac=$mac,romfile=")
 			;;
 		*)
 			ip tuntap add dev "$tap" mode tap
 			qemu_args+=(-netdev "tap,id=n$side$i,ifname=$tap,script=no,downscript=no"
-				-device "$d,netdev=n$side$i,mac=$mac")
+				-device "$d,netdev=n$side$i,mac=$mac,romfile=")
 			;;
 		esac
 		ip link set dev "$tap" master "$br"
@@ -102,6 +103,8 @@ export VMTEST_QEMU_ARGS="${VMTEST_QEMU_ARGS:-} ${qemu_args[*]}"
 export VMTEST_ENV="${VMTEST_ENV:-}
 export RXLAT_NIC_PAIRS='${pairs[*]}'"
 export VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-900}
+# the NIC drivers, not the main suite's modules (nftables and the like)
+export VMTEST_MODULES=$here/drivers.modules
 [[ -z $stop ]] || exit "$stop"
 "$here/vmtest.sh" --kernel "${DRIVERS_KERNEL:-6.12-generic}" -- ./netns-tests/vm/drivers_guest.sh &
 vm_pid=$!

@@ -16,7 +16,8 @@
 # Environment: VMTEST_KERNEL, VMTEST_TIMEOUT (seconds per kernel, boot
 # included, default 3300), VMTEST_PARALLEL (1: the kernels boot at the same
 # time; 0: one after the other), VMTEST_MEM (MiB, 1024), VMTEST_SMP (2),
-# VMTEST_APPEND (extra kernel command line), VMTEST_QEMU_ARGS (extra QEMU
+# VMTEST_APPEND (extra kernel command line), VMTEST_MODULES (a module list
+# instead of netns-tests/vm/modules.list), VMTEST_QEMU_ARGS (extra QEMU
 # options), VMTEST_ENV (shell lines the VM's /init sources before COMMAND,
 # e.g. "export FOO=1"), VMTEST_BOOT_TRIES (boots of a kernel that dies before
 # /init starts, default 2), VMTEST_KEEP_STAGE (directory to keep a copy of the
