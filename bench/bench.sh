@@ -63,6 +63,9 @@
 #      the rounds; ratios to nothing attached, and the sender's TSO as
 #      ethtool shows it while each is attached (XDP on a veth turns its
 #      peer's TSO/GSO off).
+#   V. the same for TCP on virtio_net, in Debian's generic 6.12 kernel under
+#      QEMU (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench): ratios
+#      only, as emulation sets the pace.
 #
 # Ratios are taken inside one run with the configurations alternated, since
 # these machines are noisy: compare figures within one run only. bpf_stats
@@ -84,9 +87,10 @@
 #   BENCH_COLL_SECONDS    CPU window of part 7 (default 30)
 #   BENCH_FEAT_ROUNDS     rounds of part F (default 2)
 #   BENCH_ATTACH_ROUNDS   rounds of part A (default 2)
+#   BENCH_VM_ROUNDS       rounds of part V (default 2)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
-#                         memory collector features attach"); rows of parts
-#                         left out say so
+#                         memory collector features attach vm"); rows of
+#                         parts left out say so
 #   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
 #                         receive path, in the sender's softirq), servers on
 #                         CPU 1; off (default): no pinning. On 2 CPUs pinning
@@ -127,7 +131,7 @@ ACC_SECS=${BENCH_ACC_SECONDS:-5}
 ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
 COLL_SECS=${BENCH_COLL_SECONDS:-30}
-PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach}
+PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm}
 PIN=${BENCH_PIN:-off}
 
 # Unique per run: namespaces are global, interface names live inside them.
@@ -176,7 +180,7 @@ for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
 for p in $PARTS; do
-	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach) ;;
+	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | vm) ;;
 	*) die "BENCH_PARTS: unknown part '$p'" ;;
 	esac
 done
@@ -223,6 +227,8 @@ ROWS=$T_DIR/rows.tsv
 . "$HERE/part_prometheus.sh"
 # shellcheck source=bench/part_attach.sh
 . "$HERE/part_attach.sh"
+# shellcheck source=bench/part_vm.sh
+. "$HERE/part_vm.sh"
 
 # ------------------------------------------------------------------ main
 
@@ -248,6 +254,7 @@ has_part accuracy && part_accuracy
 has_part memory && part_memory
 has_part collector && part_collector
 has_part attach && part_attach
+has_part vm && part_vm
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
 
 echo

@@ -8,6 +8,8 @@
 # traffic from one to the other.
 #
 #   netns-tests/vm/drivers.sh [DRIVER...]     (default: virtio_net e1000e vmxnet3)
+#   netns-tests/vm/drivers.sh --bench DRIVER  (make bench: TCP against nothing
+#                                              attached, drivers_guest.sh --bench)
 #
 # The host side is a bridge and two taps per driver, named rxdrv<pid>... and
 # made with IPv6 off, so that the host sends nothing into the test's links;
@@ -30,6 +32,12 @@ die() {
 [[ $EUID -eq 0 ]] || die "must run as root (host taps and a bridge): try sudo $0"
 command -v ip >/dev/null || die "ip not found: install iproute2 (make deps)"
 
+GUEST=(./netns-tests/vm/drivers_guest.sh)
+if [[ ${1:-} == --bench ]]; then
+	[[ $# -eq 2 ]] || die "--bench wants one driver"
+	GUEST+=(--bench "$2")
+	shift
+fi
 DRIVERS=("$@")
 ((${#DRIVERS[@]})) || DRIVERS=("${ALL[@]}")
 for d in "${DRIVERS[@]}"; do
@@ -101,12 +109,14 @@ done
 
 export VMTEST_QEMU_ARGS="${VMTEST_QEMU_ARGS:-} ${qemu_args[*]}"
 export VMTEST_ENV="${VMTEST_ENV:-}
-export RXLAT_NIC_PAIRS='${pairs[*]}'"
+export RXLAT_NIC_PAIRS='${pairs[*]}'
+${BENCH_VM_SECONDS:+export BENCH_VM_SECONDS=$BENCH_VM_SECONDS}
+${BENCH_VM_ROUNDS:+export BENCH_VM_ROUNDS=$BENCH_VM_ROUNDS}"
 export VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-900}
 # the NIC drivers, not the main suite's modules (nftables and the like)
 export VMTEST_MODULES=$here/drivers.modules
 [[ -z $stop ]] || exit "$stop"
-"$here/vmtest.sh" --kernel "${DRIVERS_KERNEL:-6.12-generic}" -- ./netns-tests/vm/drivers_guest.sh &
+"$here/vmtest.sh" --kernel "${DRIVERS_KERNEL:-6.12-generic}" -- "${GUEST[@]}" &
 vm_pid=$!
 while :; do
 	wait "$vm_pid" && rc=0 || rc=$?

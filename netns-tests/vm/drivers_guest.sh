@@ -317,7 +317,66 @@ meta_forced()
 	nic_clean skb
 }
 
+# ---- make bench: what attaching costs on DRIVER, against nothing attached
+
+# One iperf3 -P 2 run of SECONDS into NS_B: Gbit/s, or nothing
+bench_tcp()	# SECONDS
+{
+	in_ns "$NS_A" timeout $(($1 + 30)) iperf3 -c "$IP4_B" -p 5201 -P 2 -t "$1" -J 2>/dev/null |
+		gojq -r '.end.sum_received.bits_per_second / 1e9 | . * 100 | round / 100'
+}
+
+# bench/part_vm.sh reads the lines "bench CONF: Gbit/s runs, offloads" of
+# nothing attached, XDP_PASS, rxlat (XDP stamper where the driver carries
+# metadata) and rxlat --tc, alternated over BENCH_VM_ROUNDS rounds, with
+# receive GRO on; offloads: the receiving NIC's rx offloads that ethtool
+# shows on while it runs.
+bench_driver()	# DRIVER
+{
+	local secs=${BENCH_VM_SECONDS:-4} rounds=${BENCH_VM_ROUNDS:-2} r c g
+	local -A runs=() offl=()
+	DRIVER=$1
+	need || return 1
+	nic_pair "$DRIVER" || t_abort setup "cannot set up the $DRIVER pair"
+	in_ns "$NS_B" ethtool -K "$IF_B" gro on || t_abort gro "cannot turn GRO on"
+	t_bg iperf_s in_ns "$NS_B" iperf3 -s -p 5201 --forceflush
+	t_wait_line "$T_DIR/iperf_s.out" 'listening' 20 "$BG_PID" || t_abort server "iperf3 -s did not start"
+	for ((r = 1; r <= rounds; r++)); do
+		for c in none pass xdp tc; do
+			case $c in
+			pass)
+				t_track_xdp "$NS_B" "$IF_B"
+				ip -n "$NS_B" link set dev "$IF_B" xdpdrv obj "$BUILD/xdp_pass.bpf.o" sec xdp ||
+					t_abort pass "cannot attach XDP_PASS"
+				;;
+			xdp) start_rxlat -i "$IF_B" -r 5 || return 1 ;;
+			tc) start_rxlat -i "$IF_B" --tc -r 5 || return 1 ;;
+			esac
+			offl[$c]=$(in_ns "$NS_B" ethtool -k "$IF_B" | awk -F': ' '
+				$1 ~ /^(generic-receive-offload|large-receive-offload|rx-gro-hw|rx-checksumming)$/ {
+					printf "%s%s %s", s, $1, $2; s = ", " }')
+			g=$(bench_tcp "$secs")
+			assert_match "bench_${c}_$r" '^[0-9.]+$' "$g" "iperf3 Gbit/s"
+			runs[$c]+="$g "
+			case $c in
+			pass) ip -n "$NS_B" link set dev "$IF_B" xdpdrv off ;;
+			xdp | tc) stop_rxlat >/dev/null || return 1 ;;
+			esac
+		done
+	done
+	for c in none pass xdp tc; do
+		echo "bench $c: ${runs[$c]}, ${offl[$c]}"
+	done
+}
+
 # ---- the driver lines
+
+if [[ ${1:-} == --bench ]]; then
+	suite_begin
+	run_test "bench_$2" bench_driver "$2"
+	suite_end
+	exit 0
+fi
 
 if [[ ${1:-} == --one ]]; then
 	export RXLAT_TEST_TIMEOUT=${RXLAT_TEST_TIMEOUT:-600}
