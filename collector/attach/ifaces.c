@@ -61,6 +61,9 @@ struct rxlat_ifaces {
 	 */
 	__u32 *gone_owner, *owners;
 	bool check; /* an interface was deleted, or link messages were lost */
+	/* --no-xdp: interfaces whose driver refuses the found stamper metadata, said */
+	__u32 *meta_told;
+	size_t nmeta_told;
 };
 
 static int ifaces_want(struct rxlat_ifaces *f, __u32 ifindex)
@@ -102,6 +105,7 @@ void ifaces_free(struct rxlat_ifaces *f)
 		return;
 	free(f->gone_owner);
 	free(f->owners);
+	free(f->meta_told);
 	free(f->wanted);
 	free(f->names);
 	free(f);
@@ -414,20 +418,61 @@ static struct rxlat_xdp_counters meta_totals(const struct rxlat_xdp_key *keys,
 	return sum;
 }
 
+/*
+ * A stamper loaded without rxlat (--no-xdp) on a driver that gives it no
+ * room for metadata: rxlat cannot move it to tc, so it says so, once per
+ * interface, with the way to stamp at tc instead.
+ */
+static void meta_found(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
+		       const struct rxlat_xdp_counters *vals, size_t n)
+{
+	char name[RXLAT_IFNAME_LEN], drv[64];
+	struct rxlat_xdp_counters c;
+	size_t k, t;
+	__u32 *p;
+
+	for (k = 0; k < n; k++) {
+		for (t = 0; t < f->nmeta_told && f->meta_told[t] != keys[k].ifindex; t++)
+			;
+		if (!keys[k].ifindex || t < f->nmeta_told)
+			continue;
+		c = meta_totals(keys, vals, n, keys[k].ifindex);
+		if (!c.meta_refused || c.stamped)
+			continue;
+		p = realloc(f->meta_told, (f->nmeta_told + 1) * sizeof(*p));
+		if (!p)
+			return; /* said at the next report */
+		f->meta_told = p;
+		f->meta_told[f->nmeta_told++] = keys[k].ifindex;
+		ifaces_ifname(f, keys[k].ifindex, name);
+		driver_of(name, drv, sizeof(drv));
+		rxlat_warn(
+		    "%s: driver %s gives the XDP stamper loaded without rxlat no room for "
+		    "metadata (%llu packets, none stamped): no stage gets its stamps; unload "
+		    "it ('xdp-loader unload -a %s') and run 'rxlat %s %s %s' to stamp at tc "
+		    "ingress",
+		    name, drv, (unsigned long long)c.meta_refused, name, opt(OPT_TC),
+		    opt_short(OPT_INTERFACE), name);
+	}
+}
+
 int ifaces_check_meta(struct rxlat_ifaces *f)
 {
 	struct rxlat_xdp_key *keys = NULL;
 	struct rxlat_xdp_counters *vals = NULL, c;
+	bool found = stamper_found(f->stamper);
 	int i, err = 0, pending = 0;
 	char drv[64];
 	size_t n = 0;
 
 	for (i = 0; i < f->cfg->nifaces && !meta_watched(f, i); i++)
 		;
-	if (i == f->cfg->nifaces)
+	if (i == f->cfg->nifaces && !found)
 		return 0;
 	if (stamper_counters(f->stamper, &keys, &vals, &n))
 		return 1; /* out of memory, or a map read failed: at the next check */
+	if (found)
+		meta_found(f, keys, vals, n);
 	for (i = 0; i < f->cfg->nifaces && !err; i++) {
 		if (!meta_watched(f, i))
 			continue;

@@ -44,8 +44,10 @@ int ifaces_attach_tc(struct rxlat_ifaces *f);
  * GQI format, hv_netvsc, ...): from the stamper's counters, a named
  * interface whose packets were all refused is switched to the tc stamper
  * (said in one line; with --xdp-mode an error, -EOPNOTSUPP), one where some
- * were refused is said once. 1 while an interface has had no packet yet
- * (check again soon), 0 when every one is known, or -errno.
+ * were refused is said once. A stamper loaded without rxlat (--no-xdp)
+ * whose packets were all refused is said once per interface, with the way
+ * to stamp at tc. 1 while an interface has had no packet yet (check again
+ * soon), 0 when every one is known, or -errno.
  */
 int ifaces_check_meta(struct rxlat_ifaces *f);
 /*

@@ -549,6 +549,11 @@ bool stamper_attached(const struct rxlat_stamper *st, int i)
 	return st && st->skel && i < st->nlinks && st->link_fds[i] >= 0;
 }
 
+bool stamper_found(const struct rxlat_stamper *st)
+{
+	return st && !st->skel;
+}
+
 void stamper_detach_iface(struct rxlat_stamper *st, int i)
 {
 	if (!st || i >= st->nlinks || st->link_fds[i] < 0)

@@ -12,8 +12,8 @@
 # per receive queue against the driver's per-queue counters (ethtool -S)
 # and, in XDP, the stamper's; nothing left on the NICs afterwards. On
 # vmxnet3, which gives XDP programs no room for metadata: the switch to the
-# tc stamper, --xdp-mode native refused, and the hint --xdp-mode skb
-# followed.
+# tc stamper, --xdp-mode native refused, the hint --xdp-mode skb followed,
+# and a stamper xdp-loader attached (--no-xdp) said, its hint followed.
 #
 # Prints one line "driver NAME: N passed, M failed, K skipped" per driver,
 # then "N passed, M failed, K skipped" over all of them.
@@ -315,6 +315,36 @@ meta_forced()
 	udp_phase skb_udp4 4 xdp
 	stop_rxlat || return 1
 	nic_clean skb
+	meta_found
+}
+
+# vmxnet3 with the stamper that xdp-loader attached (--no-xdp): rxlat cannot
+# move it to tc; it says so once, and its hint works.
+meta_found()
+{
+	local pin line
+	pin=$(t_pin_dir xl)
+	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$pin" ||
+		t_abort found_load "xdp-loader could not load the stamper"
+	start_rxlat --no-xdp -i "$IF_B" --per-queue || return 1
+	in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
+		--dst-ip "$IP4_B" --dport 9 --count 8 --flows 1 >/dev/null 2>&1
+	t_wait_line "$T_DIR/rxlat.err" "no room for metadata" 10 "$RXLAT_PID"
+	sleep 1.2 # two reports: said once
+	stop_rxlat || return 1
+	assert_eq found_one_line 1 "$(grep -c "no room for metadata" "$T_DIR/rxlat.err")"
+	line=$(grep "no room for metadata" "$T_DIR/rxlat.err")
+	assert_match found_line \
+		"^rxlat: warning: $IF_B: driver vmxnet3 gives the XDP stamper loaded without rxlat no room for metadata \\([0-9]+ packets, none stamped\\): no stage gets its stamps; unload it \\('xdp-loader unload -a $IF_B'\\) and run 'rxlat --tc -i $IF_B' to stamp at tc ingress\$" \
+		"$line"
+	# the hint, as written
+	assert_cmd found_hint_unload in_ns "$NS_B" xdp-loader unload -a "$IF_B"
+	rm -rf -- "$pin"
+	assert_eq found_hint_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	start_rxlat --tc -i "$IF_B" --per-queue || return 1
+	udp_phase found_udp4 4 tc
+	stop_rxlat || return 1
+	nic_clean found
 }
 
 # ---- make bench: what attaching costs on DRIVER, against nothing attached
