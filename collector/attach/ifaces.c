@@ -385,9 +385,9 @@ static int meta_refused(struct rxlat_ifaces *f, int i, __u64 refused)
 	}
 	switch (*f->tc ? stamp_at_tc(f, i, f->ifindex[i]) : RXLAT_TC_NONE) {
 	case RXLAT_TC_NONE:
-		rxlat_err("%s: %s, and the tc stamper cannot be attached: its packets are "
-			  "counted, not measured",
-			  name, why);
+		rxlat_warn("%s: %s, and the tc stamper cannot be attached: its packets are "
+			   "counted, not measured",
+			   name, why);
 		f->meta[i] = META_TOLD;
 		return 0;
 	case RXLAT_TC_TCX:
