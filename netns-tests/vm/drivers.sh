@@ -101,7 +101,8 @@ for i in "${!DRIVERS[@]}"; do
 				-device "$d,netdev=n$side$i,mac=$mac,romfile=")
 			;;
 		esac
-		ip link set dev "$tap" master "$br"
+		# room for a burst while the emulated guest catches up
+		ip link set dev "$tap" master "$br" txqueuelen 10000
 		quiet_up "$tap"
 	done
 	pairs+=("$d=${macs[0]}=${macs[1]}")
