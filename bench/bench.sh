@@ -57,6 +57,15 @@
 #      count, at 2 (default) and 8 buckets per power of two.
 #   F. the cost of the filters, --slow, --drops and --by
 #      (bench/bench_features.sh).
+#   A. against nothing attached (bench/part_attach.sh): the sender's
+#      TSO/GSO on, TCP (iperf3 -P 2) and part 2's UDP with nothing attached,
+#      XDP_PASS, rxlat with the XDP stamper and rxlat --tc, alternated over
+#      the rounds; ratios to nothing attached, and the sender's TSO as
+#      ethtool shows it while each is attached (XDP on a veth turns its
+#      peer's TSO/GSO off).
+#   V. the same for TCP on virtio_net, in Debian's generic 6.12 kernel under
+#      QEMU (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench): ratios
+#      only, as emulation sets the pace.
 #
 # Ratios are taken inside one run with the configurations alternated, since
 # these machines are noisy: compare figures within one run only. bpf_stats
@@ -78,9 +87,11 @@
 #   BENCH_COLL_SECONDS    CPU window of part 7 (default 30)
 #   BENCH_FEAT_ROUNDS     rounds of part F (default 2)
 #   BENCH_FEAT_CONFS      configurations of part F (default: all of them)
+#   BENCH_ATTACH_ROUNDS   rounds of part A (default 2)
+#   BENCH_VM_ROUNDS       rounds of part V (default 2)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
-#                         memory collector features"); rows of parts left
-#                         out say so
+#                         memory collector features attach vm"); rows of
+#                         parts left out say so
 #   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
 #                         receive path, in the sender's softirq), servers on
 #                         CPU 1; off (default): no pinning. On 2 CPUs pinning
@@ -121,7 +132,7 @@ ACC_SECS=${BENCH_ACC_SECONDS:-5}
 ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
 COLL_SECS=${BENCH_COLL_SECONDS:-30}
-PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features}
+PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm}
 PIN=${BENCH_PIN:-off}
 
 # Unique per run: namespaces are global, interface names live inside them.
@@ -158,6 +169,7 @@ need_uint BENCH_E2E_ROUNDS "$E2E_ROUNDS" 1
 need_uint BENCH_FEAT_ROUNDS "$FEAT_ROUNDS" 1
 need_uint BENCH_ACC_SECONDS "$ACC_SECS" 1
 need_uint BENCH_COLL_SECONDS "$COLL_SECS" 1
+need_uint BENCH_ATTACH_ROUNDS "${BENCH_ATTACH_ROUNDS:-2}" 1
 case $GRO in on | off) ;; *) die "BENCH_GRO must be on or off" ;; esac
 case $PIN in on | off) ;; *) die "BENCH_PIN must be on or off" ;; esac
 # taskset prefixes of senders and receivers
@@ -169,7 +181,7 @@ for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
 for p in $PARTS; do
-	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features) ;;
+	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | vm) ;;
 	*) die "BENCH_PARTS: unknown part '$p'" ;;
 	esac
 done
@@ -214,6 +226,10 @@ ROWS=$T_DIR/rows.tsv
 . "$HERE/part_collector.sh"
 # shellcheck source=bench/part_prometheus.sh
 . "$HERE/part_prometheus.sh"
+# shellcheck source=bench/part_attach.sh
+. "$HERE/part_attach.sh"
+# shellcheck source=bench/part_vm.sh
+. "$HERE/part_vm.sh"
 
 # ------------------------------------------------------------------ main
 
@@ -238,6 +254,8 @@ has_part e2e && part_e2e
 has_part accuracy && part_accuracy
 has_part memory && part_memory
 has_part collector && part_collector
+has_part attach && part_attach
+has_part vm && part_vm
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
 
 echo

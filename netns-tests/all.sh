@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make test: the suite on the host kernel, then inside Debian's 6.1 and 6.12
-# kernels under QEMU (make vmtest). Ends with a summary of which kernel ran
-# which attach set, and one line "N passed, M failed, K skipped" over all
-# of them.
+# kernels under QEMU (make vmtest), then rxlat on real NIC drivers under QEMU
+# (netns-tests/vm/drivers.sh). Ends with a summary of which kernel ran which
+# attach set, a line per driver, and one line "N passed, M failed, K skipped"
+# over all of them.
 #
 # RXLAT_VMTEST=0 leaves the QEMU part out (the summary then says so, and it
 # counts as a failure: make test is not complete without it).
@@ -84,6 +85,22 @@ else
 		fi
 	done
 	rows+=("both QEMU kernels in $(((SECONDS - t0) / 60)) min")
+
+	# NIC drivers: virtio_net, e1000e and vmxnet3 of Debian's generic 6.12
+	# kernel, back to back through host taps (netns-tests/vm/drivers.sh)
+	echo "# === NIC drivers under QEMU"
+	t0=$SECONDS
+	run_part ./netns-tests/vm/drivers.sh
+	if take_counts "[6.12-generic] "; then
+		((passed += P, failed += F, skipped += S))
+		while read -r l; do
+			rows+=("vm 6.12-generic ${l#\[6.12-generic\] }")
+		done < <(grep -E '^\[6.12-generic\] driver [^ ]+: [0-9]+ passed' "$log")
+		rows+=("NIC drivers: $P passed, $F failed, $S skipped, in $(((SECONDS - t0) / 60)) min")
+	else
+		((failed++))
+		rows+=("NIC drivers: FAIL no result (boot failure, panic or timeout: see build/vm/6.12-generic/console.log)")
+	fi
 fi
 
 echo "# summary"

@@ -323,7 +323,8 @@ falls_back()	# NAME
 
 # A program attached without a link and without libxdp's dispatcher: libxdp
 # cannot load beside it, so that must not be offered; rxlat stamps at tc
-# ingress instead, and the program goes on seeing every frame.
+# ingress instead, and the program goes on seeing every frame. With
+# --xdp-mode, an error instead.
 foreign_program()	# native|skb
 {
 	local mode=$1 name count
@@ -341,6 +342,16 @@ foreign_program()	# native|skb
 		"^rxlat: $IF_B: XDP is taken by program 'xdp_count' \\(id [0-9]+, $mode mode, without libxdp's dispatcher, so nothing can run beside it\\): stamping at tc ingress instead\$" \
 		"$(grep "stamping at tc" "$T_DIR/foreign.err")"
 	assert_eq foreign_no_loader_advice 0 "$(grep -c xdp-loader "$T_DIR/foreign.err")"
+
+	# --xdp-mode asks for the XDP stamper: an error instead of tc, nothing
+	# attached; its hint (run without --xdp-mode) is the run above
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode "$mode" -d 0.5 -o json >/dev/null 2>"$T_DIR/forced.err"
+	assert_one_line_error forced \
+		"^rxlat: error: $IF_B: XDP is taken by program 'xdp_count' \\(id [0-9]+, $mode mode, without libxdp's dispatcher, so nothing can run beside it\\): --xdp-mode $mode asks for the XDP stamper; run without --xdp-mode to stamp at tc ingress\$" \
+		"$?" "$T_DIR/forced.err"
+	assert_eq forced_no_qdisc "" "$(in_ns "$NS_B" tc qdisc show dev "$IF_B" clsact)"
+	assert_eq forced_xdp_kept xdp_count \
+		"$(bpftool -j prog show id "$(link_xdp_prog "$NS_B" "$IF_B")" | gojq -r .name)"
 
 	# the same with traffic: every datagram stamped at tc, and counted by
 	# the foreign program as well

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Interfaces: names, the named ones, and their going and coming back (ifaces.h). */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -15,6 +18,17 @@
 #include "opt.h"
 #include "stamper.h"
 #include "tc.h"
+#include "xdp_counters.h"
+
+/*
+ * Whether a named interface's driver leaves XDP programs room for metadata,
+ * as the stamper's counters show it (ifaces_check_meta()).
+ */
+enum meta_room {
+	META_UNKNOWN, /* no packet yet */
+	META_CARRIED, /* stamped: watched for packets refused now and then */
+	META_TOLD,    /* refused for some packets, said; or no tc to switch to */
+};
 
 struct ifname {
 	__u32 ifindex;
@@ -27,6 +41,7 @@ struct rxlat_ifaces {
 	__u32 ifindex[RXLAT_MAX_CLI_IFACES];
 	bool gone[RXLAT_MAX_CLI_IFACES];
 	bool use_tc[RXLAT_MAX_CLI_IFACES];
+	enum meta_room meta[RXLAT_MAX_CLI_IFACES];
 	/* With -i: the stamper counters of these ifindexes only (each one a
 	 * named interface has had) */
 	__u32 *wanted;
@@ -47,6 +62,9 @@ struct rxlat_ifaces {
 	__u64 *gone_owner, *owners;
 	bool check;	    /* an interface was deleted, or link messages were lost */
 	bool told_tc_netns; /* the tc stamper's limit with --by: said */
+	/* --no-xdp: interfaces whose driver refuses the found stamper metadata, said */
+	__u32 *meta_told;
+	size_t nmeta_told;
 };
 
 static int ifaces_want(struct rxlat_ifaces *f, __u32 ifindex)
@@ -88,6 +106,7 @@ void ifaces_free(struct rxlat_ifaces *f)
 		return;
 	free(f->gone_owner);
 	free(f->owners);
+	free(f->meta_told);
 	free(f->wanted);
 	free(f->names);
 	free(f);
@@ -251,6 +270,7 @@ static void iface_back(struct rxlat_ifaces *f, int i, __u32 ifindex)
 		return;
 	}
 	err = stamper_reattach(f->stamper, cfg, i, ifindex);
+	f->meta[i] = META_UNKNOWN; /* perhaps another device, another driver */
 	if (err)
 		rxlat_err("%s is back (ifindex %u) but the stamper cannot be attached to it: %s; "
 			  "measuring it without stamps",
@@ -289,11 +309,212 @@ int ifaces_handle_links(struct rxlat_ifaces *f)
 	return 0;
 }
 
+/* ---- drivers that refuse XDP metadata ---------------------------------- */
+
+/* Is named interface i stamped by rxlat's own XDP stamper, and watched? */
+static bool meta_watched(const struct rxlat_ifaces *f, int i)
+{
+	return !f->gone[i] && !f->use_tc[i] && f->meta[i] != META_TOLD &&
+	       stamper_attached(f->stamper, i);
+}
+
+/* The driver of ifname as ethtool names it; sysfs where ethtool says nothing. */
+static void driver_of(const char *ifname, char *out, size_t len)
+{
+	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
+	struct ifreq ifr = { .ifr_data = (void *)&info };
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	char path[PATH_MAX], link[PATH_MAX], *base;
+	ssize_t n;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr) && info.driver[0]) {
+		close(fd);
+		snprintf(out, len, "%.*s", (int)sizeof(info.driver), info.driver);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	/* sysfs shows the namespace it was mounted in: the fallback only */
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device/driver", ifname);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		base = strrchr(link, '/');
+		snprintf(out, len, "%.32s", base ? base + 1 : link);
+		return;
+	}
+	snprintf(out, len, "(unknown)");
+}
+
+bool ifaces_meta_needs_admin(const struct rxlat_ifaces *f)
+{
+	for (int i = 0; i < f->cfg->nifaces; i++)
+		if (meta_watched(f, i) && f->meta[i] == META_UNKNOWN && *f->tc &&
+		    !tc_has_tcx(f->ifindex[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Named interface i's driver refused metadata for every packet so far: the
+ * tc stamper takes over (said in one line), or, with --xdp-mode, the run
+ * ends with an error.
+ */
+static int meta_refused(struct rxlat_ifaces *f, int i, __u64 refused)
+{
+	const struct rxlat_config *cfg = f->cfg;
+	const char *name = cfg->ifnames[i], *how = "";
+	char drv[64], why[256], hint[64] = "";
+
+	driver_of(name, drv, sizeof(drv));
+	snprintf(why, sizeof(why),
+		 "driver %s gives XDP programs no room for metadata (the stamper's first %llu "
+		 "packets, none stamped)",
+		 drv, (unsigned long long)refused);
+	if (cfg->xdp_forced) {
+		/* generic XDP builds its buffers with room for metadata */
+		if (cfg->xdp_mode == RXLAT_XDP_NATIVE)
+			snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP, or ",
+				 opt(OPT_XDP_MODE));
+		rxlat_err("%s: %s: %s %s asks for the XDP stamper; %srun without %s to stamp at "
+			  "tc ingress",
+			  name, why, opt(OPT_XDP_MODE),
+			  cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native", hint,
+			  opt(OPT_XDP_MODE));
+		return -EOPNOTSUPP;
+	}
+	switch (*f->tc ? stamp_at_tc(f, i, f->ifindex[i]) : RXLAT_TC_NONE) {
+	case RXLAT_TC_NONE:
+		rxlat_warn("%s: %s, and the tc stamper cannot be attached: its packets are "
+			   "counted, not measured",
+			   name, why);
+		f->meta[i] = META_TOLD;
+		return 0;
+	case RXLAT_TC_TCX:
+		how = ", through a tcx link";
+		break;
+	case RXLAT_TC_FILTER:
+		how = ", through a cls_bpf filter";
+		break;
+	case RXLAT_TC_FOREIGN: /* said by tc_attach() */
+		break;
+	}
+	stamper_detach_iface(f->stamper, i);
+	f->use_tc[i] = true;
+	rxlat_info("%s: %s: stamping at tc ingress instead%s", name, why, how);
+	return 0;
+}
+
+/* The stamper's counters of ifindex, summed over its queues. */
+static struct rxlat_xdp_counters meta_totals(const struct rxlat_xdp_key *keys,
+					     const struct rxlat_xdp_counters *vals, size_t n,
+					     __u32 ifindex)
+{
+	struct rxlat_xdp_counters sum = {};
+
+	for (size_t k = 0; k < n; k++)
+		if (keys[k].ifindex == ifindex)
+			xdp_counters_add(&sum, &vals[k]);
+	return sum;
+}
+
+/*
+ * A stamper loaded without rxlat (--no-xdp) on a driver that gives it no
+ * room for metadata: rxlat cannot move it to tc, so it says so, once per
+ * interface, with the way to stamp at tc instead.
+ */
+static void meta_found(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
+		       const struct rxlat_xdp_counters *vals, size_t n)
+{
+	char name[RXLAT_IFNAME_LEN], drv[64];
+	struct rxlat_xdp_counters c;
+	size_t k, t;
+	__u32 *p;
+
+	for (k = 0; k < n; k++) {
+		for (t = 0; t < f->nmeta_told && f->meta_told[t] != keys[k].ifindex; t++)
+			;
+		if (!keys[k].ifindex || t < f->nmeta_told)
+			continue;
+		c = meta_totals(keys, vals, n, keys[k].ifindex);
+		if (!c.meta_refused || c.stamped)
+			continue;
+		p = realloc(f->meta_told, (f->nmeta_told + 1) * sizeof(*p));
+		if (!p)
+			return; /* said at the next report */
+		f->meta_told = p;
+		f->meta_told[f->nmeta_told++] = keys[k].ifindex;
+		ifaces_ifname(f, keys[k].ifindex, name);
+		driver_of(name, drv, sizeof(drv));
+		rxlat_warn(
+		    "%s: driver %s gives the XDP stamper loaded without rxlat no room for "
+		    "metadata (%llu packets, none stamped): no stage gets its stamps; unload "
+		    "it ('xdp-loader unload -a %s') and run 'rxlat %s %s %s' to stamp at tc "
+		    "ingress",
+		    name, drv, (unsigned long long)c.meta_refused, name, opt(OPT_TC),
+		    opt_short(OPT_INTERFACE), name);
+	}
+}
+
+int ifaces_check_meta(struct rxlat_ifaces *f)
+{
+	struct rxlat_xdp_key *keys = NULL;
+	struct rxlat_xdp_counters *vals = NULL, c;
+	bool found = stamper_found(f->stamper);
+	int i, err = 0, pending = 0;
+	char drv[64];
+	size_t n = 0;
+
+	for (i = 0; i < f->cfg->nifaces && !meta_watched(f, i); i++)
+		;
+	if (i == f->cfg->nifaces && !found)
+		return 0;
+	if (stamper_counters(f->stamper, &keys, &vals, &n))
+		return 1; /* out of memory, or a map read failed: at the next check */
+	if (found)
+		meta_found(f, keys, vals, n);
+	for (i = 0; i < f->cfg->nifaces && !err; i++) {
+		if (!meta_watched(f, i))
+			continue;
+		c = meta_totals(keys, vals, n, f->ifindex[i]);
+		if (!c.meta_refused) {
+			if (c.stamped)
+				f->meta[i] = META_CARRIED;
+			else
+				pending = 1;
+		} else if (!c.stamped) {
+			err = meta_refused(f, i, c.meta_refused);
+		} else {
+			driver_of(f->cfg->ifnames[i], drv, sizeof(drv));
+			rxlat_warn(
+			    "%s: driver %s gave XDP programs no room for metadata for %llu of "
+			    "%llu packets: those are counted in meta_refused and measured "
+			    "as source none (said once)",
+			    f->cfg->ifnames[i], drv, (unsigned long long)c.meta_refused,
+			    (unsigned long long)(c.meta_refused + c.stamped));
+			f->meta[i] = META_TOLD;
+		}
+	}
+	free(keys);
+	free(vals);
+	return err ? err : pending;
+}
+
 int ifaces_attach_tc(struct rxlat_ifaces *f)
 {
 	const struct rxlat_config *cfg = f->cfg;
 	int err;
 
+	/*
+	 * A driver may refuse the XDP stamper's metadata (ifaces_check_meta()):
+	 * the tc stamper is loaded now, while rxlat may still load programs,
+	 * so that only the attach is left for later.
+	 */
+	for (int i = 0; i < cfg->nifaces && !*f->tc; i++)
+		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE && tc_open(f->tc))
+			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
+				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
 		if (!f->use_tc[i])
 			continue;

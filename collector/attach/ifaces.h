@@ -39,6 +39,22 @@ void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat
 		 struct rxlat_tc **tc, struct rxlat_links *links);
 /* The tc stamper on the named interfaces that use it: 0 or -errno (said). */
 int ifaces_attach_tc(struct rxlat_ifaces *f);
+/*
+ * Drivers that give XDP programs no room for metadata (vmxnet3, ENA, gve's
+ * GQI format, hv_netvsc, ...): from the stamper's counters, a named
+ * interface whose packets were all refused is switched to the tc stamper
+ * (said in one line; with --xdp-mode an error, -EOPNOTSUPP), one where some
+ * were refused is said once. A stamper loaded without rxlat (--no-xdp)
+ * whose packets were all refused is said once per interface, with the way
+ * to stamp at tc. 1 while an interface has had no packet yet (check again
+ * soon), 0 when every one is known, or -errno.
+ */
+int ifaces_check_meta(struct rxlat_ifaces *f);
+/*
+ * Would switching an interface still unknown to tc need CAP_NET_ADMIN (a
+ * cls_bpf filter: no tcx links before 6.6)?
+ */
+bool ifaces_meta_needs_admin(const struct rxlat_ifaces *f);
 /* Reads the link messages, and follows the named interfaces: 0 or -errno. */
 int ifaces_handle_links(struct rxlat_ifaces *f);
 /*

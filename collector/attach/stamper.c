@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,20 +120,51 @@ int stamper_xdp_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
 	return 0;
 }
 
-#define TC_INSTEAD "stamping at tc ingress instead"
+static const char *mode_name(const struct rxlat_config *cfg)
+{
+	return cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native";
+}
+
+/*
+ * ifname cannot be stamped in XDP, for the reason given: the tc stamper
+ * takes over, said in one line, 1. With --xdp-mode, which asks for the XDP
+ * stamper, an error instead, -EOPNOTSUPP (nothing is attached yet). hint,
+ * when not NULL, is how to stamp in XDP all the same.
+ */
+static int __attribute__((format(printf, 4, 5)))
+tc_instead(const struct rxlat_config *cfg, const char *ifname, const char *hint, const char *fmt,
+	   ...)
+{
+	char why[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (!cfg->xdp_forced) {
+		rxlat_info("%s: %s: stamping at tc ingress instead%s%s", ifname, why,
+			   hint ? "; " : "", hint ? hint : "");
+		return 1;
+	}
+	rxlat_err("%s: %s: %s %s asks for the XDP stamper; %s%srun without %s to stamp at tc "
+		  "ingress",
+		  ifname, why, opt(OPT_XDP_MODE), mode_name(cfg), hint ? hint : "",
+		  hint ? ", or " : "", opt(OPT_XDP_MODE));
+	return -EOPNOTSUPP;
+}
 
 /*
  * Says what holds the interface's XDP hook. Another rxlat stamper there:
  * an error with the way to read its stamps, -EBUSY. Any other program: the
- * tc stamper takes over, said in one line, 1. Free: 0. Each hint is one that
- * works as written: a link cannot be removed from outside (xdp-loader
- * unload gets EBUSY), and libxdp adds programs only beside its own
- * dispatcher.
+ * tc stamper takes over, said in one line, 1 (tc_instead()). Free: 0. Each
+ * hint is one that works as written: a link cannot be removed from outside
+ * (xdp-loader unload gets EBUSY), and libxdp adds programs only beside its
+ * own dispatcher.
  */
-static int describe_existing(__u32 ifindex, const char *ifname)
+static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, const char *ifname)
 {
 	struct xdp_mode_ids modes[3], *m = NULL;
-	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX], read_cmd[64];
+	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX], read_cmd[64], hint[PATH_MAX + 256];
 	struct xdp_att att;
 	__u32 link_id;
 	pid_t pid;
@@ -177,15 +209,14 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 	if (link_id) {
 		pid = link_holder(link_id, comm);
 		if (pid)
-			rxlat_info(
-			    "%s: XDP is taken by program '%s' (id %u) through a BPF link held "
-			    "by %s (pid %d): " TC_INSTEAD,
-			    ifname, name, m->id, comm, pid);
-		else
-			rxlat_info("%s: XDP is taken by program '%s' (id %u) through BPF link %u, "
-				   "which no running process holds: " TC_INSTEAD,
-				   ifname, name, m->id, link_id);
-		return 1;
+			return tc_instead(cfg, ifname, NULL,
+					  "XDP is taken by program '%s' (id %u) through a BPF link "
+					  "held by %s (pid %d)",
+					  name, m->id, comm, pid);
+		return tc_instead(cfg, ifname, NULL,
+				  "XDP is taken by program '%s' (id %u) through BPF link %u, which "
+				  "no running process holds",
+				  name, m->id, link_id);
 	}
 	if (!strcmp(name, DISPATCHER_NAME)) {
 		if (for_each_link(stamper_match_dispatched, &m->id)) {
@@ -195,12 +226,14 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 			return -EBUSY;
 		}
 		stamper_object(obj, sizeof(obj));
-		rxlat_info("%s: XDP is taken by libxdp's dispatcher (id %u, %s mode): " TC_INSTEAD
-			   "; to stamp in XDP, stop rxlat, load the stamper beside its programs "
-			   "with 'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux "
-			   "6.12 and later), then run '%s'",
-			   ifname, m->id, m->loader, m->loader, ifname, obj, read_cmd);
-		return 1;
+		snprintf(hint, sizeof(hint),
+			 "to stamp in XDP, stop rxlat, load the stamper beside its programs with "
+			 "'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux 6.12 and "
+			 "later), then run '%s'",
+			 m->loader, ifname, obj, read_cmd);
+		return tc_instead(cfg, ifname, hint,
+				  "XDP is taken by libxdp's dispatcher (id %u, %s mode)", m->id,
+				  m->loader);
 	}
 	if (!strcmp(name, STAMPER_NAME)) {
 		rxlat_err("%s already has an XDP program attached (id %u, the rxlat stamper, "
@@ -209,10 +242,10 @@ static int describe_existing(__u32 ifindex, const char *ifname)
 			  ifname, m->id, m->loader, read_cmd, ifname, m->ip);
 		return -EBUSY;
 	}
-	rxlat_info("%s: XDP is taken by program '%s' (id %u, %s mode, without libxdp's "
-		   "dispatcher, so nothing can run beside it): " TC_INSTEAD,
-		   ifname, name, m->id, m->loader);
-	return 1;
+	return tc_instead(cfg, ifname, NULL,
+			  "XDP is taken by program '%s' (id %u, %s mode, without libxdp's "
+			  "dispatcher, so nothing can run beside it)",
+			  name, m->id, m->loader);
 }
 
 /*
@@ -295,12 +328,15 @@ struct rxlat_stamper *stamper_new(void)
 int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[])
 {
 	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
-	const char *mode = cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native";
+	const char *mode = mode_name(cfg);
+	char hint[64];
 	struct rxlat_stamper *st;
 	int err, i, nxdp = 0;
 
+	/* generic XDP runs on every device */
+	snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
 	for (i = 0; i < cfg->nifaces; i++) {
-		err = describe_existing(cfg->ifindexes[i], cfg->ifnames[i]);
+		err = describe_existing(cfg, cfg->ifindexes[i], cfg->ifnames[i]);
 		if (err < 0)
 			return err;
 		use_tc[i] = err > 0;
@@ -362,14 +398,15 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 			err = -errno;
 			if (err == -EBUSY || err == -EEXIST) {
 				/* taken since the check above */
-				err = describe_existing(cfg->ifindexes[i], cfg->ifnames[i]);
-				if (err < 0)
-					goto fail;
+				err = describe_existing(cfg, cfg->ifindexes[i], cfg->ifnames[i]);
 			} else {
-				rxlat_info("%s: the XDP stamper cannot attach in %s mode "
-					   "(%s): " TC_INSTEAD,
-					   cfg->ifnames[i], mode, strerror(-err));
+				err = tc_instead(cfg, cfg->ifnames[i],
+						 cfg->xdp_mode == RXLAT_XDP_SKB ? NULL : hint,
+						 "the XDP stamper cannot attach in %s mode (%s)",
+						 mode, strerror(-err));
 			}
+			if (err < 0)
+				goto fail;
 			use_tc[i] = true;
 			continue;
 		}
@@ -506,6 +543,16 @@ void stamper_destroy(struct rxlat_stamper *st)
 	}
 	free(st->ifindexes);
 	free(st);
+}
+
+bool stamper_attached(const struct rxlat_stamper *st, int i)
+{
+	return st && st->skel && i < st->nlinks && st->link_fds[i] >= 0;
+}
+
+bool stamper_found(const struct rxlat_stamper *st)
+{
+	return st && !st->skel;
 }
 
 void stamper_detach_iface(struct rxlat_stamper *st, int i)

@@ -19,6 +19,10 @@ struct rxlat_stamper;
  */
 int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[]);
 int stamper_find(struct rxlat_stamper **out, bool quiet);
+/* Does rxlat's own stamper run on named interface i (not one found)? */
+bool stamper_attached(const struct rxlat_stamper *st, int i);
+/* Is st a stamper loaded without rxlat (--no-xdp)? */
+bool stamper_found(const struct rxlat_stamper *st);
 /* Sum the per-CPU counters per (ifindex, queue); *keys and *vals are malloc'ed. */
 int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
 		     struct rxlat_xdp_counters **vals, size_t *n);

@@ -357,6 +357,14 @@ void tc_detach(struct rxlat_tc *t, int i, bool gone)
 	f->how = RXLAT_TC_NONE;
 }
 
+bool tc_has_tcx(__u32 ifindex)
+{
+	__u32 n = 0;
+
+	/* kernels without tcx refuse the attach type */
+	return !bpf_prog_query((int)ifindex, ATTACH_TCX_INGRESS, 0, NULL, NULL, &n);
+}
+
 bool tc_netlink(const struct rxlat_tc *t)
 {
 	for (int i = 0; t && i < RXLAT_MAX_CLI_IFACES; i++)

@@ -18,6 +18,8 @@ int tc_open(struct rxlat_tc **out);
 enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
 /* gone: the interface was deleted, and its filter with it. */
 void tc_detach(struct rxlat_tc *t, int i, bool gone);
+/* Can the tc stamper be attached to ifindex through a tcx link (6.6+)? */
+bool tc_has_tcx(__u32 ifindex);
 /* Are filters attached through netlink (removing them needs CAP_NET_ADMIN)? */
 bool tc_netlink(const struct rxlat_tc *t);
 void tc_destroy(struct rxlat_tc *t);

@@ -30,6 +30,8 @@ struct collector {
 	__u64 lost_told;	     /* samples without a histogram, said so far */
 	bool told_full;		     /* every interface slot taken: said */
 	bool told_groups_full;	     /* every group slot taken: said */
+	bool meta_pending;	     /* an interface has shown no metadata yet */
+	bool keep_admin;	     /* CAP_NET_ADMIN kept for a switch to tc */
 	struct rxlat_groups *groups; /* --by netns or cgroup, else NULL */
 	struct rxlat_out out;	     /* stdout */
 };

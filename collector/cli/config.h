@@ -29,6 +29,8 @@ struct rxlat_config {
 	__u32 ifindexes[RXLAT_MAX_CLI_IFACES];
 	int nifaces;
 	enum rxlat_xdp_mode xdp_mode;
+	/* --xdp-mode given: the XDP stamper or an error, never tc instead */
+	bool xdp_forced;
 	bool no_xdp;
 	bool tc; /* --tc: the tc stamper instead of the XDP one */
 	enum rxlat_stamp_mode stamp;

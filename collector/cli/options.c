@@ -400,6 +400,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 	    parse_values(&c, cfg))
 		goto out;
 	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
+	cfg->xdp_forced = given(&c, OPT_XDP_MODE) > 0;
 	ret = 0;
 out:
 	arg_freetable(c.table, RXLAT_NR_OPTS + 1);

@@ -29,8 +29,12 @@ OPTION(INTERFACE, "i", "interface", STRING(parse_interface), .metavar = "IFACE",
 
 OPTION(XDP_MODE, "", "xdp-mode",
        CHOICE(xdp_mode, [RXLAT_XDP_NATIVE] = "native", [RXLAT_XDP_SKB] = "skb"),
-       .def = RXLAT_XDP_NATIVE, .help = "XDP attach mode (default: native)",
-       .man = "XDP attach mode; default native.\n")
+       .def = RXLAT_XDP_NATIVE,
+       .help = "XDP attach mode (default: native); given, the XDP stamper or an error, never tc",
+       .man = "XDP attach mode; default native. Given, it asks for the XDP stamper: where\n"
+	      "that cannot attach, or the driver gives XDP no room for metadata (see DRIVERS\n"
+	      "WITHOUT XDP METADATA), rxlat ends with an error instead of stamping at tc\n"
+	      "ingress.\n")
 
 OPTION(NO_XDP, "", "no-xdp", FLAG(no_xdp),
        .help = "use a stamper that xdp-loader attached, attach none",
@@ -43,8 +47,9 @@ OPTION(TC, "", "tc", FLAG(tc),
        .man = "Stamp at tc ingress of each interface named with\n"
 	      ".B \\-i\n"
 	      "instead of in XDP (see TC STAMPER). Without it, rxlat does so by itself on a\n"
-	      "named interface whose XDP hook another program holds, or where the XDP\n"
-	      "stamper cannot attach, and says so in one line.\n")
+	      "named interface whose XDP hook another program holds, where the XDP\n"
+	      "stamper cannot attach, or whose driver gives XDP no room for metadata, and\n"
+	      "says so in one line.\n")
 
 OPTION(STAMP, "", "stamp",
        CHOICE(stamp, [RXLAT_STAMP_BATCH] = "batch", [RXLAT_STAMP_PACKET] = "packet"),

@@ -219,12 +219,32 @@ static void tend_slots(struct collector *c)
 	c->told_full = true;
 }
 
+/*
+ * Drivers that refuse XDP metadata (ifaces_check_meta()): checked every
+ * 0.2 s until each named interface has had packets, at each report after
+ * that. CAP_NET_ADMIN, kept for a switch to a cls_bpf filter, goes once
+ * no interface is left to switch.
+ */
+static int check_meta(struct collector *c)
+{
+	int r = ifaces_check_meta(c->ifaces);
+
+	if (r < 0)
+		return r;
+	c->meta_pending = r > 0;
+	if (c->keep_admin && !ifaces_meta_needs_admin(c->ifaces)) {
+		c->keep_admin = false;
+		return caps_drop(tc_netlink(c->tc));
+	}
+	return 0;
+}
+
 static int report(struct collector *c, bool final)
 {
 	int err = report_out(c, final);
 
 	tend_slots(c);
-	return err;
+	return err || final ? err : check_meta(c);
 }
 
 /* ---- setup and the main loop ---------------------------------------- */
@@ -374,6 +394,8 @@ static int run_loop(struct collector *c)
 				err = drain(grow_tick, &ticks, sizeof(ticks), "chunk timer");
 				if (!err)
 					grow(c);
+				if (!err && c->meta_pending)
+					err = check_meta(c);
 			} else if (evs[i].data.fd == lfd) {
 				err = ifaces_handle_links(c->ifaces);
 			} else if (evs[i].data.fd == pfd) {
@@ -453,8 +475,10 @@ static int start_measuring(struct collector *c)
 {
 	int err;
 
-	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN */
-	err = caps_drop(tc_netlink(c->tc));
+	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN, adding one too */
+	c->meta_pending = true;
+	c->keep_admin = ifaces_meta_needs_admin(c->ifaces);
+	err = caps_drop(tc_netlink(c->tc) || c->keep_admin);
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */

@@ -6,11 +6,16 @@
 # build/vm/<line>/root. Uses vmtest.sh's CACHE, VMDIR, die and note.
 
 # Kernel lines: metapackage and a glob for cached packages (offline re-use).
+# LINES are the lines of --kernel all; 6.12-generic is Debian's generic
+# flavour, for the NIC drivers the cloud kernels leave out (e1000e), booted
+# by netns-tests/vm/drivers.sh.
 # shellcheck disable=SC2034 # LINES is used by vmtest.sh
 LINES=(6.1 6.12)
-declare -A META=([6.1]=linux-image-cloud-amd64 [6.12]=linux-image-6.12-cloud-amd64)
+declare -A META=([6.1]=linux-image-cloud-amd64 [6.12]=linux-image-6.12-cloud-amd64
+	[6.12-generic]=linux-image-6.12-amd64)
 declare -A CACHED_GLOB=([6.1]='linux-image-6.1.0-*-cloud-amd64_*_amd64.deb'
-	[6.12]='linux-image-6.12.*-cloud-amd64_*_amd64.deb')
+	[6.12]='linux-image-6.12.*-cloud-amd64_*_amd64.deb'
+	[6.12-generic]='linux-image-6.12.*+deb12-amd64_*_amd64.deb')
 
 apt_updated=
 # resolve_kernel LINE: sets PKG, VER and DEB (path of the cached .deb)

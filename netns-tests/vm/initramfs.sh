@@ -160,13 +160,15 @@ build_project() {
 	printf '%s\n' "${VMTEST_ENV:-}" >"$s/etc/rxlat-vm/env"
 }
 
-# build_modules LINE OUT.cpio.gz: the modules of modules.list with their
+# build_modules LINE OUT.cpio.gz: the modules of modules.list (or of the
+# list VMTEST_MODULES names) with their
 # dependencies (from modules.dep and modules.softdep), decompressed, in
 # load order in /etc/rxlat-vm/modules, plus depmod data for modprobe.
 build_modules() {
 	local line=$1 out=$2 root=$VMDIR/$1/root s=$tmp/modules-$1
-	local mdir=$root/lib/modules/$KVER key n dep l name rest rel dst
-	key=$( (echo "$KVER $(cat "$VMDIR/$line/root.stamp")"; cat "$here/modules.list" "$here/initramfs.sh") | md5sum | cut -d' ' -f1)
+	local mdir=$root/lib/modules/$KVER key n dep l name rest rel dst opt
+	local list=${VMTEST_MODULES:-$here/modules.list}
+	key=$( (echo "$KVER $(cat "$VMDIR/$line/root.stamp")"; cat "$list" "$here/initramfs.sh") | md5sum | cut -d' ' -f1)
 	if [ -s "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
 		return
 	fi
@@ -212,13 +214,15 @@ build_modules() {
 		l=${l%%#*}
 		read -r l <<<"$l" || true # trim blanks
 		[ -n "$l" ] || continue
+		opt=
+		case $l in "?"*) opt=1; l=${l#?} ;; esac
 		n=${l//-/_}
 		if [ -n "${path[$n]:-}" ]; then
 			visit "$n"
-		elif [ -z "${builtin[$n]:-}" ]; then
-			note "warning: kernel $KVER has no module $l (modules.list)"
+		elif [ -z "${builtin[$n]:-}" ] && [ -z "$opt" ]; then
+			note "warning: kernel $KVER has no module $l (${list##*/})"
 		fi
-	done <"$here/modules.list"
+	done <"$list"
 
 	rm -rf "$s"
 	mkdir -p "$s/usr/lib/modules/$KVER" "$s/etc/rxlat-vm"

@@ -6,6 +6,7 @@
 #   make vmtest VMTEST_ARGS='--kernel 6.1'
 #   make vmtest VMTEST_ARGS='-- ./netns-tests/vm/selftest.sh'
 #   make vmtest-selftest               only the VM's own feature checks
+#   make vmtest-drivers                rxlat on real NIC drivers (netns-tests/vm/drivers.sh)
 
 VMTEST_ARGS ?=
 VMCHECK := $(BUILD)/vmcheck/fentry_check $(BUILD)/vmcheck/fentry_check.bpf.o
@@ -19,7 +20,7 @@ $(BUILD)/vmcheck/fentry_check: netns-tests/vm/fentry_check.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $< -o $@ -lbpf
 
-.PHONY: vmtest vmtest-selftest vmcheck
+.PHONY: vmtest vmtest-selftest vmtest-drivers vmcheck
 vmcheck: $(VMCHECK)
 
 vmtest: all test-binaries $(VMCHECK)
@@ -28,3 +29,6 @@ vmtest: all test-binaries $(VMCHECK)
 vmtest-selftest: all $(VMCHECK)
 	BUILD=$(abspath $(BUILD)) ./netns-tests/vm/vmtest.sh $(VMTEST_ARGS) -- ./netns-tests/vm/selftest.sh
 
+
+vmtest-drivers: all test-binaries
+	BUILD=$(abspath $(BUILD)) ./netns-tests/vm/drivers.sh

@@ -5,7 +5,7 @@
 # namespace test suite inside, on kernels that allow BPF trampolines
 # (fentry/fexit, freplace for libxdp's dispatcher).
 #
-#   netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|all] [--timeout SECONDS]
+#   netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all] [--timeout SECONDS]
 #                            [-- COMMAND...]
 #
 # COMMAND runs in /rxlat inside the VM (a copy of build/, netns-tests/ and
@@ -16,7 +16,8 @@
 # Environment: VMTEST_KERNEL, VMTEST_TIMEOUT (seconds per kernel, boot
 # included, default 3300), VMTEST_PARALLEL (1: the kernels boot at the same
 # time; 0: one after the other), VMTEST_MEM (MiB, 1024), VMTEST_SMP (2),
-# VMTEST_APPEND (extra kernel command line), VMTEST_QEMU_ARGS (extra QEMU
+# VMTEST_APPEND (extra kernel command line), VMTEST_MODULES (a module list
+# instead of netns-tests/vm/modules.list), VMTEST_QEMU_ARGS (extra QEMU
 # options), VMTEST_ENV (shell lines the VM's /init sources before COMMAND,
 # e.g. "export FOO=1"), VMTEST_BOOT_TRIES (boots of a kernel that dies before
 # /init starts, default 2), VMTEST_KEEP_STAGE (directory to keep a copy of the
@@ -66,8 +67,9 @@ note() { echo "vmtest: $*" >&2; }
 
 usage() {
 	cat <<EOF
-usage: netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|all] [--timeout SECONDS] [-- COMMAND...]
-  --kernel   which Debian kernel line to boot (default: all, at the same time)
+usage: netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all] [--timeout SECONDS] [-- COMMAND...]
+  --kernel   which Debian kernel line to boot (default: all: 6.1 and 6.12, the
+             cloud flavour, at the same time; 6.12-generic has every NIC driver)
   --timeout  seconds allowed per kernel, boot included (default: 3300)
   COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh)
 EOF
@@ -89,8 +91,8 @@ CMD=("$@")
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, got '$TIMEOUT'"
 case $KERNEL in
 all) RUN_LINES=("${LINES[@]}") ;;
-6.1 | 6.12) RUN_LINES=("$KERNEL") ;;
-*) die "--kernel wants 6.1, 6.12 or all, got '$KERNEL'" ;;
+6.1 | 6.12 | 6.12-generic) RUN_LINES=("$KERNEL") ;;
+*) die "--kernel wants 6.1, 6.12, 6.12-generic or all, got '$KERNEL'" ;;
 esac
 if [ ${#CMD[@]} -eq 0 ]; then
 	[ -f "$top/netns-tests/run.sh" ] ||
@@ -253,5 +255,8 @@ for line in "${RUN_LINES[@]}"; do
 	printf '  %-5s %-34s %-22s %-8s %-9s %s\n' "$line" "${RES_KVER[$line]}" "${RES_PKG[$line]#* }" \
 		"${RES_BOOT[$line]:--}" "${RES_SUITE[$line]:--}" "${RES_TEXT[$line]}"
 	[ "$final" = 0 ] && final=${RES_RC[$line]}
+	# the driver tests' own lines (netns-tests/vm/drivers_guest.sh)
+	grep -E '^driver [^ ]+: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped' "$VMDIR/$line/console.log" |
+		sed 's/^/  /' || true
 done
 exit "$final"

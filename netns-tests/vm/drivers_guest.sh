@@ -1,0 +1,456 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# rxlat on real NIC drivers, inside the VM that netns-tests/vm/drivers.sh
+# boots: for each pair of NICs in RXLAT_NIC_PAIRS ("DRIVER=MAC_A=MAC_B ..."),
+# the two NICs go into two namespaces, rxlat runs on the second, and known
+# traffic goes from the first: UDP over IPv4 and IPv6 (rxlat-pktgen, 8
+# flows) and TCP over IPv4 and IPv6 (iperf3, receive GRO off so that every
+# frame is one skb). Checked per driver: the stamper rxlat chose and the line
+# that says so; every stage's count against the datagrams sent and the
+# NIC's own receive counter; the stamp source of every sample; the samples
+# per receive queue against the driver's per-queue counters (ethtool -S)
+# and, in XDP, the stamper's; nothing left on the NICs afterwards. On
+# vmxnet3, which gives XDP programs no room for metadata: the switch to the
+# tc stamper, --xdp-mode native refused, the hint --xdp-mode skb followed,
+# and a stamper xdp-loader attached (--no-xdp) said, its hint followed.
+#
+# Prints one line "driver NAME: N passed, M failed, K skipped" per driver,
+# then "N passed, M failed, K skipped" over all of them.
+#
+#   drivers_guest.sh             every pair of RXLAT_NIC_PAIRS
+#   drivers_guest.sh --one NAME  the test of one driver (lib.sh's verdict lines)
+
+# shellcheck source=netns-tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+N=${RXLAT_TEST_PACKETS:-1000}
+PORT=7300
+TCP_BYTES=${RXLAT_TEST_TCP_BYTES:-2M}
+PPS=${RXLAT_TEST_PPS:-2000}
+
+need() { need_rxlat ethtool iperf3 "$@"; }
+
+# The interface of this namespace with MAC, waiting for it to come back
+# from a namespace being deleted (the kernel returns physical NICs to the
+# initial namespace).
+nic_by_mac()	# MAC
+{
+	local i dev
+	for ((i = 0; i < 100; i++)); do
+		dev=$(ip -j link show | gojq -r --arg m "$1" '.[] | select(.address == $m) | .ifname')
+		[[ -n $dev ]] && echo "$dev" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# rx packets of NS's IF, as the driver counts them
+rx_packets()	# NS IF
+{
+	ip -n "$1" -s -j link show dev "$2" | gojq -r '.[0].stats64.rx.packets'
+}
+
+# The driver's own per-queue receive counters, as {"queue": packets}:
+# virtio_net's rxN_xdp_packets (6.12 moved its plain per-queue packet
+# counts out of ethtool -S, to netlink's qstats; rxlat stamps in XDP there),
+# vmxnet3's "Rx Queue#: N" blocks (unicast, multicast and broadcast), queue
+# 0 of a single-queue NIC (e1000e).
+driver_queues()	# NS IF
+{
+	in_ns "$1" ethtool -S "$2" | awk -v drv="$DRIVER" '
+		drv == "virtio_net" && $1 ~ /^rx[0-9]+_xdp_packets:$/ {
+			q = $1; gsub(/^rx|_xdp_packets:$/, "", q); n[q] += $2 }
+		drv == "vmxnet3" && /Rx Queue#:/ { rxq = $3 }
+		drv == "vmxnet3" && /Tx Queue#:/ { rxq = "" }
+		drv == "vmxnet3" && rxq != "" && /(ucast|mcast|bcast) pkts rx:/ { n[rxq] += $NF }
+		drv == "e1000e" && $1 == "rx_packets:" { n[0] += $2 }
+		END { printf "{"; s = ""; for (q in n) { printf "%s\"%s\": %d", s, q, n[q]; s = ", " } print "}" }'
+}
+
+# nic_pair DRIVER: the pair's NICs as NS_A's IF_A and NS_B's IF_B, set up
+# as ns_pair sets up a veth pair (addresses, static neighbours, quiet IPv6),
+# up, and quiet. virtio_net gets its 4 queues (the guest starts with 2).
+nic_pair()	# DRIVER
+{
+	local pair mac_a mac_b dev_a dev_b i stable=0 last=-1 now ns dev
+	for pair in $RXLAT_NIC_PAIRS; do
+		[[ $pair == "$1="* ]] && break
+		pair=
+	done
+	[[ -n $pair ]] || return 1
+	IFS='=' read -r _ mac_a mac_b <<<"$pair"
+	dev_a=$(nic_by_mac "$mac_a") && dev_b=$(nic_by_mac "$mac_b") || return 1
+	ns_create NS_A && ns_create NS_B || return 1
+	IF_A=nica IF_B=nicb
+	IP4_A=10.12.0.1 IP4_B=10.12.0.2 IP6_A=fd12::1 IP6_B=fd12::2
+	ip link set dev "$dev_a" netns "$NS_A" && ip link set dev "$dev_b" netns "$NS_B" &&
+		ip -n "$NS_A" link set dev "$dev_a" name "$IF_A" &&
+		ip -n "$NS_B" link set dev "$dev_b" name "$IF_B" || return 1
+	for ns in "$NS_A" "$NS_B"; do
+		dev=$IF_A
+		[[ $ns == "$NS_B" ]] && dev=$IF_B
+		in_ns "$ns" sysctl -q -w "net.ipv6.conf.$dev.addr_gen_mode=1" \
+			"net.ipv6.conf.$dev.router_solicitations=0" >/dev/null || return 1
+		if [[ $1 == virtio_net ]]; then
+			in_ns "$ns" ethtool -L "$dev" combined 4 || return 1
+		fi
+	done
+	ip -n "$NS_A" addr add "$IP4_A/24" dev "$IF_A" &&
+		ip -n "$NS_B" addr add "$IP4_B/24" dev "$IF_B" &&
+		ip -n "$NS_A" addr add "$IP6_A/64" dev "$IF_A" nodad &&
+		ip -n "$NS_B" addr add "$IP6_B/64" dev "$IF_B" nodad &&
+		ip -n "$NS_A" link set "$IF_A" up &&
+		ip -n "$NS_B" link set "$IF_B" up || return 1
+	MAC_A=$mac_a MAC_B=$mac_b
+	ip -n "$NS_A" neigh replace "$IP4_B" lladdr "$MAC_B" dev "$IF_A" nud permanent &&
+		ip -n "$NS_A" neigh replace "$IP6_B" lladdr "$MAC_B" dev "$IF_A" nud permanent &&
+		ip -n "$NS_B" neigh replace "$IP4_A" lladdr "$MAC_A" dev "$IF_B" nud permanent &&
+		ip -n "$NS_B" neigh replace "$IP6_A" lladdr "$MAC_A" dev "$IF_B" nud permanent ||
+		return 1
+	# every frame one skb: the NIC's counter and ip_rcv then count alike
+	in_ns "$NS_B" ethtool -K "$IF_B" gro off || return 1
+	# carrier (e1000e takes a moment), then quiet links (MLD reports done)
+	for ((i = 0; i < 100; i++)); do
+		[[ $(ip -n "$NS_B" -j link show dev "$IF_B" | gojq -r '.[0].operstate') == UP &&
+			$(ip -n "$NS_A" -j link show dev "$IF_A" | gojq -r '.[0].operstate') == UP ]] && break
+		sleep 0.1
+	done
+	for ((i = 0; i < 100 && stable < 5; i++)); do
+		sleep 0.1
+		now=$(($(rx_packets "$NS_A" "$IF_A") + $(rx_packets "$NS_B" "$IF_B")))
+		if ((now == last)); then
+			((stable++))
+		else
+			stable=0 last=$now
+		fi
+	done
+	IFINDEX_B=$(link_ifindex "$NS_B" "$IF_B")
+}
+
+# ---- phases: the reports of one kind of traffic
+
+# The next reports are the next phase's: the previous phase's samples are
+# all reported once two report intervals (-r 0.5) have passed.
+phase_begin()
+{
+	sleep 1.2
+	MARK=$(wc -l <"$T_DIR/rxlat.out")
+	RX0=$(rx_packets "$NS_B" "$IF_B")
+	DQ0=$(driver_queues "$NS_B" "$IF_B")
+}
+
+phase_end()
+{
+	sleep 1.2
+	RX=$(($(rx_packets "$NS_B" "$IF_B") - RX0))
+	DQ=$(gojq -nc --argjson a "$DQ0" --argjson b "$(driver_queues "$NS_B" "$IF_B")" \
+		'[$b | to_entries[] | {q: (.key | tonumber), n: (.value - ($a[.key] // 0))}
+		  | select(.n > 0)] | sort_by(.q)')
+}
+
+# gojq over the reports of the phase, as one array
+pq()	# JQ-PROGRAM [ARGS...]
+{
+	tail -n +"$((MARK + 1))" "$T_DIR/rxlat.out" | gojq -s "$@"
+}
+
+psum()	# STAGE FIELD
+{
+	pq --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
+}
+
+# The checks of one phase: every frame the NIC received is one ip_rcv
+# sample from SOURCE; per queue, ip_rcv's samples are the driver's counts
+# (and, stamped in XDP, the stamper's).
+phase_checks()	# CHECK SOURCE
+{
+	local qs
+	assert_eq "$1_ip_rcv_count" "$RX" "$(psum ip_rcv .count)" "ip_rcv samples vs the NIC's rx packets"
+	assert_eq "$1_ip_rcv_from_$2" "$RX" "$(psum ip_rcv ".sources.$2")"
+	qs=$(pq -c '[.[].series[] | select(.stage == "ip_rcv")] | group_by(.queue)
+		| map({q: .[0].queue, n: (map(.count) | add)}) | map(select(.n > 0))')
+	log "$1: the NIC received $RX frames; per queue, ethtool -S $DQ, rxlat ip_rcv $qs"
+	assert_eq "$1_per_queue_vs_driver" "$DQ" "$qs" "ip_rcv per queue vs ethtool -S"
+	if [[ $2 == xdp ]]; then
+		assert_eq "$1_per_queue_vs_stamper" "$qs" "$(pq -c --argjson i "$IFINDEX_B" \
+			'[.[].xdp[] | select(.ifindex == $i)] | group_by(.queue)
+			| map({q: .[0].queue, n: (map(.stamped) | add)}) | map(select(.n > 0))')"
+	fi
+}
+
+udp_phase()	# CHECK 4|6 SOURCE
+{
+	local src=$IP4_A dst=$IP4_B v6=() s
+	[[ $2 == 6 ]] && src=$IP6_A dst=$IP6_B v6=(--v6)
+	phase_begin
+	t_bg "recv_$1" in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 60 "${v6[@]}"
+	local pid=$BG_PID
+	t_wait_line "$T_DIR/recv_$1.out" '^ready$' 20 "$pid" ||
+		t_abort "$1_receiver" "rxlat-pktgen recv did not start"
+	# paced: under emulation on a busy host, a burst of 1000 overflowed the
+	# way through the host's taps now and then (2 of 1000 never reached
+	# the receiving NIC)
+	assert_cmd "$1_send" in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$src" --dst-ip "$dst" --dport "$PORT" --count "$N" --flows 8 --pps "$PPS"
+	t_wait_pid "$pid" 60
+	assert_eq "$1_received" "received $N valid $N invalid 0 duplicate 0" \
+		"$(tail -n 1 "$T_DIR/recv_$1.out")"
+	phase_end
+	assert_eq "$1_nic_rx" "$N" "$RX" "the NIC's rx packets"
+	for s in udp_queue_rcv sock_read; do
+		assert_eq "$1_${s}_count" "$N" "$(psum "$s" .count)"
+		assert_eq "$1_${s}_from_$3" "$N" "$(psum "$s" ".sources.$3")"
+	done
+	phase_checks "$1" "$3"
+}
+
+tcp_phase()	# CHECK 4|6 SOURCE
+{
+	local dst=$IP4_B v=-4
+	[[ $2 == 6 ]] && dst=$IP6_B v=-6
+	phase_begin
+	t_bg "iperf_$1" in_ns "$NS_B" iperf3 -s -1 -p 5201 "$v" --forceflush
+	t_wait_line "$T_DIR/iperf_$1.out" 'listening' 20 "$BG_PID" ||
+		t_abort "$1_server" "iperf3 -s did not start"
+	assert_cmd "$1_iperf3" in_ns "$NS_A" timeout 120 iperf3 -c "$dst" -p 5201 "$v" -n "$TCP_BYTES"
+	phase_end
+	assert_ge "$1_nic_rx" 100 "$RX" "the NIC's rx packets"
+	assert_ge "$1_tcp_do_rcv_samples" 1 "$(psum tcp_do_rcv .count)"
+	assert_eq "$1_tcp_do_rcv_unstamped" 0 "$(psum tcp_do_rcv .sources.none)"
+	phase_checks "$1" "$3"
+}
+
+# Nothing of rxlat left: no XDP and no clsact qdisc on the receiving NIC,
+# and no rxlat program loaded (nothing else in the VM loads one; a tcx link
+# would hold the tc stamper's). The kernel releases links a moment after
+# the process is gone.
+nic_clean()	# CHECK
+{
+	assert_eq "$1_no_rxlat_programs" 0 "$(prog_count_settles 0)"
+	assert_eq "$1_no_xdp" "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	assert_eq "$1_no_clsact" "" "$(tc -n "$NS_B" -j qdisc show dev "$IF_B" |
+		gojq -r '.[] | select(.kind == "clsact") | .kind')"
+}
+
+# ---- the drivers
+
+driver_test()	# DRIVER
+{
+	DRIVER=$1
+	need || return 1
+	nic_pair "$DRIVER" || t_abort setup "cannot set up the $DRIVER pair"
+	assert_eq driver "$DRIVER" "$(in_ns "$NS_B" ethtool -i "$IF_B" | awk '$1 == "driver:" { print $2 }')"
+	start_rxlat -i "$IF_B" --per-queue || return 1
+	case $DRIVER in
+	virtio_net)
+		SOURCE=xdp
+		assert_match mode "XDP stamper attached to $IF_B in native mode" "$(cat "$T_DIR/rxlat.err")"
+		;;
+	e1000e)
+		SOURCE=tc
+		assert_match mode "$IF_B: the XDP stamper cannot attach in native mode \\([^)]*\\): stamping at tc ingress instead" \
+			"$(cat "$T_DIR/rxlat.err")"
+		;;
+	vmxnet3)
+		SOURCE=tc
+		meta_switch || return 1
+		;;
+	esac
+	udp_phase udp4 4 "$SOURCE"
+	udp_phase udp6 6 "$SOURCE"
+	tcp_phase tcp4 4 "$SOURCE"
+	tcp_phase tcp6 6 "$SOURCE"
+	if [[ $DRIVER == virtio_net ]]; then
+		assert_ge udp_queues_used 2 "$(gojq -s '[.[].series[] | select(.stage == "ip_rcv")
+			| .queue] | unique | length' "$T_DIR/rxlat.out")" "receive queues with samples"
+	fi
+	stop_rxlat || return 1
+	nic_clean after
+	[[ $DRIVER == vmxnet3 ]] && meta_forced
+	return 0
+}
+
+# vmxnet3: XDP attaches, the first datagrams find no room for metadata, and
+# rxlat goes over to the tc stamper in one line that names the driver.
+meta_switch()
+{
+	local line
+	assert_match mode_first "XDP stamper attached to $IF_B in native mode" "$(cat "$T_DIR/rxlat.err")"
+	in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
+		--dst-ip "$IP4_B" --dport 9 --count 8 --flows 1 >/dev/null 2>&1
+	t_wait_line "$T_DIR/rxlat.err" "stamping at tc ingress instead" 10 "$RXLAT_PID"
+	line=$(grep -c "no room for metadata" "$T_DIR/rxlat.err")
+	assert_eq switch_one_line 1 "$line"
+	assert_match switch_line \
+		"^rxlat: $IF_B: driver vmxnet3 gives XDP programs no room for metadata \\(the stamper's first [1-8] packets, none stamped\\): stamping at tc ingress instead, through a tcx link\$" \
+		"$(grep "no room for metadata" "$T_DIR/rxlat.err")"
+	assert_eq switch_xdp_detached "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+}
+
+# vmxnet3 with --xdp-mode native: an error once the first packets show it,
+# exit status 1, nothing left attached; the hint --xdp-mode skb measures
+# every datagram from the XDP stamp.
+meta_forced()
+{
+	local rc
+	: >"$T_DIR/rxlat.out"
+	: >"$T_DIR/rxlat.err"
+	t_bg rxlat in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -o json -r 0.5
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 60 "$RXLAT_PID" ||
+		t_abort forced_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
+	in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
+		--dst-ip "$IP4_B" --dport 9 --count 8 --flows 1 >/dev/null 2>&1
+	t_wait_pid "$RXLAT_PID" 20
+	rc=$?
+	assert_eq forced_exit 1 "$rc"
+	assert_match forced_error \
+		"^rxlat: error: $IF_B: driver vmxnet3 gives XDP programs no room for metadata \\(the stamper's first [1-8] packets, none stamped\\): --xdp-mode native asks for the XDP stamper; --xdp-mode skb stamps in generic XDP, or run without --xdp-mode to stamp at tc ingress\$" \
+		"$(grep '^rxlat: error' "$T_DIR/rxlat.err")"
+	assert_eq forced_one_error 1 "$(grep -c '^rxlat: error' "$T_DIR/rxlat.err")"
+	nic_clean forced
+
+	# the hint: generic XDP
+	start_rxlat -i "$IF_B" --per-queue --xdp-mode skb || return 1
+	assert_match skb_mode "XDP stamper attached to $IF_B in skb mode" "$(cat "$T_DIR/rxlat.err")"
+	udp_phase skb_udp4 4 xdp
+	stop_rxlat || return 1
+	nic_clean skb
+	meta_found
+}
+
+# vmxnet3 with the stamper that xdp-loader attached (--no-xdp): rxlat cannot
+# move it to tc; it says so once, and its hint works.
+meta_found()
+{
+	local pin line
+	pin=$(t_pin_dir xl)
+	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/rxlat_xdp.bpf.o" "$pin" ||
+		t_abort found_load "xdp-loader could not load the stamper"
+	start_rxlat --no-xdp -i "$IF_B" --per-queue || return 1
+	in_ns "$NS_A" "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" --src-ip "$IP4_A" \
+		--dst-ip "$IP4_B" --dport 9 --count 8 --flows 1 >/dev/null 2>&1
+	t_wait_line "$T_DIR/rxlat.err" "no room for metadata" 10 "$RXLAT_PID"
+	sleep 1.2 # two reports: said once
+	stop_rxlat || return 1
+	assert_eq found_one_line 1 "$(grep -c "no room for metadata" "$T_DIR/rxlat.err")"
+	line=$(grep "no room for metadata" "$T_DIR/rxlat.err")
+	assert_match found_line \
+		"^rxlat: warning: $IF_B: driver vmxnet3 gives the XDP stamper loaded without rxlat no room for metadata \\([0-9]+ packets, none stamped\\): no stage gets its stamps; unload it \\('xdp-loader unload -a $IF_B'\\) and run 'rxlat --tc -i $IF_B' to stamp at tc ingress\$" \
+		"$line"
+	# the hint, as written
+	assert_cmd found_hint_unload in_ns "$NS_B" xdp-loader unload -a "$IF_B"
+	rm -rf -- "$pin"
+	assert_eq found_hint_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	start_rxlat --tc -i "$IF_B" --per-queue || return 1
+	udp_phase found_udp4 4 tc
+	stop_rxlat || return 1
+	nic_clean found
+}
+
+# ---- make bench: what attaching costs on DRIVER, against nothing attached
+
+# One iperf3 -P 2 run of SECONDS into NS_B: Gbit/s, or nothing
+bench_tcp()	# SECONDS
+{
+	in_ns "$NS_A" timeout $(($1 + 30)) iperf3 -c "$IP4_B" -p 5201 -P 2 -t "$1" -J 2>/dev/null |
+		gojq -r '.end.sum_received.bits_per_second / 1e9 | . * 100 | round / 100'
+}
+
+# bench/part_vm.sh reads the lines "bench CONF: Gbit/s runs, offloads" of
+# nothing attached, XDP_PASS, rxlat (XDP stamper where the driver carries
+# metadata) and rxlat --tc, alternated over BENCH_VM_ROUNDS rounds, with
+# receive GRO on; offloads: the receiving NIC's rx offloads that ethtool
+# shows on while it runs.
+bench_driver()	# DRIVER
+{
+	local secs=${BENCH_VM_SECONDS:-4} rounds=${BENCH_VM_ROUNDS:-2} r c g
+	local -A runs=() offl=()
+	DRIVER=$1
+	need || return 1
+	nic_pair "$DRIVER" || t_abort setup "cannot set up the $DRIVER pair"
+	in_ns "$NS_B" ethtool -K "$IF_B" gro on || t_abort gro "cannot turn GRO on"
+	t_bg iperf_s in_ns "$NS_B" iperf3 -s -p 5201 --forceflush
+	t_wait_line "$T_DIR/iperf_s.out" 'listening' 20 "$BG_PID" || t_abort server "iperf3 -s did not start"
+	for ((r = 1; r <= rounds; r++)); do
+		for c in none pass xdp tc; do
+			case $c in
+			pass)
+				t_track_xdp "$NS_B" "$IF_B"
+				ip -n "$NS_B" link set dev "$IF_B" xdpdrv obj "$BUILD/xdp_pass.bpf.o" sec xdp ||
+					t_abort pass "cannot attach XDP_PASS"
+				;;
+			xdp) start_rxlat -i "$IF_B" -r 5 || return 1 ;;
+			tc) start_rxlat -i "$IF_B" --tc -r 5 || return 1 ;;
+			esac
+			offl[$c]=$(in_ns "$NS_B" ethtool -k "$IF_B" | awk -F': ' '
+				$1 ~ /^(generic-receive-offload|large-receive-offload|rx-gro-hw|rx-checksumming)$/ {
+					printf "%s%s %s", s, $1, $2; s = ", " }')
+			g=$(bench_tcp "$secs")
+			assert_match "bench_${c}_$r" '^[0-9.]+$' "$g" "iperf3 Gbit/s"
+			runs[$c]+="$g "
+			case $c in
+			pass) ip -n "$NS_B" link set dev "$IF_B" xdpdrv off ;;
+			xdp | tc) stop_rxlat >/dev/null || return 1 ;;
+			esac
+		done
+	done
+	for c in none pass xdp tc; do
+		echo "bench $c: ${runs[$c]}, ${offl[$c]}"
+	done
+}
+
+# ---- the driver lines
+
+if [[ ${1:-} == --bench ]]; then
+	suite_begin
+	run_test "bench_$2" bench_driver "$2"
+	suite_end
+	exit 0
+fi
+
+if [[ ${1:-} == --one ]]; then
+	export RXLAT_TEST_TIMEOUT=${RXLAT_TEST_TIMEOUT:-600}
+	suite_begin
+	run_test "$2" driver_test "$2"
+	suite_end
+	exit 0
+fi
+
+if [[ $EUID -ne 0 ]]; then
+	echo "drivers_guest.sh: must run as root" >&2
+	exit 1
+fi
+bpffs_setup || exit 1
+total_p=0 total_f=0 total_s=0 lines=()
+for pair in $RXLAT_NIC_PAIRS; do
+	driver=${pair%%=*}
+	P=0 F=0 S=0
+	count()
+	{
+		echo "$1"
+		case $1 in
+		"PASS "*) ((P++)) ;;
+		"FAIL "*) ((F++)) ;;
+		"SKIP "*) ((S++)) ;;
+		esac
+	}
+	t0=$SECONDS
+	echo "# === driver $driver"
+	t_stream count bash "${BASH_SOURCE[0]}" --one "$driver"
+	((P + F + S)) || count "FAIL $driver.result: the test reported no check"
+	echo "# driver $driver: $((SECONDS - t0)) s"
+	lines+=("driver $driver: $P passed, $F failed, $S skipped")
+	((total_p += P, total_f += F, total_s += S))
+	[[ -z $_T_STOP ]] || break
+done
+bpffs_teardown
+for l in "${lines[@]}"; do
+	echo "$l"
+done
+echo "$total_p passed, $total_f failed, $total_s skipped"
+[[ -n $_T_STOP ]] && exit 130
+((total_f == 0 && total_p > 0))
