@@ -373,11 +373,89 @@ static int parse_values(const struct cli *c, struct rxlat_config *cfg)
 	return 0;
 }
 
+/* The option argv element a names ("--port", "--port=80", "-r", "-r2"): its id, or -1. */
+static int raw_option(const char *a, const char **val)
+{
+	*val = NULL;
+	if (a[0] != '-' || !a[1])
+		return -1;
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		const struct rxlat_option *o = &options[id];
+		size_t n = strlen(o->longopt);
+
+		if (a[1] == '-' && !strncmp(a + 2, o->longopt, n) &&
+		    (!a[2 + n] || a[2 + n] == '=')) {
+			*val = a[2 + n] ? a + 3 + n : NULL;
+			return id;
+		}
+		if (a[1] != '-' && o->shortopt[0] && a[1] == o->shortopt[0]) {
+			*val = a[2] ? a + 2 : NULL;
+			return id;
+		}
+	}
+	return -1;
+}
+
+/* A number as a person writes it: decimal digits, a point, an exponent (doubles). */
+static bool plain_number(const char *v, bool frac)
+{
+	size_t d = strspn(v, "0123456789");
+
+	if (!frac)
+		return d && !v[d];
+	if (v[d] == '.')
+		d += 1 + strspn(v + d + 1, "0123456789");
+	if (!d || (d == 1 && v[0] == '.'))
+		return false;
+	if (v[d] == 'e' || v[d] == 'E') {
+		d += 1 + (v[d + 1] == '+' || v[d + 1] == '-');
+		if (!strspn(v + d, "0123456789"))
+			return false;
+		d += strspn(v + d, "0123456789");
+	}
+	return !v[d];
+}
+
+/*
+ * What argtable takes too kindly, before it parses: an empty value (its
+ * message then names no option) and numbers that strtod() and strtol()
+ * read beyond decimal ("0x10" as 16, "inf"). A leading '-' is left to the
+ * range checks. 0 or -1 said.
+ */
+static int check_raw(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *val;
+		int id = raw_option(argv[i], &val);
+		enum rxlat_opt_kind k = id < 0 ? KIND_FLAG : options[id].kind;
+
+		if (k == KIND_FLAG)
+			continue;
+		if (!val && i + 1 < argc)
+			val = argv[++i];
+		if (!val)
+			continue; /* argtable says the value is missing */
+		if (!*val) {
+			rxlat_err("%s was given an empty value: see rxlat %s", opt(id),
+				  opt(OPT_HELP));
+			return -1;
+		}
+		if ((k == KIND_UINT || k == KIND_DOUBLE) && val[0] != '-' &&
+		    !plain_number(val, k == KIND_DOUBLE)) {
+			rxlat_err("invalid value '%s' for %s: give a decimal number", val, opt(id));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 {
 	struct cli c = {};
 	int ret = -1;
 
+	if (check_raw(argc, argv))
+		return -1;
 	if (build(&c)) {
 		rxlat_err("out of memory");
 		goto out;

@@ -59,6 +59,12 @@ int signals_init(void)
 		rxlat_err("eventfd: %s", strerror(-err));
 		return err;
 	}
+	/*
+	 * A reader that goes away (rxlat -o json | head -1): the write fails
+	 * with EPIPE and the run ends with that error, exit status 1, as a
+	 * failed write does (rxlat(8), OUTPUT ERRORS), not killed by SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	/* a script's background job inherits SIGINT ignored: stop anyway */
 	err = handle(SIGINT, on_stop);
 	if (!err)

@@ -15,6 +15,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
 #include "log.h"
@@ -30,7 +31,13 @@ int parse_interface(const char *name, struct rxlat_config *cfg)
 			  RXLAT_MAX_CLI_IFACES);
 		return -1;
 	}
-	if (strlen(name) >= IF_NAMESIZE || !(ifindex = if_nametoindex(name))) {
+	if (strlen(name) >= IF_NAMESIZE) {
+		rxlat_err("'%s' is too long for an interface name (at most %d characters): see "
+			  "'ip link' for the interfaces of this network namespace",
+			  name, IF_NAMESIZE - 1);
+		return -1;
+	}
+	if (!(ifindex = if_nametoindex(name))) {
 		rxlat_err(
 		    "unknown interface '%s': see 'ip link' for the interfaces of this network "
 		    "namespace",
@@ -152,15 +159,26 @@ int parse_ports(const char *list, struct rxlat_config *cfg)
 		return -1;
 	}
 	strcpy(buf, list);
+	if (list[0] == ',' || strstr(list, ",,") || (list[0] && list[strlen(list) - 1] == ',')) {
+		rxlat_err("%s '%s' has an empty entry: give local ports from 1 to 65535, "
+			  "comma-separated",
+			  opt(OPT_PORT), list);
+		return -1;
+	}
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		long p;
 
 		errno = 0;
 		p = strtol(tok, &end, 10);
-		if (errno || end == tok || *end || p < 1 || p > 65535) {
+		if (errno || end == tok || *end || p < 1 || p > 65535 || tok[0] == '+' ||
+		    tok[0] == ' ') {
 			rxlat_err("invalid port '%s' in %s: give local ports from 1 to 65535, "
 				  "comma-separated",
 				  tok, opt(OPT_PORT));
+			return -1;
+		}
+		if (cfg->bpf.port_bits[p / 64] & (1ull << (p % 64))) {
+			rxlat_err("port %ld given twice in %s '%s'", p, opt(OPT_PORT), list);
 			return -1;
 		}
 		cfg->bpf.port_bits[p / 64] |= 1ull << (p % 64);
@@ -188,6 +206,7 @@ int parse_cgroup(const char *path, struct rxlat_config *cfg)
 	} h = { .fh.handle_bytes = sizeof(__u64) };
 	const char *name = opt(OPT_CGROUP);
 	struct statfs fs;
+	struct stat st;
 	int mount_id;
 
 	if (strlen(path) >= sizeof(cfg->cgroup_path)) {
@@ -195,13 +214,13 @@ int parse_cgroup(const char *path, struct rxlat_config *cfg)
 			  sizeof(cfg->cgroup_path) - 1);
 		return -1;
 	}
-	if (statfs(path, &fs)) {
+	if (statfs(path, &fs) || stat(path, &st)) {
 		rxlat_err("%s %s: %s: give a cgroup directory under the cgroup v2 mount (see "
 			  "'findmnt -t cgroup2')",
 			  name, path, strerror(errno));
 		return -1;
 	}
-	if (fs.f_type != CGROUP2_SUPER_MAGIC) {
+	if (fs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode)) {
 		rxlat_err("%s %s is not a cgroup v2 directory: give one under the cgroup v2 mount "
 			  "(see 'findmnt -t cgroup2')",
 			  name, path);
