@@ -63,7 +63,7 @@ CASES=(
 	"port_empty          @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port '' -d 1 @ --port.*empty value"
 	"stages_empty_value  @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages '' -d 1 @ --stages.*empty value"
 	"cgroup_empty        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --cgroup= -d 1 @ --cgroup.*empty value"
-	"interval_hex        @ -              @ 1 @ err  @ \$IN_B \$RXLAT -r 0x10 -d 1 @ '0x10'.*--interval.*decimal"
+	"interval_hex        @ -              @ 1 @ err  @ \$IN_B \$RXLAT -r 0x10 -d 1 @ '0x10'.*(-r|--interval).*decimal"
 	"port_trailing_comma @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port 80, -d 1 @ --port '80,'.*empty entry"
 	"port_twice          @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port 80,80 -d 1 @ port 80 given twice"
 	"cgroup_file         @ -              @ 1 @ err  @ \$IN_B \$RXLAT --cgroup \"\$(findmnt -n -t cgroup2 -o TARGET | head -n 1)/cgroup.procs\" -d 1 @ --cgroup .*(not a cgroup v2 directory|No such file)"

@@ -442,7 +442,8 @@ static int check_raw(int argc, char **argv)
 		}
 		if ((k == KIND_UINT || k == KIND_DOUBLE) && val[0] != '-' &&
 		    !plain_number(val, k == KIND_DOUBLE)) {
-			rxlat_err("invalid value '%s' for %s: give a decimal number", val, opt(id));
+			rxlat_err("invalid value '%s' for %s: give a decimal number", val,
+				  opt_short(id));
 			return -1;
 		}
 	}

@@ -183,8 +183,9 @@ static void check_errors(void)
 		{ "-d 1e10", "-d 1e+10: the run time must be 0 (until a signal) or a positive "
 			     "number of seconds up to 1e9" },
 		{ "--max-queues 257", "--max-queues must be between 1 and 256" },
-		{ "--max-queues x2",
-		  "invalid argument \"x2\" to option --max-queues=N: see rxlat --help" },
+		{ "--max-queues x2", "invalid value 'x2' for --max-queues: give a decimal number" },
+		{ "-r 0x10", "invalid value '0x10' for -r: give a decimal number" },
+		{ "--port 80,80", "port 80 given twice in --port '80,80'" },
 		{ "-o xml", "invalid value 'xml' for -o: choose one of text, json, none" },
 		{ "--proto sctp", "invalid value 'sctp' for --proto: choose one of tcp, udp" },
 		{ "--slow-rate 5", "--slow-rate applies to --slow only: give --slow DURATION too" },
