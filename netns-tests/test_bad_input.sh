@@ -56,6 +56,7 @@ CASES=(
 	"stage_unavailable   @ setup_tdq      @ 1 @ err  @ \$IN_B \$RXLAT --stages tcp_data_queue -d 1 @ tcp_data_queue.*(trampoline|fentry)"
 	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
 	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
+	"no_xdp_netns_exec   @ -              @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*'xdp-loader load IFACE "
 	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*another rxlat.*%PID%"
 	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
 	"no_privileges_list  @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT --list-stages @ (root|privilege|CAP_)"
@@ -139,10 +140,13 @@ hint_commands()	# LINE
 			s#^rxlat #$RXLAT -d 1 #"
 }
 
-# Runs every command the error line proposes, in namespace B: each must work.
+# Runs every command the error line proposes, in namespace B, entered as
+# the case entered it (nsenter, or "ip netns exec" with its own /sys): each
+# must work.
 follow_hints()	# LINE
 {
-	local cmd out rc n=0 pin
+	local cmd out rc n=0 pin enter=(nsenter --net="/run/netns/$NS_B" --)
+	[[ $CMD == *"ip netns exec "* ]] && enter=(ip netns exec "$NS_B")
 	while IFS= read -r cmd; do
 		[[ -n $cmd ]] || continue
 		((n++))
@@ -151,12 +155,12 @@ follow_hints()	# LINE
 			pin=$(grep -oE -- '-p [^ ]+' <<<"$cmd" | cut -c4-)
 			[[ -n $pin && ! -e $pin ]] && t_track_pin "$pin"
 		fi
-		out=$(timeout 20 nsenter --net="/run/netns/$NS_B" -- bash -c "$cmd" 2>&1 </dev/null)
+		out=$(timeout 20 "${enter[@]}" bash -c "$cmd" 2>&1 </dev/null)
 		rc=$?
 		# libxdp's lock is shared by every xdp-loader on the machine
 		if ((rc != 0)) && [[ $out == *lockfile* ]]; then
 			sleep 1
-			out=$(timeout 20 nsenter --net="/run/netns/$NS_B" -- bash -c "$cmd" 2>&1 </dev/null)
+			out=$(timeout 20 "${enter[@]}" bash -c "$cmd" 2>&1 </dev/null)
 			rc=$?
 		fi
 		assert_eq "hint_$n" 0 "$rc" "'$cmd' (as proposed by the error) exit status; output: $(tail -n 2 <<<"$out")" ||
@@ -174,6 +178,8 @@ after_no_xdp_no_stamper()
 	assert_eq retry_after_hint 0 "$RC" "exit status once the hint was followed; stderr: $(tail -n 1 "$T_DIR/retry.err")"
 	_t_xdp_off "$NS_B" "$IF_B"
 }
+
+after_no_xdp_netns_exec() { after_no_xdp_no_stamper; }
 
 after_second_instance()
 {

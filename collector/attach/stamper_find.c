@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/magic.h>
 #include <net/if.h>
+#include <sys/vfs.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "holders.h"
@@ -193,6 +195,21 @@ static bool map_elsewhere(const struct found_prog *progs, int nprogs, __u32 map_
 	return false;
 }
 
+/*
+ * xdp-loader's pin option as a hint can give it: "ip netns exec" runs its
+ * command with a /sys of its own, where no bpf filesystem is mounted and
+ * "-p" fails ("No bpffs found"); without a pin path the stamper loads
+ * there too, and rxlat finds it by its program name.
+ */
+static const char *pin_arg(bool own_name)
+{
+	struct statfs fs;
+
+	if (statfs("/sys/fs/bpf", &fs) || fs.f_type != BPF_FS_MAGIC)
+		return "";
+	return own_name ? "-p " RXLAT_PIN_DIR "-NAME " : "-p " RXLAT_PIN_DIR " ";
+}
+
 int stamper_find(struct rxlat_stamper **out, bool quiet)
 {
 	struct rxlat_stamper *st = stamper_new();
@@ -240,9 +257,9 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 		rxlat_info("no XDP counters for the stamper on %s: its maps are shared with a "
 			   "stamper outside this network namespace (one xdp-loader pin path in "
 			   "both: the bpf filesystem is global), so they cannot be told apart; "
-			   "load each namespace's stamper with a pin path of its own "
-			   "('xdp-loader load -p " RXLAT_PIN_DIR "-NAME %s %s') or without -p",
-			   ifname, ifname, obj);
+			   "load each namespace's stamper with a pin path of its own or without "
+			   "one ('xdp-loader load %s%s %s')",
+			   ifname, pin_arg(true), ifname, obj);
 	}
 	if (!nhere) {
 		err = -ENOENT;
@@ -251,18 +268,18 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 		stamper_object(obj, sizeof(obj));
 		if (!nprogs)
 			rxlat_err("%s: no XDP program named rxlat_xdp is loaded: attach one "
-				  "with 'xdp-loader load -p " RXLAT_PIN_DIR " IFACE %s', or drop "
-				  "%s and name the interface with %s",
-				  opt(OPT_NO_XDP), obj, opt(OPT_NO_XDP), opt_short(OPT_INTERFACE));
+				  "with 'xdp-loader load %sIFACE %s', or drop %s and name the "
+				  "interface with %s",
+				  opt(OPT_NO_XDP), pin_arg(false), obj, opt(OPT_NO_XDP),
+				  opt_short(OPT_INTERFACE));
 		else
-			rxlat_err(
-			    "%s: no rxlat_xdp program runs on an interface of this "
-			    "network namespace (%d loaded run elsewhere or nowhere): attach one "
-			    "here with a pin path of its own, as the bpf filesystem is shared "
-			    "by all namespaces ('xdp-loader load -p " RXLAT_PIN_DIR
-			    "-NAME IFACE %s'), or drop %s and name the interface with %s",
-			    opt(OPT_NO_XDP), nprogs, obj, opt(OPT_NO_XDP),
-			    opt_short(OPT_INTERFACE));
+			rxlat_err("%s: no rxlat_xdp program runs on an interface of this "
+				  "network namespace (%d loaded run elsewhere or nowhere): attach "
+				  "one here with a pin path of its own or without one, as the bpf "
+				  "filesystem is shared by all namespaces ('xdp-loader load "
+				  "%sIFACE %s'), or drop %s and name the interface with %s",
+				  opt(OPT_NO_XDP), nprogs, pin_arg(true), obj, opt(OPT_NO_XDP),
+				  opt_short(OPT_INTERFACE));
 		goto fail;
 	}
 	if (st->nstats > 1)
