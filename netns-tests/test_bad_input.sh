@@ -59,6 +59,7 @@ CASES=(
 	"no_xdp_netns_exec   @ -              @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*'xdp-loader load IFACE "
 	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*another rxlat.*%PID%"
 	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
+	"caps_no_net_admin   @ need_setpriv   @ 1 @ err  @ \$IN_B setpriv --bounding-set -all,+bpf,+perfmon --inh-caps -all \$RXLAT -i \$IF_B -d 1 @ lacks CAP_NET_ADMIN: run it as root"
 	"no_privileges_list  @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT --list-stages @ (root|privilege|CAP_)"
 	"no_btf              @ -              @ 1 @ err  @ \$IN_B unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec \$RXLAT -i \$IF_B -d 1' @ /sys/kernel/btf.*CONFIG_DEBUG_INFO_BTF"
 	"port_empty          @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port '' -d 1 @ --port.*empty value"

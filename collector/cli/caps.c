@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Dropping the capabilities rxlat no longer needs; see caps.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
 #include "caps.h"
@@ -38,4 +39,36 @@ out:
 	if (caps)
 		cap_free(caps);
 	return err;
+}
+
+static bool held(cap_t cur, cap_value_t cap)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+
+	return cur && !cap_get_flag(cur, cap, CAP_EFFECTIVE, &v) && v == CAP_SET;
+}
+
+int caps_check(void)
+{
+	cap_t cur = cap_get_proc();
+	bool sys = held(cur, CAP_SYS_ADMIN);
+	char missing[64] = "";
+	int n = 0;
+
+	/* CAP_SYS_ADMIN stands in for the first two, not for CAP_NET_ADMIN */
+	if (!sys && !held(cur, CAP_BPF))
+		n += snprintf(missing + n, sizeof(missing) - n, "%sCAP_BPF", n ? ", " : "");
+	if (!sys && !held(cur, CAP_PERFMON))
+		n += snprintf(missing + n, sizeof(missing) - n, "%sCAP_PERFMON", n ? ", " : "");
+	if (!held(cur, CAP_NET_ADMIN))
+		n += snprintf(missing + n, sizeof(missing) - n, "%sCAP_NET_ADMIN", n ? ", " : "");
+	if (cur)
+		cap_free(cur);
+	if (!n)
+		return 0;
+	rxlat_err("rxlat needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) to load its programs "
+		  "and CAP_NET_ADMIN to attach them (XDP, tc, cgroup_skb); this process lacks %s: "
+		  "run it as root, or grant it those",
+		  missing);
+	return -EPERM;
 }

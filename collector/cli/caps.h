@@ -15,4 +15,10 @@
  */
 int caps_drop(bool net_admin);
 
+/*
+ * Before anything is loaded: the capabilities a measuring run needs, each
+ * one missing named in one error line. 0 or -EPERM (said).
+ */
+int caps_check(void);
+
 #endif

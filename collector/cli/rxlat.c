@@ -548,6 +548,8 @@ int main(int argc, char **argv)
 		print_plan(&cfg, &c.info, stdout, "");
 		return 0;
 	}
+	if (caps_check())
+		return 1;
 	/* the port first: one in use is refused before anything is attached */
 	err = prom_open(&c.prom, &cfg);
 	if (err)
