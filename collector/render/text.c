@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rxlat_hist.h"
@@ -88,8 +90,40 @@ static __u64 row_count(const struct rxlat_stats *st, int row)
 	return n;
 }
 
-static void print_hist(FILE *f, const struct rxlat_stats *st)
+/*
+ * A series' histogram rows go from ns to us when its largest row needs it,
+ * and stay in us for the rest of the run, so that one series' intervals
+ * read alike (without this, a quiet interval flipped it back to ns). The
+ * series that switched, by their labels.
+ */
+static char **usecs_keys;
+static size_t nusecs_keys;
+
+static bool series_usecs(const struct rxlat_series *s, bool need)
 {
+	char key[RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16)] = "", **grown;
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < s->nlabels && n < sizeof(key); i++)
+		n += snprintf(key + n, sizeof(key) - n, "%s=%s;", s->labels[i].key,
+			      s->labels[i].str);
+	for (size_t i = 0; i < nusecs_keys; i++)
+		if (!strcmp(usecs_keys[i], key))
+			return true;
+	if (!need)
+		return false;
+	grown = realloc(usecs_keys, (nusecs_keys + 1) * sizeof(*grown));
+	if (grown) {
+		usecs_keys = grown;
+		usecs_keys[nusecs_keys] = strdup(key);
+		nusecs_keys += usecs_keys[nusecs_keys] != NULL;
+	}
+	return true;
+}
+
+static void print_hist(FILE *f, const struct rxlat_series *s)
+{
+	const struct rxlat_stats *st = &s->st;
 	char lo_s[32], hi_s[32], num[32];
 	__u64 rows[ROWS], max = 0, lo, hi;
 	int first = -1, last = -1, row, w = 10, cw = 8, stars, i;
@@ -109,7 +143,7 @@ static void print_hist(FILE *f, const struct rxlat_stats *st)
 		return;
 
 	row_bounds(last, &lo, &hi);
-	usecs = hi > TEXT_NS_MAX;
+	usecs = series_usecs(s, hi > TEXT_NS_MAX);
 	for (row = first; row <= last; row++) {
 		row_bounds(row, &lo, &hi);
 		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
@@ -180,7 +214,7 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 	}
 	fputc('\n', f);
 
-	print_hist(f, st);
+	print_hist(f, s);
 	fprintf(f, "count %" PRIu64, (uint64_t)st->count);
 	if (st->count) {
 		fmt_dur(buf, sizeof(buf), (double)st->sum_ns / (double)st->count);

@@ -458,6 +458,43 @@ static void test_text(void)
 	check_done("text_report");
 }
 
+/* One series at ns or samples at ns, rendered alone; its histogram's unit line. */
+static char *render_one(const char *ifname, __u64 ns, __u64 n)
+{
+	struct rxlat_series s = {};
+	struct rxlat_report r;
+
+	report_init(&r);
+	rxlat_label_str(&s, "stage", RXLAT_LABEL_BARE, "ip_rcv");
+	rxlat_label_str(&s, "ifname", 0, "%s", ifname);
+	s.st.buckets[rxlat_hist_bucket(ns)] = n;
+	s.st.count = n;
+	s.st.sum_ns = ns * n;
+	s.st.max_ns = ns;
+	s.st.sources[RXLAT_SRC_XDP] = n;
+	r.series = &s;
+	r.nseries = 1;
+	return render(rxlat_report_text, &r);
+}
+
+/* A series that once needed us rows keeps them: its intervals read alike. */
+static void test_text_unit_kept(void)
+{
+	char *a = render_one("unitx", 5000000, 3), *b = render_one("unitx", 300, 3),
+	     *c = render_one("unity", 300, 3);
+
+	if (!a || !strstr(a, "usecs"))
+		check_fail("5 ms samples not in usecs");
+	if (!b || !strstr(b, "usecs") || !strstr(b, "0.256 -> 0.511"))
+		check_fail("300 ns samples of a series shown in usecs before are not in usecs");
+	if (!c || !strstr(c, "nsecs") || !strstr(c, "256 -> 511"))
+		check_fail("300 ns samples of a new series not in nsecs");
+	free(a);
+	free(b);
+	free(c);
+	check_done("text_unit_kept");
+}
+
 static void test_text_final_empty(void)
 {
 	struct rxlat_report r;
@@ -501,5 +538,6 @@ int main(void)
 	test_stats_add();
 	test_text();
 	test_text_final_empty();
+	test_text_unit_kept();
 	return check_exit_status();
 }
