@@ -9,6 +9,12 @@
 #
 # RXLAT_VMTEST=0 leaves the QEMU part out (the summary then says so, and it
 # counts as a failure: make test is not complete without it).
+#
+# A deadline for the whole run, RXLAT_TEST_DEADLINE seconds (default 4800:
+# 80 min, inside CI's 90): past it, the running part is stopped as a stop
+# signal stops it (it cleans up), the parts after it do not run, and the
+# summary names the part with a failure; a hang shows as that line, not as
+# CI's limit.
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$here/.." || exit 1
@@ -21,7 +27,25 @@ if [[ $EUID -ne 0 ]]; then
 fi
 
 log=$(mktemp /tmp/rxlat-all.XXXXXX)
-trap 'rm -f "$log"' EXIT
+deadline=${RXLAT_TEST_DEADLINE:-4800}
+[[ $deadline =~ ^[1-9][0-9]*$ ]] || {
+	echo "all.sh: RXLAT_TEST_DEADLINE must be a number of seconds, not '$deadline'" >&2
+	exit 2
+}
+part_file=$log.part # the part running now, and "hit" once the deadline passed
+echo "start-up" >"$part_file"
+(
+	# its sleep goes with it: nothing is left running after the suite
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	sleep "$deadline" &
+	nap=$!
+	wait "$nap" || exit 0
+	echo "all.sh: the deadline of $deadline s passed while '$(cat "$part_file")' ran: stopping it" >&2
+	echo hit >"$part_file.hit"
+	kill -TERM $$
+) &
+watchdog=$!
+trap 'kill "$watchdog" 2>/dev/null; rm -f "$log" "$part_file" "$part_file.hit"' EXIT
 # A stop signal goes on to the running part at once (a foreground pipeline
 # would hold it until the part ends): run.sh and vmtest.sh clean up on
 # SIGTERM, then this script exits 130.
@@ -30,10 +54,21 @@ trap _t_forward_signal INT TERM
 # run_part CMD...: CMD's output to the terminal and to $log (lib.sh's
 # t_stream, which forwards the stop signal)
 log_line() { echo "$1"; echo "$1" >>"$log"; }
-run_part()
+deadline_hit=''
+run_part()	# NAME CMD...
 {
+	[[ -z $deadline_hit ]] || return 0
+	echo "$1" >"$part_file"
+	shift
 	t_stream log_line "$@"
-	[[ -z $_T_STOP ]] || exit 130
+	[[ -z $_T_STOP ]] && return 0
+	if [[ -e $part_file.hit ]]; then
+		deadline_hit=$(cat "$part_file")
+		rows+=("FAIL deadline: $deadline s passed during '$deadline_hit': it was stopped, and what came after it did not run")
+		((failed++))
+		return 0
+	fi
+	exit 130
 }
 
 passed=0 failed=0 skipped=0 rows=()
@@ -58,7 +93,7 @@ host_set()
 }
 
 echo "# === host kernel $(uname -r)"
-run_part ./netns-tests/run.sh
+run_part "the host suite" ./netns-tests/run.sh
 if take_counts ""; then
 	((passed += P, failed += F, skipped += S))
 	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed, $S skipped, in $((SECONDS / 60)) min")
@@ -67,14 +102,17 @@ else
 	rows+=("host $(uname -r): FAIL no result line")
 fi
 
-if [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
+if [[ -n $deadline_hit ]]; then
+	: # the summary says which part the deadline stopped
+elif [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
 	((failed++))
 	rows+=("QEMU kernels: FAIL not run (RXLAT_VMTEST=0)")
 else
 	echo "# === Debian kernels under QEMU"
 	t0=$SECONDS
-	run_part ./netns-tests/vm/vmtest.sh --kernel all
+	run_part "the QEMU kernels (vmtest)" ./netns-tests/vm/vmtest.sh --kernel all
 	for line in 6.1 6.12; do
+		[[ -z $deadline_hit ]] || break
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
 		if take_counts "[$line] "; then
 			((passed += P, failed += F, skipped += S))
@@ -90,8 +128,10 @@ else
 	# kernel, back to back through host taps (netns-tests/vm/drivers.sh)
 	echo "# === NIC drivers under QEMU"
 	t0=$SECONDS
-	run_part ./netns-tests/vm/drivers.sh
-	if take_counts "[6.12-generic] "; then
+	run_part "the NIC drivers (drivers.sh)" ./netns-tests/vm/drivers.sh
+	if [[ -n $deadline_hit ]]; then
+		: # said in the summary
+	elif take_counts "[6.12-generic] "; then
 		((passed += P, failed += F, skipped += S))
 		while read -r l; do
 			rows+=("vm 6.12-generic ${l#\[6.12-generic\] }")
