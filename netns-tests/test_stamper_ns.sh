@@ -424,6 +424,45 @@ dispatcher()
 	assert_exact_counts beside "$NS_B" "$IF_B" "$IFINDEX_B" "$N" "$M"
 }
 
+# A --no-xdp reader beside the rxlat that attached the stamper: when that
+# one stops, the reader says once that the stamps are gone, with a command
+# that works; when another rxlat attaches a stamper there, it says so once.
+reader_stamper_gone()
+{
+	local first second hint args
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B" -o json -r 0.5
+	first=$BG_PID
+	t_wait_line "$T_DIR/first.err" 'map memory' 30 "$first" ||
+		t_abort first_start "the first rxlat did not start: $(tail -n 1 "$T_DIR/first.err")"
+	start_rxlat --no-xdp -i "$IF_B" || return 1
+	sleep 1.2
+	assert_eq not_gone_while_running 0 "$(grep -c 'is gone' "$T_DIR/rxlat.err")"
+	kill -INT "$first"
+	t_wait_pid "$first" 15
+	assert_true gone_said "no line that the stamps are gone" \
+		t_wait_line "$T_DIR/rxlat.err" "XDP stamper on $IF_B is gone" 10 "$RXLAT_PID"
+	t_bg second in_ns "$NS_B" "$RXLAT" -i "$IF_B" -o json -r 0.5
+	second=$BG_PID
+	t_wait_line "$T_DIR/second.err" 'map memory' 30 "$second" ||
+		t_abort second_start "the second rxlat did not start: $(tail -n 1 "$T_DIR/second.err")"
+	assert_true again_said "no line that an XDP program runs again" \
+		t_wait_line "$T_DIR/rxlat.err" "runs on $IF_B again" 10 "$RXLAT_PID"
+	kill -INT "$second"
+	t_wait_pid "$second" 15
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq gone_twice 2 "$(grep -c 'is gone' "$T_DIR/rxlat.err")" \
+		"lines that the stamps are gone (two rxlats stopped)"
+	assert_eq again_once 1 "$(grep -c 'again' "$T_DIR/rxlat.err")"
+	# the hint, followed to the letter once the reader is stopped
+	hint=$(grep -o "run 'rxlat [^']*'" "$T_DIR/rxlat.err" | head -n 1 | sed "s/^run '//; s/'\$//")
+	assert_eq hint_names_interface "rxlat -i $IF_B" "$hint"
+	read -r -a args <<<"${hint#rxlat }"
+	assert_cmd hint_works in_ns "$NS_B" "$RXLAT" "${args[@]}" -d 1 -o json
+}
+
 suite_begin
 run_test foreign_counters foreign_counters
 if [[ -n ${RXLAT_VM:-} ]]; then
@@ -434,6 +473,7 @@ if [[ -n ${RXLAT_VM:-} ]]; then
 	run_test dispatcher dispatcher
 else
 	run_test shared_pin shared_pin
+	run_test reader_stamper_gone reader_stamper_gone
 	run_test second_rxlat second_rxlat
 	run_test other_process_link other_process_link
 	run_test foreign_program_native foreign_program native

@@ -35,7 +35,7 @@
 
 #define META_LEN     ((unsigned int)sizeof(struct rxlat_meta))
 #define LO_IFINDEX   1
-#define FOREIGN_META 12 /* what the layout leaves for another program */
+#define FOREIGN_META 8 /* what the layout leaves for another program */
 #define BATCH_RUNS   64
 
 #define check(cond, name, ...)                           \
@@ -300,7 +300,7 @@ static void test_foreign_meta(struct rxlat_xdp *skel, const uint8_t *frame, uint
 	check(!r.err && r.retval == XDP_PASS && r.ctx_out.data == META_LEN + FOREIGN_META &&
 		  r.out_len == META_LEN + FOREIGN_META + len && m.magic == RXLAT_META_MAGIC &&
 		  m.flags == flags && !memcmp(r.out + META_LEN, in, FOREIGN_META + len),
-	      "xdp_unit.foreign_meta_12.layout",
+	      "xdp_unit.foreign_meta_8.layout",
 	      "err %d retval %u meta length %u (want %u), magic 0x%08x at the front of the area, "
 	      "foreign bytes and frame %s",
 	      r.err, r.retval, r.ctx_out.data, META_LEN + FOREIGN_META, m.magic,

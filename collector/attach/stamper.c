@@ -542,6 +542,7 @@ void stamper_destroy(struct rxlat_stamper *st)
 			close(st->batch_fd);
 	}
 	free(st->ifindexes);
+	free(st->xdp_ids);
 	free(st);
 }
 

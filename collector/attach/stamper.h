@@ -23,6 +23,14 @@ int stamper_find(struct rxlat_stamper **out, bool quiet);
 bool stamper_attached(const struct rxlat_stamper *st, int i);
 /* Is st a stamper loaded without rxlat (--no-xdp)? */
 bool stamper_found(const struct rxlat_stamper *st);
+/*
+ * A found stamper (--no-xdp): the first interface where the XDP program it
+ * ran as is gone (its loader let go), with the id of what runs there now
+ * in *now_id (0: nothing); 0 while they all run. stamper_found_adopt()
+ * takes now_id as that interface's stamper from then on.
+ */
+__u32 stamper_found_gone(const struct rxlat_stamper *st, __u32 *now_id);
+void stamper_found_adopt(struct rxlat_stamper *st, __u32 ifindex, __u32 xdp_id);
 /* Sum the per-CPU counters per (ifindex, queue); *keys and *vals are malloc'ed. */
 int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys,
 		     struct rxlat_xdp_counters **vals, size_t *n);

@@ -130,7 +130,8 @@ static int list_stampers(struct found_prog **out, int *n)
 	return 0;
 }
 
-static int add_ifindex(struct rxlat_stamper *st, __u32 ifindex)
+/* ifindex runs the stamper as XDP program xdp_id (itself, or libxdp's dispatcher). */
+static int add_ifindex(struct rxlat_stamper *st, __u32 ifindex, __u32 xdp_id)
 {
 	void *n;
 
@@ -141,6 +142,11 @@ static int add_ifindex(struct rxlat_stamper *st, __u32 ifindex)
 	if (!n)
 		return -ENOMEM;
 	st->ifindexes = n;
+	n = realloc(st->xdp_ids, (st->nifindexes + 1) * sizeof(*st->xdp_ids));
+	if (!n)
+		return -ENOMEM;
+	st->xdp_ids = n;
+	st->xdp_ids[st->nifindexes] = xdp_id;
 	st->ifindexes[st->nifindexes++] = ifindex;
 	return 0;
 }
@@ -174,7 +180,7 @@ static int mark_here(struct rxlat_stamper *st, struct found_prog *progs, int npr
 					continue;
 				if (!progs[p].ifindex)
 					progs[p].ifindex = i->if_index;
-				err = add_ifindex(st, i->if_index);
+				err = add_ifindex(st, i->if_index, modes[m].id);
 			}
 		}
 	}
@@ -300,4 +306,36 @@ fail:
 	free(progs);
 	stamper_destroy(st);
 	return err;
+}
+
+/*
+ * By XDP program id only, from the interface's netlink attributes: once
+ * started, rxlat holds no capability that would let it open a program by
+ * id to read its name.
+ */
+__u32 stamper_found_gone(const struct rxlat_stamper *st, __u32 *now_id)
+{
+	*now_id = 0;
+	for (size_t i = 0; st && !st->skel && i < st->nifindexes; i++) {
+		struct xdp_mode_ids modes[3];
+		bool runs = false;
+
+		if (stamper_xdp_progs(st->ifindexes[i], modes))
+			return st->ifindexes[i]; /* the interface is gone */
+		for (int m = 0; m < 3; m++) {
+			runs |= modes[m].id == st->xdp_ids[i];
+			*now_id = *now_id ?: modes[m].id;
+		}
+		if (!runs)
+			return st->ifindexes[i];
+		*now_id = 0;
+	}
+	return 0;
+}
+
+void stamper_found_adopt(struct rxlat_stamper *st, __u32 ifindex, __u32 xdp_id)
+{
+	for (size_t i = 0; st && i < st->nifindexes; i++)
+		if (st->ifindexes[i] == ifindex)
+			st->xdp_ids[i] = xdp_id;
 }

@@ -28,6 +28,7 @@ struct rxlat_stamper {
 	struct rxlat_reset *reset; /* the poll-end reset, sharing batch_fd */
 	/* found stampers only: the interfaces of this namespace they run on */
 	__u32 *ifindexes;
+	__u32 *xdp_ids; /* the XDP program each ran as then (the stamper, or a dispatcher) */
 	size_t nifindexes;
 };
 

@@ -239,11 +239,42 @@ static int check_meta(struct collector *c)
 	return 0;
 }
 
+/*
+ * --no-xdp reads a stamper that someone else attached: when it goes away
+ * (that rxlat or xdp-loader let go), the samples lose their XDP stamps. Said
+ * once when it happens, and once when an XDP program runs there again.
+ */
+static void tend_found_stamper(struct collector *c)
+{
+	__u32 now = 0, gone = c->cfg->no_xdp ? stamper_found_gone(c->stamper, &now) : 0;
+	char name[IF_NAMESIZE];
+
+	if (!gone)
+		return;
+	if (!if_indextoname(gone, name))
+		snprintf(name, sizeof(name), "if%u", gone);
+	if (gone != c->stamps_gone) {
+		rxlat_warn("the XDP stamper on %s is gone (whoever attached it let go): from now "
+			   "on its packets have no XDP stamp; stop this rxlat and run 'rxlat %s %s' "
+			   "to attach one of its own",
+			   name, opt_short(OPT_INTERFACE), name);
+		c->stamps_gone = gone;
+	}
+	if (!now)
+		return;
+	rxlat_info("an XDP program runs on %s again (id %u): when it is an rxlat stamper, "
+		   "its stamps are measured again",
+		   name, now);
+	stamper_found_adopt(c->stamper, gone, now);
+	c->stamps_gone = 0;
+}
+
 static int report(struct collector *c, bool final)
 {
 	int err = report_out(c, final);
 
 	tend_slots(c);
+	tend_found_stamper(c);
 	return err || final ? err : check_meta(c);
 }
 
