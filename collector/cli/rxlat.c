@@ -254,10 +254,11 @@ static void tend_found_stamper(struct collector *c)
 	if (!if_indextoname(gone, name))
 		snprintf(name, sizeof(name), "if%u", gone);
 	if (gone != c->stamps_gone) {
-		rxlat_warn("the XDP stamper on %s is gone (whoever attached it let go): from now "
-			   "on its packets have no XDP stamp; stop this rxlat and run 'rxlat %s %s' "
-			   "to attach one of its own",
-			   name, opt_short(OPT_INTERFACE), name);
+		rxlat_warn(
+		    "the XDP stamper on %s is gone (whoever attached it let go): from now "
+		    "on its packets have no XDP stamp; stop this rxlat and run 'rxlat %s %s' "
+		    "to attach one of its own",
+		    name, opt_short(OPT_INTERFACE), name);
 		c->stamps_gone = gone;
 	}
 	if (!now)
