@@ -159,7 +159,8 @@ int parse_ports(const char *list, struct rxlat_config *cfg)
 		return -1;
 	}
 	strcpy(buf, list);
-	if (list[0] == ',' || strstr(list, ",,") || (list[0] && list[strlen(list) - 1] == ',')) {
+	if (strpbrk(list, "0123456789") &&
+	    (list[0] == ',' || strstr(list, ",,") || list[strlen(list) - 1] == ',')) {
 		rxlat_err("%s '%s' has an empty entry: give local ports from 1 to 65535, "
 			  "comma-separated",
 			  opt(OPT_PORT), list);
