@@ -188,12 +188,16 @@ xl_unload()
 
 # rxlat_start OUTFILE ARGS...: start rxlat in the receiver namespace and wait
 # until its programs are attached (the "map memory" line on stderr).
-rxlat_start()
+# rxlat ARGS in NS_R, its JSON in OUT; a veth named with -i is stamped in
+# XDP unless ARGS say --tc or --no-xdp (nic_stamper(): the bench's veths
+# stand in for NICs, and "rxlat (XDP stamper)" is what its rows say)
+rxlat_start()	# OUT ARGS...
 {
-	local out=$1 i
+	local out=$1 i xdp
 	shift
+	mapfile -t xdp < <(nic_stamper "$@")
 	: >"$T_DIR/rxlat.err"
-	nsenter --net="/run/netns/$NS_R" "$RXLAT" "$@" >"$out" 2>"$T_DIR/rxlat.err" &
+	nsenter --net="/run/netns/$NS_R" "$RXLAT" "$@" "${xdp[@]}" >"$out" 2>"$T_DIR/rxlat.err" &
 	RX_PID=$!
 	t_track_pid "$RX_PID"
 	for ((i = 0; i < 300; i++)); do

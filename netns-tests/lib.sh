@@ -812,18 +812,31 @@ need_rxlat()	# [CMD...]
 		require_file build "$PKTGEN" "run 'make test-binaries'"
 }
 
+# The veths of the tests stand in for NICs: a run of rxlat ARGS that names
+# interfaces stamps them in XDP, as rxlat does on a NIC, with the arguments
+# printed here (--xdp-mode native, one per line; on a veth rxlat's own
+# default is tc), unless ARGS choose the stamper (--tc, --no-xdp,
+# --xdp-mode) or RXLAT_STAMPER is "default" (rxlat's own choice).
+nic_stamper()	# ARGS...
+{
+	[[ " $* " =~ \ (-i|--interface)\  && ! " $* " =~ \ --(tc|no-xdp|xdp-mode)[\ =] &&
+		${RXLAT_STAMPER:-} != default ]] && printf '%s\n' --xdp-mode native
+	return 0
+}
+
 # rxlat in NS_B, JSON lines in $T_DIR/rxlat.out; returns once it measures
 # ("map memory" is printed after the first interval's baseline). Reports
-# every 0.5 s unless ARGS say otherwise.
+# every 0.5 s unless ARGS say otherwise; nic_stamper() adds its arguments.
 start_rxlat()	# ARGS...
 {
-	local r=(-r 0.5) into_ns=(in_ns "$NS_B") dfl=()
+	local r=(-r 0.5) into_ns=(in_ns "$NS_B") dfl=() xdp
 	[[ " $* " == *" -r "* ]] && r=()
+	mapfile -t xdp < <(nic_stamper "$@")
 	[[ ${RXLAT_ENTER:-} == netns-exec ]] && into_ns=(ip netns exec "$NS_B")
 	[[ -n ${RXLAT_SIGDFL:-} ]] && dfl=(env --default-signal="$RXLAT_SIGDFL")
 	# the wait below must not see a previous run's lines
 	: >"$T_DIR/rxlat.err"
-	t_bg rxlat "${into_ns[@]}" "${dfl[@]}" "$RXLAT" "${RXLAT_ARGS[@]}" -o json "${r[@]}" "$@"
+	t_bg rxlat "${into_ns[@]}" "${dfl[@]}" "$RXLAT" "${RXLAT_ARGS[@]}" "${xdp[@]}" -o json "${r[@]}" "$@"
 	RXLAT_PID=$BG_PID
 	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
 	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"

@@ -57,7 +57,8 @@ CASES=(
 	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
 	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
 	"no_xdp_netns_exec   @ -              @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*'xdp-loader load IFACE "
-	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF%.*another rxlat.*%PID%"
+	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF% already has the rxlat tc stamper attached by rxlat \\(pid %PID%\\)"
+	"second_instance_xdp @ setup_second_xdp @ 1 @ err @ \$IN_B \$RXLAT -i \$IF_B --xdp-mode native -d 1 @ %IF%.*another rxlat.*%PID%"
 	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
 	"caps_no_net_admin   @ need_setpriv   @ 1 @ err  @ \$IN_B setpriv --bounding-set -all,+bpf,+perfmon --inh-caps -all \$RXLAT -i \$IF_B -d 1 @ lacks CAP_NET_ADMIN: run it as root"
 	"no_privileges_list  @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT --list-stages @ (root|privilege|CAP_)"
@@ -104,9 +105,11 @@ setup_tdq()
 	WANT=0 KIND=warn RE='tcp_data_queue +fentry'
 }
 
-setup_second()
+# The first rxlat on the veth: at tc (the default there), or in XDP
+setup_second_xdp() { setup_second --xdp-mode native; }
+setup_second()	# [ARGS...]
 {
-	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B"
+	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B" "$@"
 	PID=$BG_PID
 	t_wait_line "$T_DIR/first.err" 'map memory' 30 "$PID" || {
 		fail first_rxlat "the first rxlat did not start: $(tail -n 1 "$T_DIR/first.err")"
@@ -187,6 +190,7 @@ after_second_instance()
 	kill -INT "$PID" 2>/dev/null
 	t_wait_pid "$PID" 10 >/dev/null 2>&1
 }
+after_second_instance_xdp() { after_second_instance; }
 
 # ---------------------------------------------------------------- the loop
 
@@ -291,7 +295,7 @@ need()
 # Under QEMU only the cases whose outcome depends on the kernel (its BPF
 # features and privileges checks, XDP attachment): option parsing is the
 # same code on every kernel, and the emulation makes each start slow.
-VM_CASES=" stage_unavailable no_privileges no_privileges_list no_btf second_instance max_memory "
+VM_CASES=" stage_unavailable no_privileges no_privileges_list no_btf second_instance second_instance_xdp max_memory "
 
 suite_begin
 tried=0

@@ -330,7 +330,7 @@ pod_view()
 			t_abort setup "cannot create the decoy at ifindex $idx"
 		decoy=pdecoy
 	fi
-	t_bg host_rxlat in_ns "$NS_H" "$RXLAT" -i h0 -o json
+	t_bg host_rxlat in_ns "$NS_H" "$RXLAT" -i h0 --xdp-mode native -o json
 	t_wait_line "$T_DIR/host_rxlat.err" 'map memory' 30 "$BG_PID" ||
 		t_abort host_rxlat "the host's rxlat did not start"
 	NS_B=$POD_1 start_rxlat || return 1

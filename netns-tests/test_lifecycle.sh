@@ -314,7 +314,7 @@ stdout_errors()
 	assert_eq help_exit 0 "$?"
 	assert_eq help_wide_lines "" "$(awk 'NR > 1 && length($0) > 80' "$T_DIR/help.out")"
 	assert_eq help_tc_text 1 "$(tr -s ' \n' ' ' <"$T_DIR/help.out" |
-		grep -c 'instead of in XDP (rxlat falls back to it where XDP cannot attach) --stamp')"
+		grep -c 'instead of in XDP (the default on a veth, and where XDP cannot attach) --stamp')"
 }
 
 # Once attached, rxlat keeps CAP_BPF only, and still reports, attaches the

@@ -45,10 +45,12 @@ scrape_to()	# FILE
 }
 
 # rxlat as a pure exporter (no -o json of start_rxlat); stdout in rxlat.out.
-start_exporter()	# CMD...
+start_exporter()	# CMD... (ending in rxlat's arguments; nic_stamper() adds its own)
 {
+	local xdp
+	mapfile -t xdp < <(nic_stamper "$@")
 	: >"$T_DIR/rxlat.err"
-	t_bg rxlat in_ns "$NS_B" "$@"
+	t_bg rxlat in_ns "$NS_B" "$@" "${xdp[@]}"
 	RXLAT_PID=$BG_PID
 	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" && return 0
 	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"

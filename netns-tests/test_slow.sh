@@ -227,7 +227,7 @@ text_and_drops()
 		and .reason == "NETFILTER_DROP" and .dport == '"$PORT2"' and .sport == 40000)] | length')"
 
 	# text: one line per record
-	in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -i "$IF_B" --slow 1s --drops -r 0.3 -d 2 \
+	in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -i "$IF_B" --xdp-mode native --slow 1s --drops -r 0.3 -d 2 \
 		>"$T_DIR/text.out" 2>"$T_DIR/text.err" &
 	local pid=$!
 	t_track_pid "$pid"

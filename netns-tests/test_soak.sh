@@ -40,7 +40,7 @@ soak()
 	ns_pair || t_abort setup "cannot create the namespaces"
 	command -v ethtool >/dev/null && have_ethtool=1
 
-	t_bg rxlat in_ns "$NS_B" "$RXLAT" -i "$IF_B" --per-queue -o json -r 0.1
+	t_bg rxlat in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native --per-queue -o json -r 0.1
 	pid=$BG_PID
 	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$pid" ||
 		t_abort rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"

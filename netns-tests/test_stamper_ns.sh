@@ -243,11 +243,11 @@ refused()	# NAME
 	assert_eq "$1_one_line" 1 "$(wc -l <"$T_DIR/$1.err")" "stderr lines"
 }
 
-# The interface free again: rxlat -i attaches its own stamper and exits 0
+# The interface free again: rxlat -i attaches its own XDP stamper and exits 0
 attaches_again()	# CHECK
 {
 	local rc
-	in_ns "$NS_B" "$RXLAT" -i "$IF_B" -d 0.3 -o json >/dev/null 2>"$T_DIR/$1.err"
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -d 0.3 -o json >/dev/null 2>"$T_DIR/$1.err"
 	rc=$?
 	assert_eq "$1" 0 "$rc" "exit of rxlat -i $IF_B: $(grep error "$T_DIR/$1.err")" &&
 		assert_eq "$1_no_xdp_left" "" "$(link_xdp_prog "$NS_B" "$IF_B")"
@@ -271,7 +271,7 @@ second_rxlat()
 {
 	local first
 	setup || return 1
-	start_named_rxlat first "$NS_B" -i "$IF_B" || t_abort first_start "rxlat did not start"
+	start_named_rxlat first "$NS_B" -i "$IF_B" --xdp-mode native || t_abort first_start "rxlat did not start"
 	first=$RX_PID
 	refused second || return 1
 	assert_match second_message \
@@ -299,7 +299,7 @@ other_process_link()
 	local holder
 	setup || return 1
 	cp "$RXLAT" "$T_DIR/xdpholder" || t_abort copy "cannot copy rxlat"
-	t_bg holder in_ns "$NS_B" "$T_DIR/xdpholder" -i "$IF_B" -o json
+	t_bg holder in_ns "$NS_B" "$T_DIR/xdpholder" -i "$IF_B" --xdp-mode native -o json
 	holder=$BG_PID
 	t_wait_line "$T_DIR/holder.err" 'map memory' 30 "$holder" || t_abort holder_start "holder did not start"
 	refused held || return 1
@@ -432,7 +432,7 @@ reader_stamper_gone()
 	local first second hint args
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B" -o json -r 0.5
+	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -o json -r 0.5
 	first=$BG_PID
 	t_wait_line "$T_DIR/first.err" 'map memory' 30 "$first" ||
 		t_abort first_start "the first rxlat did not start: $(tail -n 1 "$T_DIR/first.err")"
@@ -443,7 +443,7 @@ reader_stamper_gone()
 	t_wait_pid "$first" 15
 	assert_true gone_said "no line that the stamps are gone" \
 		t_wait_line "$T_DIR/rxlat.err" "XDP stamper on $IF_B is gone" 10 "$RXLAT_PID"
-	t_bg second in_ns "$NS_B" "$RXLAT" -i "$IF_B" -o json -r 0.5
+	t_bg second in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -o json -r 0.5
 	second=$BG_PID
 	t_wait_line "$T_DIR/second.err" 'map memory' 30 "$second" ||
 		t_abort second_start "the second rxlat did not start: $(tail -n 1 "$T_DIR/second.err")"

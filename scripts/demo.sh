@@ -166,7 +166,9 @@ setup || { echo "error: cannot build the demo's namespaces" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
 
 : >"$TMP/err"
-args=(-i h0 --per-queue --by cgroup --drops -o json -r "$INTERVAL" -d "$SECONDS_RUN")
+# h0 is a veth standing in for the host's NIC: on a NIC rxlat stamps in XDP
+# by itself, on a veth it would pick tc, whose stamps do not reach the pods
+args=(-i h0 --xdp-mode native --per-queue --by cgroup --drops -o json -r "$INTERVAL" -d "$SECONDS_RUN")
 echo "demo: in the host: rxlat ${args[*]}"
 nsenter --net="/run/netns/$NS_host" -- "$RXLAT" "${args[@]}" \
 	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live -f "$JQ") \

@@ -31,8 +31,14 @@ void ifaces_ifname(struct rxlat_ifaces *f, __u32 ifindex, char name[RXLAT_IFNAME
 /* Are ifindex's stamper counters reported (all without -i, else the named ones)? */
 bool ifaces_wanted(const struct rxlat_ifaces *f, __u32 ifindex);
 
+/* The driver of ifname as ethtool names it; sysfs where ethtool says nothing. */
+void iface_driver(const char *ifname, char *out, size_t len);
+
 /* Named interface i is stamped at tc (--tc, or XDP taken or refused). */
 bool *ifaces_use_tc(struct rxlat_ifaces *f);
+bool ifaces_any_tc(const struct rxlat_ifaces *f);
+/* ... of which, stamped at tc as rxlat's default for the kind of interface (a veth) */
+bool *ifaces_tc_default(struct rxlat_ifaces *f);
 
 /* What an interface that goes or comes back touches; set once attached. */
 void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamper *st,

@@ -17,7 +17,8 @@ struct rxlat_stamper;
  * each where another program holds XDP or the stamper cannot attach (said
  * in one line). *out is NULL when no interface has it.
  */
-int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[]);
+int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[],
+		   bool tc_default[]);
 int stamper_find(struct rxlat_stamper **out, bool quiet);
 /* Does rxlat's own stamper run on named interface i (not one found)? */
 bool stamper_attached(const struct rxlat_stamper *st, int i);

@@ -30,7 +30,8 @@ OPTION(INTERFACE, "i", "interface", STRING(parse_interface), .metavar = "IFACE",
 OPTION(XDP_MODE, "", "xdp-mode",
        CHOICE(xdp_mode, [RXLAT_XDP_NATIVE] = "native", [RXLAT_XDP_SKB] = "skb"),
        .def = RXLAT_XDP_NATIVE,
-       .help = "XDP attach mode (default: native); given, the XDP stamper or an error, never tc",
+       .help = "XDP attach mode (default: native); given, the XDP stamper or an error, never tc "
+	       "(also on a veth)",
        .man = "XDP attach mode; default native. Given, it asks for the XDP stamper: where\n"
 	      "that cannot attach, or the driver gives XDP no room for metadata (see DRIVERS\n"
 	      "WITHOUT XDP METADATA), rxlat ends with an error instead of stamping at tc\n"
@@ -42,11 +43,12 @@ OPTION(NO_XDP, "", "no-xdp", FLAG(no_xdp),
 	      "network namespace (found by its program name, rxlat_xdp).\n")
 
 OPTION(TC, "", "tc", FLAG(tc),
-       .help = "stamp at tc ingress of each -i IFACE instead of in XDP (rxlat falls back to it "
-	       "where XDP cannot attach)",
+       .help = "stamp at tc ingress of each -i IFACE instead of in XDP (the default on a veth, "
+	       "and where XDP cannot attach)",
        .man = "Stamp at tc ingress of each interface named with\n"
 	      ".B \\-i\n"
 	      "instead of in XDP (see TC STAMPER). Without it, rxlat does so by itself on a\n"
+	      "veth (XDP there switches the peer's TSO/GSO off; see TC STAMPER), on a\n"
 	      "named interface whose XDP hook another program holds, where the XDP\n"
 	      "stamper cannot attach, or whose driver gives XDP no room for metadata, and\n"
 	      "says so in one line.\n")

@@ -618,7 +618,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
-		err = stamper_attach(&c.stamper, &cfg, ifaces_use_tc(c.ifaces));
+		err = stamper_attach(&c.stamper, &cfg, ifaces_use_tc(c.ifaces),
+				     ifaces_tc_default(c.ifaces));
 	else if (cfg.no_xdp)
 		err = stamper_find(&c.stamper, false);
 	else if (stamper_find(&c.stamper, true) && !cfg.tc)
@@ -637,6 +638,11 @@ int main(int argc, char **argv)
 	if (stopped() || err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
+	if (ifaces_any_tc(c.ifaces) && c.info.attach[RXLAT_STAGE_IP_RCV] &&
+	    strstr(c.info.attach[RXLAT_STAGE_IP_RCV], "netif_receive_skb"))
+		rxlat_info("ip_rcv is measured before tc ingress here (its fallback, tp_btf "
+			   "netif_receive_skb): packets stamped at tc count there as none, and "
+			   "are measured from the next stage on");
 	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u group slots x %u interface "
 		   "slots x %u queue slots, %zu bytes each, made as they come into use, in chunks "
 		   "of %u)",

@@ -23,6 +23,8 @@
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+# real NICs here: rxlat picks the stamper itself, as on a user's machine
+RXLAT_STAMPER=default
 
 RXLAT=$BUILD/rxlat
 PKTGEN=$BUILD/rxlat-pktgen
