@@ -11,6 +11,8 @@
 #   - an application asking for SO_TIMESTAMPNS gets stamps within 1 s of
 #     its own CLOCK_REALTIME, with and without the tc stamper;
 #   - TCP segments whose sender's delivery time has passed are stamped too;
+#   - on a veth the tc stamper is rxlat's default: said, the sender's TSO
+#     kept; --xdp-mode native stamps in XDP (and the sender's TSO goes off);
 #   - wrong input, two rxlat at once, the interface pulled away and back.
 
 # shellcheck source=netns-tests/lib.sh
@@ -252,6 +254,47 @@ tcp_from_tc()
 	assert_le below_1s 999999999 "$(q '[.[].series[] | select(.stage == "tcp_do_rcv") | .max_ns] | max // 0')"
 }
 
+# A veth: without a stamper option rxlat stamps at tc (its default there),
+# says why in one line, and the sender's TSO stays on; --xdp-mode native
+# stamps in XDP, and the sender's TSO goes off while it runs.
+peer_tso()	# the sending veth's tx-tcp-segmentation, as ethtool -k shows it
+{
+	in_ns "$NS_A" ethtool -k "$IF_A" | awk -F': ' '$1 == "tcp-segmentation-offload" { print $2 }'
+}
+
+veth_default()
+{
+	setup ethtool || return 1
+	RXLAT_STAMPER=default start_rxlat -i "$IF_B" || return 1
+	assert_eq veth_line 1 "$(grep -c "^rxlat: $IF_B: a veth: stamping at tc ingress, rxlat's default there (XDP on a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing attached); '--xdp-mode native' stamps in XDP, whose stamps also reach other network namespaces\$" "$T_DIR/rxlat.err")"
+	assert_eq veth_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")" "XDP program on $IF_B"
+	assert_eq veth_no_netns_line 0 "$(grep -c 'tc stamps do not reach' "$T_DIR/rxlat.err")" \
+		"the veth line says it already"
+	assert_eq peer_tso_kept on "$(peer_tso)" "the sender's TSO while rxlat stamps at tc"
+	# the fallback of ip_rcv fires before tc ingress: said
+	if grep -q '^rxlat: stage ip_rcv .*netif_receive_skb' "$T_DIR/rxlat.err"; then
+		assert_eq ip_rcv_before_tc_said 1 "$(grep -c '^rxlat: ip_rcv is measured before tc ingress here' "$T_DIR/rxlat.err")"
+	else
+		assert_eq ip_rcv_before_tc_unsaid 0 "$(grep -c 'ip_rcv is measured before tc' "$T_DIR/rxlat.err")"
+	fi
+	pair_udp udp "$NS_A" "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq veth_udp_all_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
+	assert_eq veth_udp_count "$N" "$(stage_sum udp_queue_rcv .count)"
+	assert_eq veth_no_xdp_samples 0 "$(stage_sum udp_queue_rcv .sources.xdp)"
+
+	start_rxlat -i "$IF_B" --xdp-mode native || return 1
+	assert_eq forced_xdp_line 1 "$(grep -c "^rxlat: XDP stamper attached to $IF_B in native mode" "$T_DIR/rxlat.err")"
+	assert_eq forced_no_veth_line 0 "$(grep -c 'a veth: stamping at tc' "$T_DIR/rxlat.err")"
+	assert_match peer_tso_off "^off" "$(peer_tso)" "the sender's TSO while XDP runs on its peer"
+	pair_udp udp2 "$NS_A" "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq forced_udp_all_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
+	assert_eq peer_tso_back on "$(peer_tso)" "the sender's TSO once rxlat is gone"
+}
+
 bad_input()
 {
 	local rc
@@ -351,6 +394,7 @@ run_test foreign_filter foreign_filter
 run_test qdisc_cleanup qdisc_cleanup
 run_test so_timestamp so_timestamp
 run_test tcp_from_tc tcp_from_tc
+run_test veth_default veth_default
 run_test bad_input bad_input
 run_test two_at_once two_at_once
 run_test same_ifindex same_ifindex
