@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # rxlat end to end on real traffic between two namespaces: exact UDP counts
-# per stage and queue (IPv4 and IPv6) against the stamper's own counters, a
-# TCP bulk transfer, an injected delay between the stamp and the socket, the
-# interface filter, and that no exit path leaves a program behind.
+# per stage and queue (IPv4 and IPv6) against the stamper's own counters,
+# what sock_read says it measures of UDP (JSON, /metrics) against the
+# kernel's attach points and the datagrams, a TCP bulk transfer, an
+# injected delay between the stamp and the socket, the interface filter,
+# and that no exit path leaves a program behind.
 #
 # On a kernel that refuses BPF trampolines this proves the fallback attach
 # set; under QEMU (make vmtest) the same file proves the fentry set.
@@ -111,6 +113,58 @@ udp_exact()	# 4|6
 	assert_eq per_queue_matches_xdp "$q_xdp" "$q_udp" "per-queue ip_rcv vs XDP stamped"
 	assert_ge queues_used 2 "$(gojq length <<<"$q_udp")" "queues with samples"
 	assert_eq xdp_seen "$N" "$(q --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .seen] | add // 0')"
+}
+
+# What sock_read measures of UDP, said alike in every JSON report and on
+# /metrics, and true to the kernel. The expectation is not rxlat's word for
+# it: it comes from the attach point --list-stages plans for sock_read (a
+# UDP read program, fentry:skb_consume_udp or tp_btf:consume_skb, or none),
+# and the datagrams prove it: every one of them read at sock_read, or none.
+# The host (6.18, no trampolines) has none; under QEMU the fentry set has
+# one, and the fallback set (Debian's 6.1 and 6.12) none.
+udp_read_coverage()
+{
+	local point want json reason
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	point=$(in_ns "$NS_B" "$RXLAT" "${RXLAT_ARGS[@]}" --list-stages 2>/dev/null |
+		sed -n 's/^sock_read  *\([^ ]*\).*/\1/p')
+	assert_match planned_point '.' "$point" "sock_read's attach point in --list-stages" || return 1
+	case $point in
+	*fentry:skb_consume_udp* | *tp_btf:consume_skb*) want=1 ;;
+	*) want=0 ;;
+	esac
+	log "sock_read: $point, so UDP reads measured: $want"
+	start_rxlat -i "$IF_B" --prometheus 9474 || return 1
+	pair_udp udp "$NS_A" "$N"
+	sleep 0.6 # one more report interval
+	if command -v curl >/dev/null; then
+		in_ns "$NS_B" curl -sf --max-time 5 -o "$T_DIR/metrics" http://127.0.0.1:9474/metrics
+		assert_eq metrics_udp "$want" "$(sed -n 's/^rxlat_stage_measured{stage="sock_read",proto="udp"} //p' \
+			"$T_DIR/metrics")" "rxlat_stage_measured of sock_read and udp"
+		assert_eq metrics_tcp 1 "$(sed -n 's/^rxlat_stage_measured{stage="sock_read",proto="tcp"} //p' \
+			"$T_DIR/metrics")" "rxlat_stage_measured of sock_read and tcp"
+	else
+		skip metrics_udp "curl is not installed here"
+	fi
+	stop_rxlat || return 1
+
+	# every report alike, the final one included
+	json=$(q -c '[.[] | {m: .measures.sock_read, n: .not_measured.sock_read}] | unique')
+	assert_eq json_same_in_every_report 1 "$(gojq length <<<"$json")"
+	assert_eq json_measures "$([[ $want == 1 ]] && echo '["tcp","udp"]' || echo '["tcp"]')" \
+		"$(q -c '.[0].measures.sock_read')"
+	reason=$(q -r '.[0].not_measured.sock_read.udp // ""')
+	if [[ $want == 1 ]]; then
+		assert_eq json_no_reason "" "$reason" "not_measured.sock_read.udp"
+	else
+		assert_match json_reason '.+' "$reason" "not_measured.sock_read.udp"
+		# the reason the start-up line gives, word for word
+		assert_true reason_as_on_stderr "not on stderr: $reason" \
+			grep -qF -- "${reason:-(none)}" "$T_DIR/rxlat.err"
+	fi
+	assert_eq sock_read_udp_reads $((want * N)) "$(stage_sum sock_read .sources.xdp)" \
+		"datagrams read at sock_read"
 }
 
 tcp_bulk()
@@ -451,6 +505,7 @@ SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 suite_begin
 run_test "udp4_exact$SFX" udp_exact 4
 run_test "udp6_exact$SFX" udp_exact 6
+run_test "udp_read_coverage$SFX" udp_read_coverage
 run_test "tcp_bulk$SFX" tcp_bulk
 run_test "injected_delay$SFX" injected_delay
 run_test "iface_filter$SFX" iface_filter

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "config.h"
+#include "report.h"
 
 /*
  * The latency hooks, one attach point per stage: the plan (plan.h: probe.c
@@ -17,6 +18,8 @@ struct rxlat_hooks_info {
 	const char *attach[RXLAT_NR_STAGES];	   /* "fentry:tcp_v4_do_rcv,..." */
 	const char *unavailable[RXLAT_NR_STAGES];  /* why a wanted stage is off */
 	const char *fallback_why[RXLAT_NR_STAGES]; /* why fentry was not used */
+	/* per stage, the protocols it measures, and why not the others */
+	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	/* where the texts above are written: they live as long as the info */
 	char attach_buf[RXLAT_NR_STAGES][96];
 	char reason_buf[RXLAT_NR_STAGES][320];

@@ -208,6 +208,64 @@ static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *in
 	}
 }
 
+/*
+ * The protocols the program of pp sees: those of its stage, except at
+ * sock_read, whose common program sees TCP reads (skb_copy_datagram_iovec)
+ * and whose fentry and fallback ones see UDP reads. No default: a new stage
+ * must say its own.
+ */
+unsigned int plan_prog_protos(const struct plan_prog *pp)
+{
+	const unsigned int tcp = RXLAT_PROTO_BIT(RXLAT_PROTO_TCP);
+	const unsigned int udp = RXLAT_PROTO_BIT(RXLAT_PROTO_UDP);
+
+	switch (pp->stage) {
+	case RXLAT_STAGE_IP_RCV:
+		return tcp | udp;
+	case RXLAT_STAGE_TCP_DO_RCV:
+	case RXLAT_STAGE_TCP_DATA_QUEUE:
+		return tcp;
+	case RXLAT_STAGE_UDP_QUEUE_RCV:
+		return udp;
+	case RXLAT_STAGE_SOCK_READ:
+		return pp->set == P_BOTH ? tcp : udp;
+	case RXLAT_NR_STAGES:
+		break;
+	}
+	return 0;
+}
+
+/*
+ * What stage s measures under plan: the protocols of the programs that
+ * load, and for each other protocol of the stage's programs the reason:
+ * the stage's own when it is off or unavailable, else why (the one case:
+ * sock_read's UDP program without a way to see UDP reads).
+ */
+static void cover(int s, const struct rxlat_config *cfg, const struct plan *plan,
+		  struct rxlat_hooks_info *info, const char *why)
+{
+	struct rxlat_coverage *c = &info->coverage[s];
+	unsigned int all = 0;
+	char sec[128];
+
+	for (int i = 0; i < PLAN_PER_STAGE; i++) {
+		const struct plan_prog *pp = &plan_progs[s * PLAN_PER_STAGE + i];
+
+		if (!plan_prog_section(pp, sec, sizeof(sec)))
+			continue;
+		all |= plan_prog_protos(pp);
+		if (plan_prog_loads(plan, pp))
+			c->measured |= plan_prog_protos(pp);
+	}
+	if (!cfg->stages[s])
+		why = "stage not asked for (--stages)";
+	else if (plan->point[s] == P_NONE)
+		why = info->unavailable[s];
+	for (int p = 0; p < RXLAT_NR_PROTOS; p++)
+		if ((all & ~c->measured) & RXLAT_PROTO_BIT(p))
+			c->why_not[p] = why ? why : "no attach point for it";
+}
+
 int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, struct plan *plan,
 		struct rxlat_hooks_info *info)
 {
@@ -219,14 +277,17 @@ int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, str
 		enum point *p = &plan->point[s];
 		const char *reason;
 
-		if (!cfg->stages[s])
+		if (!cfg->stages[s]) {
+			cover(s, cfg, plan, info, NULL);
 			continue;
+		}
 		*p = plan_stage(s, cfg, k, plan, info, &reason);
 		describe(s, plan, info);
 		if (*p == P_NONE)
 			info->unavailable[s] = reason;
 		else if (*p == P_FALLBACK && stage_defs[s].fentry[0])
 			info->fallback_why[s] = reason;
+		cover(s, cfg, plan, info, reason);
 		if (*p == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY)
 			err = -EOPNOTSUPP;
 	}

@@ -63,8 +63,9 @@ struct plan {
 /* Whether stage s falls back, by the fentry results alone. */
 bool plan_wants_fallback(const struct rxlat_config *cfg, const struct plan_kernel *k, int s);
 /*
- * The plan and its description (attach points, reasons). 0, or -EOPNOTSUPP
- * when --attach fentry finds a stage without fentry.
+ * The plan and its description (attach points, reasons, and per stage the
+ * protocols measured and why not the others). 0, or -EOPNOTSUPP when
+ * --attach fentry finds a stage without fentry.
  */
 int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, struct plan *plan,
 		struct rxlat_hooks_info *info);
@@ -90,6 +91,8 @@ bool plan_prog_section(const struct plan_prog *pp, char *buf, size_t len);
 const struct plan_prog *plan_prog_of(const char *sec);
 /* Whether the program of pp loads under plan. */
 bool plan_prog_loads(const struct plan *plan, const struct plan_prog *pp);
+/* The protocols (RXLAT_PROTO_BIT()s) whose packets the program of pp sees. */
+unsigned int plan_prog_protos(const struct plan_prog *pp);
 
 /*
  * The programs of hooks.bpf.c outside the stage table, by name: the direct

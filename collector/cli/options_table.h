@@ -117,13 +117,21 @@ OPTION(OUTPUT, "o", "output",
        .help = "terminal histograms, JSON lines or no report (default: text)",
        .man = ".B text\n"
 	      "prints per series a log2 histogram in the familiar bpftrace look and count,\n"
-	      "mean, p50, p90, p99, p99.9 and max.\n"
+	      "mean, p50, p90, p99, p99.9 and max, under a line of each stage's attach point\n"
+	      "and one of the protocols it measures.\n"
 	      ".B json\n"
 	      "prints one JSON object per line and interval; every count covers only the\n"
 	      "time since the previous object, so the objects of a run add up to its totals.\n"
 	      "Buckets are listed with\n"
 	      ".IR le_ns ,\n"
-	      "the largest value the bucket holds.\n"
+	      "the largest value the bucket holds. Each object names each stage's attach\n"
+	      "point\n"
+	      ".RI ( attach ,\n"
+	      ".IR unavailable )\n"
+	      "and the protocols it measures\n"
+	      ".RI ( measures ,\n"
+	      ".I not_measured\n"
+	      "with the reason per protocol).\n"
 	      ".B none\n"
 	      "prints no report: with\n"
 	      ".B \\-\\-prometheus\n"
@@ -136,8 +144,9 @@ OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR
 	      "([::]:9474). Cumulative histograms per stage, interface and queue in seconds\n"
 	      "(rxlat_stage_latency_seconds, every le the exact largest value of its\n"
 	      "bucket), samples per source, samples in overflow series, the stamper's\n"
-	      "counters and rxlat_build_info with each stage's attach point; counted from\n"
-	      "the first interval on, never reset. The port is bound before anything is\n"
+	      "counters, rxlat_stage_measured (1 or 0 per stage and protocol) and\n"
+	      "rxlat_build_info with each stage's attach point; counted from the first\n"
+	      "interval on, never reset. The port is bound before anything is\n"
 	      "attached; one in use is refused. See the README, section Prometheus.\n")
 
 /* 1..8 here, and a power of two: options.c checks that with the same message */
@@ -298,7 +307,8 @@ OPTION(MAX_QUEUES, "", "max-queues", UINT(bpf.max_queues), .metavar = "N",
 
 OPTION(LIST_STAGES, "", "list-stages", FLAG(list_stages),
        .help = "print each stage's attach point on this kernel and exit",
-       .man = "Print the attach point each stage would use on this kernel, and exit. It\n"
+       .man = "Print the attach point each stage would use on this kernel and the\n"
+	      "protocols it measures there, and exit. It\n"
 	      "loads what a run loads to decide (the start-up check of UDP reads included),\n"
 	      "so it needs the same privileges and says exactly what a run would attach.\n"
 	      "A run where none of the stages asked for can be attached is refused.\n")

@@ -144,6 +144,7 @@ static int report_out(struct collector *c, bool final)
 	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
+	memcpy(r.coverage, c->info.coverage, sizeof(r.coverage));
 	err = out_render(&c->out, &r, &buf, &len);
 	if (err) {
 		rxlat_err("cannot format the report: %s", strerror(-err));
@@ -281,17 +282,26 @@ static int report(struct collector *c, bool final)
 
 /* ---- setup and the main loop ---------------------------------------- */
 
+/*
+ * One line per stage asked for: its attach point and the protocols it
+ * measures ("tp_btf:tcp_probe [tcp]"), and why it fell back, or why it is
+ * unavailable. A protocol left out has its reason among the fallback's.
+ */
 static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info, FILE *f,
 		       const char *prefix)
 {
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		char protos[32];
+
 		if (!cfg->stages[s])
 			continue;
+		rxlat_protos_str(info->coverage[s].measured, protos, sizeof(protos));
 		if (info->attach[s] && info->fallback_why[s])
-			fprintf(f, "%s%-15s %s (fallback: %s)\n", prefix, rxlat_stage_names[s],
-				info->attach[s], info->fallback_why[s]);
+			fprintf(f, "%s%-15s %s [%s] (fallback: %s)\n", prefix, rxlat_stage_names[s],
+				info->attach[s], protos, info->fallback_why[s]);
 		else if (info->attach[s])
-			fprintf(f, "%s%-15s %s\n", prefix, rxlat_stage_names[s], info->attach[s]);
+			fprintf(f, "%s%-15s %s [%s]\n", prefix, rxlat_stage_names[s],
+				info->attach[s], protos);
 		else
 			fprintf(f, "%s%-15s unavailable: %s\n", prefix, rxlat_stage_names[s],
 				info->unavailable[s]);
@@ -540,7 +550,7 @@ static int start_measuring(struct collector *c)
 		free(buf);
 	}
 	if (c->prom) {
-		err = prom_start(c->prom, c->model, c->info.attach);
+		err = prom_start(c->prom, c->model, c->info.attach, c->info.coverage);
 		if (err)
 			return err;
 	}

@@ -276,6 +276,46 @@ static struct json_object *json_drop(const struct rxlat_drop_row *d)
 	return o;
 }
 
+/*
+ * "measures": {stage: [proto, ...]} for every stage, and "not_measured":
+ * {stage: {proto: reason}} for the stages that leave out a protocol of
+ * theirs. 0 or -ENOMEM.
+ */
+static int json_coverage(struct json_object *o, const struct rxlat_report *r)
+{
+	struct json_object *measures = json_object_new_object(), *not_measured;
+
+	if (put(o, "measures", measures))
+		return -ENOMEM;
+	not_measured = json_object_new_object();
+	if (put(o, "not_measured", not_measured))
+		return -ENOMEM;
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		const struct rxlat_coverage *c = &r->coverage[s];
+		struct json_object *a = json_object_new_array(), *why = NULL;
+
+		if (put(measures, rxlat_stage_names[s], a))
+			return -ENOMEM;
+		for (int p = 0; p < RXLAT_NR_PROTOS; p++) {
+			if (c->measured & RXLAT_PROTO_BIT(p)) {
+				if (append(a, json_object_new_string(rxlat_proto_names[p])))
+					return -ENOMEM;
+				continue;
+			}
+			if (!c->why_not[p])
+				continue;
+			if (!why) {
+				why = json_object_new_object();
+				if (put(not_measured, rxlat_stage_names[s], why))
+					return -ENOMEM;
+			}
+			if (put_str(why, rxlat_proto_names[p], c->why_not[p]))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /* The report's fields before its series. */
 static struct json_object *json_head(const struct rxlat_report *r)
 {
@@ -309,6 +349,8 @@ static struct json_object *json_head(const struct rxlat_report *r)
 		if (r->unavailable[s] && put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))
 			goto err;
 	}
+	if (json_coverage(o, r))
+		goto err;
 	return o;
 err:
 	json_object_put(o);

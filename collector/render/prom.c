@@ -20,6 +20,7 @@
 #define XSTMP "rxlat_xdp_packets_stamped_total"
 #define XREF  "rxlat_xdp_meta_refused_total"
 #define BINFO "rxlat_build_info"
+#define MEAS  "rxlat_stage_measured"
 #define DROPS "rxlat_drops_total"
 
 /* The exported buckets: the last fine bucket of each, and its le label. */
@@ -32,6 +33,7 @@ struct prom_metrics {
 	struct rxlat_model *model;
 	unsigned int per_pow2;
 	const char *attach[RXLAT_NR_STAGES];
+	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	struct prom_bucket *buckets;
 	unsigned int nbuckets;
 };
@@ -176,7 +178,8 @@ static int make_buckets(struct prom_metrics *m)
 }
 
 int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsigned int per_pow2,
-		     const char *const attach[RXLAT_NR_STAGES])
+		     const char *const attach[RXLAT_NR_STAGES],
+		     const struct rxlat_coverage coverage[RXLAT_NR_STAGES])
 {
 	struct prom_metrics *m = calloc(1, sizeof(*m));
 	int err;
@@ -186,8 +189,11 @@ int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsig
 		return -ENOMEM;
 	m->model = model;
 	m->per_pow2 = per_pow2;
-	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
 		m->attach[s] = attach ? attach[s] : NULL;
+		if (coverage)
+			m->coverage[s] = coverage[s];
+	}
 	err = make_buckets(m);
 	if (err) {
 		prom_metrics_free(m);
@@ -504,6 +510,37 @@ static void render_info(struct prom_scrape *s)
 	}
 }
 
+/*
+ * Per stage, a sample for each protocol it is about: 1 measured, 0 not. The
+ * reason is not a label: free text that would change the series' identity
+ * with its wording, and it is in the JSON report and --list-stages.
+ */
+static void render_measured(struct prom_scrape *s)
+{
+	put_family(&s->out, MEAS, "gauge",
+		   "Whether a stage measures a protocol's packets on this kernel with these "
+		   "options: 1 yes, 0 no (why not: the JSON report's not_measured, or rxlat "
+		   "--list-stages). Only the protocols a stage is about: tcp_do_rcv and "
+		   "tcp_data_queue tcp, udp_queue_rcv udp, ip_rcv and sock_read both.");
+	for (int st = 0; st < RXLAT_NR_STAGES; st++) {
+		const struct rxlat_coverage *c = &s->m->coverage[st];
+
+		for (int p = 0; p < RXLAT_NR_PROTOS; p++) {
+			char prefix[96];
+			struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+			bool yes = c->measured & RXLAT_PROTO_BIT(p);
+
+			if (!yes && !c->why_not[p])
+				continue;
+			put_label(&b, "stage", rxlat_stage_names[st]);
+			put(&b, ",", 1);
+			put_label(&b, "proto", rxlat_proto_names[p]);
+			prefix[b.len] = '\0';
+			put_sample(&s->out, MEAS, prefix, "", yes);
+		}
+	}
+}
+
 /* The stamper's and the drops' families: 0 or -ENOMEM. */
 static int render_rows(struct prom_scrape *s)
 {
@@ -552,6 +589,8 @@ static bool produce(struct prom_scrape *s)
 		render_overflow(s);
 		if (render_rows(s))
 			s->out.nomem = true;
+		/* build_info last: a scrape that ends with it is whole */
+		render_measured(s);
 		render_info(s);
 		s->phase++;
 		return true;

@@ -28,11 +28,13 @@ struct prom_metrics;
 
 /*
  * The exposition of model's totals; per_pow2 exported buckets per power of
- * two, attach the attach point of each stage (NULL: not attached). 0,
- * -EINVAL (per_pow2 not 1, 2, 4 or 8) or -ENOMEM.
+ * two, attach the attach point of each stage (NULL: not attached), coverage
+ * what each stage measures per protocol (NULL: nothing). 0, -EINVAL
+ * (per_pow2 not 1, 2, 4 or 8) or -ENOMEM.
  */
 int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsigned int per_pow2,
-		     const char *const attach[RXLAT_NR_STAGES]);
+		     const char *const attach[RXLAT_NR_STAGES],
+		     const struct rxlat_coverage coverage[RXLAT_NR_STAGES]);
 void prom_metrics_free(struct prom_metrics *m);
 
 /* Exported buckets per histogram, +Inf included. */
@@ -59,9 +61,13 @@ struct rxlat_config;
 struct prom_server;
 
 int prom_open(struct prom_server **out, const struct rxlat_config *cfg);
-/* The model's totals from now on (its baseline taken); attach as prom_metrics_new(). */
+/*
+ * The model's totals from now on (its baseline taken); attach and coverage
+ * as prom_metrics_new().
+ */
 int prom_start(struct prom_server *p, struct rxlat_model *model,
-	       const char *const attach[RXLAT_NR_STAGES]);
+	       const char *const attach[RXLAT_NR_STAGES],
+	       const struct rxlat_coverage coverage[RXLAT_NR_STAGES]);
 int prom_fd(const struct prom_server *p);
 int prom_handle(struct prom_server *p);
 void prom_close(struct prom_server *p);

@@ -406,9 +406,10 @@ static const char *url_host(const struct rxlat_config *cfg)
 }
 
 int prom_start(struct prom_server *p, struct rxlat_model *model,
-	       const char *const attach[RXLAT_NR_STAGES])
+	       const char *const attach[RXLAT_NR_STAGES],
+	       const struct rxlat_coverage coverage[RXLAT_NR_STAGES])
 {
-	int err = prom_metrics_new(&p->m, model, p->cfg->prom_buckets, attach);
+	int err = prom_metrics_new(&p->m, model, p->cfg->prom_buckets, attach, coverage);
 
 	if (err) {
 		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS), strerror(-err));

@@ -16,6 +16,10 @@
 const char *const rxlat_stage_names[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_NAME) };
 #undef STAGE_NAME
 
+const char *const rxlat_proto_names[RXLAT_NR_PROTOS] = {
+	[RXLAT_PROTO_TCP] = "tcp", [RXLAT_PROTO_UDP] = "udp"
+};
+
 #define COUNT_GROUP(id, name, family, label, help) \
 	[RXLAT_GROUP_##id] = { name, family, label, help },
 const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS] = { RXLAT_COUNT_GROUPS(
@@ -28,6 +32,17 @@ const char *const rxlat_count_names[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(COUNT_NAME
 const enum rxlat_count_group rxlat_count_group_of[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(
     COUNT_GROUP_OF) };
 #undef COUNT_GROUP_OF
+
+const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int p = 0; p < RXLAT_NR_PROTOS; p++)
+		if ((mask & RXLAT_PROTO_BIT(p)) && n < len)
+			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", rxlat_proto_names[p]);
+	return buf;
+}
 
 static struct rxlat_label *new_label(struct rxlat_series *s, const char *key, unsigned int flags,
 				     enum rxlat_label_kind kind)

@@ -73,6 +73,26 @@ void rxlat_label_null(struct rxlat_series *s, const char *key, const char *prom)
 /* The label of s with this key, NULL when it has none. */
 const struct rxlat_label *rxlat_label_of(const struct rxlat_series *s, const char *key);
 
+/*
+ * The transport protocols whose packets a stage can measure, as the outputs
+ * name them (rxlat_proto_names): "tcp", "udp".
+ */
+enum rxlat_proto { RXLAT_PROTO_TCP, RXLAT_PROTO_UDP, RXLAT_NR_PROTOS };
+#define RXLAT_PROTO_BIT(p) (1u << (p))
+
+/*
+ * What one stage measures of each protocol on this kernel, as the attach
+ * plan decided (collector/attach/plan.c). A stage is about some protocols
+ * by nature (tcp_do_rcv and tcp_data_queue TCP, udp_queue_rcv UDP, ip_rcv
+ * and sock_read both): each of them is either measured or has its reason
+ * in why_not; a protocol the stage is not about is neither. Both IP
+ * families are measured wherever a protocol is.
+ */
+struct rxlat_coverage {
+	unsigned int measured;		      /* RXLAT_PROTO_BIT()s */
+	const char *why_not[RXLAT_NR_PROTOS]; /* NULL: measured, or not the stage's */
+};
+
 /* XDP stamper counters of one (interface, queue) over the interval. */
 struct rxlat_xdp_row {
 	char ifname[RXLAT_IFNAME_LEN];
@@ -100,6 +120,8 @@ struct rxlat_report {
 	const char *attach[RXLAT_NR_STAGES];
 	/* why a stage could not be attached, else NULL */
 	const char *unavailable[RXLAT_NR_STAGES];
+	/* per stage, the protocols it measures, and why not the others */
+	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	/* the series: the array, or where next_series is set, one at a time from it */
 	const struct rxlat_series *series;
 	size_t nseries;
@@ -119,6 +141,9 @@ struct rxlat_report {
 };
 
 extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];
+extern const char *const rxlat_proto_names[RXLAT_NR_PROTOS];
+/* The protocols of mask (RXLAT_PROTO_BIT()s) into buf: "tcp,udp", "" for none. */
+const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len);
 
 /* The counters' and their groups' names (RXLAT_COUNTS, RXLAT_COUNT_GROUPS). */
 struct rxlat_count_group_def {
@@ -159,6 +184,8 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r);
  * One line of JSON per report:
  * {"time": "2026-11-22T10:00:01.123Z", "interval_s": 1.0, "final": false,
  *  "attach": {stage: point or null, ...}, "unavailable": {stage: reason},
+ *  "measures": {stage: ["tcp", "udp"] or fewer, ...},
+ *  "not_measured": {stage: {proto: reason}} (only stages with one),
  *  "series": [{"stage", "ifname", "ifindex", "queue" (null: all queues,
  *    "other", or a number), "count", "sum_ns", "max_ns", "p50_ns", "p90_ns",
  *    "p99_ns", "p999_ns", "buckets": [{"le_ns": largest value the bucket

@@ -298,6 +298,29 @@ static void print_drops(FILE *f, const struct rxlat_report *r)
 	}
 }
 
+/*
+ * "measures: ip_rcv=tcp,udp  ...  sock_read=tcp (udp not measured: why)":
+ * the reasons of stages that are attached (an unattached stage's reason is
+ * on the attach line already).
+ */
+static void print_coverage(FILE *f, const struct rxlat_report *r)
+{
+	fputs("measures:", f);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		const struct rxlat_coverage *c = &r->coverage[s];
+		char protos[32];
+
+		rxlat_protos_str(c->measured, protos, sizeof(protos));
+		fprintf(f, "%s%s=%s", s ? "  " : " ", rxlat_stage_names[s],
+			protos[0] ? protos : "none");
+		for (int p = 0; r->attach[s] && p < RXLAT_NR_PROTOS; p++)
+			if (c->why_not[p])
+				fprintf(f, " (%s not measured: %s)", rxlat_proto_names[p],
+					c->why_not[p]);
+	}
+	fputc('\n', f);
+}
+
 int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 {
 	char tbuf[16] = "??:??:??";
@@ -322,6 +345,7 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 			fprintf(f, " (%s)", r->unavailable[s]);
 	}
 	fputc('\n', f);
+	print_coverage(f, r);
 
 	for (i = 0; (err = rxlat_report_series(r, i, &buf, &ser)) > 0; i++) {
 		if (rxlat_stats_empty(&ser->st))

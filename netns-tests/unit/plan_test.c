@@ -2,7 +2,8 @@
 /*
  * The attach plan's decisions (collector/attach/plan.c) on kernels made up
  * for the test: what each stage attaches to, the reason it says, and which
- * programs load, for --attach auto, fentry and fallback on a kernel with
+ * programs load, and which protocols each stage measures (and why not the
+ * others), for --attach auto, fentry and fallback on a kernel with
  * trampolines, one without (like the 6.18 host), and older or narrower
  * ones. No kernel, no BPF. One PASS or FAIL line per check.
  */
@@ -78,6 +79,35 @@ static void expect_stage(const struct rxlat_hooks_info *info, int s, const char 
 		check_fail("stage %d attaches and is unavailable: %s", s, info->unavailable[s]);
 }
 
+/*
+ * What stage s measures, as "tcp,udp", or "tcp; udp: WHY" with the reason
+ * of each protocol of the stage's not measured ("none" when it measures
+ * none of them).
+ */
+static void expect_cover(const struct rxlat_hooks_info *info, int s, const char *want)
+{
+	const struct rxlat_coverage *c = &info->coverage[s];
+	char got[1024] = "", what[64];
+	size_t n = 0;
+
+	for (int p = 0; p < 2; p++)
+		if (c->measured & RXLAT_PROTO_BIT(p))
+			n += snprintf(got + n, sizeof(got) - n, "%s%s", n ? "," : "",
+				      p ? "udp" : "tcp");
+	if (!n)
+		n = snprintf(got, sizeof(got), "none");
+	for (int p = 0; p < 2; p++) {
+		if (c->why_not[p] && c->measured & RXLAT_PROTO_BIT(p))
+			check_fail("stage %d: %s measured and not: %s", s, p ? "udp" : "tcp",
+				   c->why_not[p]);
+		if (c->why_not[p] && n < sizeof(got))
+			n += snprintf(got + n, sizeof(got) - n, "; %s: %s", p ? "udp" : "tcp",
+				      c->why_not[p]);
+	}
+	snprintf(what, sizeof(what), "stage %d measures", s);
+	expect_str(what, got, want);
+}
+
 static const char *refused(int s, int i)
 {
 	static char buf[RXLAT_NR_STAGES][2][96];
@@ -124,6 +154,11 @@ static void test_fentry_all(void)
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ,
 		     "tp_btf:skb_copy_datagram_iovec,fentry:skb_consume_udp", NULL);
 	expect_loads(&plan, "Ff-. Ff-. F... Ff-. F.-c");
+	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
+	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
+	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "tcp");
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "udp");
+	expect_cover(&info, RXLAT_STAGE_SOCK_READ, "tcp,udp");
 	check_done("fentry_everywhere");
 }
 
@@ -150,6 +185,17 @@ static void test_host(void)
 	if (plan.udp_read_fallback)
 		check_fail("consume_skb program planned though it sees no UDP read");
 	expect_loads(&plan, "--b. --b. -... --b. -.-c");
+	/* sock_read is attached, and says that it leaves UDP out */
+	snprintf(why, sizeof(why), "tcp; udp: %s; " UDP_FREED_ELSEWHERE, refused(4, 0));
+	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
+	snprintf(why, sizeof(why),
+		 "none; tcp: %s; no faithful attach point without trampolines (static function, "
+		 "no tracepoint inside)",
+		 refused(2, 0));
+	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, why);
+	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
+	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "udp");
 	check_done("host_without_trampolines");
 }
 
@@ -159,11 +205,16 @@ static void test_fentry_refused(void)
 	struct plan_kernel k = kernel_host();
 	struct rxlat_hooks_info info;
 	struct plan plan;
+	char why[640];
 
 	CHECK_U64("plan_decide", (__u64)-plan_decide(&cfg, &k, &plan, &info), EOPNOTSUPP);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		expect_stage(&info, s, NULL, refused(s, 0));
 	expect_loads(&plan, "---. ---. -... ---. -.--");
+	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(0, 0), refused(0, 0));
+	expect_cover(&info, RXLAT_STAGE_IP_RCV, why);
+	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(4, 0), refused(4, 0));
+	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
 	check_done("attach_fentry_refused");
 }
 
@@ -184,6 +235,8 @@ static void test_fallback_forced(void)
 	CHECK_U64("udp_consume_lo", plan.udp_consume_lo, k.udp_consume_lo);
 	CHECK_U64("udp_consume_hi", plan.udp_consume_hi, k.udp_consume_hi);
 	expect_loads(&plan, "--b. --b. -... --b. -.bc");
+	expect_cover(&info, RXLAT_STAGE_SOCK_READ, "tcp,udp");
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "udp");
 	check_done("attach_fallback");
 }
 
@@ -198,6 +251,7 @@ static void test_fallback_no_udp_read(void)
 	plan_decide(&cfg, &k, &plan, &info);
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec",
 		     "no fentry; " UDP_FREED_ELSEWHERE);
+	expect_cover(&info, RXLAT_STAGE_SOCK_READ, "tcp; udp: no fentry; " UDP_FREED_ELSEWHERE);
 	check_done("attach_fallback_udp_reads_unseen");
 }
 
@@ -213,6 +267,8 @@ static void test_ipv6_twin(void)
 	expect_stage(&info, RXLAT_STAGE_IP_RCV, "tp_btf:netif_receive_skb",
 		     "ip6_rcv_core is not in the kernel's BTF (inlined or renamed)");
 	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "fentry:tcp_v4_do_rcv,tcp_v6_do_rcv", NULL);
+	/* the fallback sees both families: nothing left out */
+	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
 	check_done("ipv6_twin_missing");
 }
 
@@ -236,6 +292,13 @@ static void test_old_fallbacks(void)
 		 "argument (Linux 6.3+)",
 		 refused(4, 0));
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV,
+		     "none; udp: the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)");
+	snprintf(why, sizeof(why),
+		 "tcp; udp: %s; TCP only: the consume_skb fallback for UDP needs the tracepoint's "
+		 "caller argument (Linux 6.3+)",
+		 refused(4, 0));
+	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
 	check_done("fallbacks_before_6_3");
 }
 
@@ -276,7 +339,40 @@ static void test_stages_asked(void)
 			expect_stage(&info, s, NULL, NULL);
 	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe", refused(1, 0));
 	expect_loads(&plan, "---. --b. -... ---. -.--");
+	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "none; udp: stage not asked for (--stages)");
+	expect_cover(
+	    &info, RXLAT_STAGE_SOCK_READ,
+	    "none; tcp: stage not asked for (--stages); udp: stage not asked for (--stages)");
 	check_done("only_the_stages_asked");
+}
+
+/*
+ * Every attach point of the stage table sees some protocol, and each stage's
+ * attach points together see the protocols of its name: a new stage or
+ * attach point must say which (plan_prog_protos() has no default).
+ */
+static void test_prog_protos(void)
+{
+	static const unsigned int want[RXLAT_NR_STAGES] = { 3, 1, 1, 2, 3 };
+
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		unsigned int all = 0;
+		char sec[128];
+
+		for (int i = 0; i < PLAN_PER_STAGE; i++) {
+			const struct plan_prog *pp = &plan_progs[s * PLAN_PER_STAGE + i];
+
+			if (!plan_prog_section(pp, sec, sizeof(sec)))
+				continue;
+			if (!plan_prog_protos(pp))
+				check_fail("%s sees no protocol", sec);
+			all |= plan_prog_protos(pp);
+		}
+		if (all != want[s])
+			check_fail("stage %d: protocols 0x%x, want 0x%x", s, all, want[s]);
+	}
+	check_done("every_attach_point_sees_a_protocol");
 }
 
 /* What probe.c probes: a stage's fallback needs only where it falls back. */
@@ -310,5 +406,6 @@ int main(void)
 	test_no_cgroup2_no_kallsyms();
 	test_stages_asked();
 	test_wants_fallback();
+	test_prog_protos();
 	return check_exit_status();
 }

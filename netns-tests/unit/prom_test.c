@@ -123,6 +123,10 @@ static long long value(const char *text, const char *series)
 static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k, bool per_queue)
 {
 	static const char *const attach[RXLAT_NR_STAGES] = { "tp_btf:x" };
+	/* ip_rcv measures TCP, not UDP; tcp_do_rcv is about no protocol here */
+	static const struct rxlat_coverage coverage[RXLAT_NR_STAGES] = {
+		{ RXLAT_PROTO_BIT(RXLAT_PROTO_TCP), { [RXLAT_PROTO_UDP] = "why \"not\"" } },
+	};
 	const struct model_src src = { .live = { live_flat_at, live },
 				       .slots = f_slots,
 				       .ifname = f_ifname,
@@ -136,7 +140,7 @@ static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k,
 		i++;
 	if (i == 4 || model_new(&model, DIMS, per_queue, &src))
 		return NULL;
-	if (prom_metrics_new(&m, model, k, attach)) {
+	if (prom_metrics_new(&m, model, k, attach, coverage)) {
 		model_free(model);
 		return NULL;
 	}
@@ -391,6 +395,18 @@ static void test_escaping_and_pieces(void)
 	if (whole && !strstr(whole, "rxlat_build_info{version=\"" RXLAT_VERSION
 				    "\",stage=\"ip_rcv\",attach=\"tp_btf:x\"} 1\n"))
 		check_fail("build_info missing");
+	/* a sample per protocol the stage is about, the reason in no label */
+	if (whole && !strstr(whole, "\n# TYPE rxlat_stage_measured gauge\n"
+				    "rxlat_stage_measured{stage=\"ip_rcv\",proto=\"tcp\"} 1\n"
+				    "rxlat_stage_measured{stage=\"ip_rcv\",proto=\"udp\"} 0\n"
+				    "# HELP rxlat_build_info "))
+		check_fail("rxlat_stage_measured not as wanted");
+	/* build_info last: a scrape that ends with it is whole */
+	if (whole && !strstr(whole, "stage=\"sock_read\",attach=\"none\"} 1\n"))
+		check_fail("no build_info line of sock_read");
+	else if (whole && strcmp(strstr(whole, "stage=\"sock_read\",attach=\"none\"} 1\n"),
+				 "stage=\"sock_read\",attach=\"none\"} 1\n"))
+		check_fail("build_info is not the last family");
 	check_done("escaping_and_piecewise_reads");
 	free(whole);
 	free(bytes);

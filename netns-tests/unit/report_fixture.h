@@ -61,6 +61,21 @@ static const char *const unavailable[RXLAT_NR_STAGES] = {
 	[RXLAT_STAGE_UDP_QUEUE_RCV] = "no BTF for udp_queue_rcv_one_skb",
 };
 
+#define TCP_	  RXLAT_PROTO_BIT(RXLAT_PROTO_TCP)
+#define UDP_	  RXLAT_PROTO_BIT(RXLAT_PROTO_UDP)
+#define NOT_ASKED "stage not asked for (--stages)"
+
+/* As the plan gives it for the attach points above (sock_read off). */
+static const struct rxlat_coverage coverage[RXLAT_NR_STAGES] = {
+	[RXLAT_STAGE_IP_RCV] = { TCP_ | UDP_, { NULL } },
+	[RXLAT_STAGE_TCP_DO_RCV] = { TCP_, { NULL } },
+	[RXLAT_STAGE_TCP_DATA_QUEUE] = { TCP_, { NULL } },
+	[RXLAT_STAGE_UDP_QUEUE_RCV] = { 0,
+					{ [RXLAT_PROTO_UDP] =
+					      "no BTF for udp_queue_rcv_one_skb" } },
+	[RXLAT_STAGE_SOCK_READ] = { 0, { NOT_ASKED, NOT_ASKED } },
+};
+
 /* A series' labels, as the model gives them (collector/read/model.c). */
 static inline void name_series(struct rxlat_series *s, enum rxlat_stage stage, const char *ifname,
 			       __u32 ifindex, int queue)
@@ -85,6 +100,7 @@ static inline void report_init(struct rxlat_report *r)
 	r->interval_s = 1.0;
 	memcpy(r->attach, attach, sizeof(attach));
 	memcpy(r->unavailable, unavailable, sizeof(unavailable));
+	memcpy(r->coverage, coverage, sizeof(coverage));
 }
 
 /* Runs a renderer into a string; NULL on failure (reason set). */

@@ -63,6 +63,43 @@ static void expect_keys(struct json_object *o, const char *what, int n)
 		check_fail("%s has %d keys, want %d", what, json_object_object_length(o), n);
 }
 
+/* "measures" and "not_measured" of the fixture's coverage, word for word. */
+static void expect_coverage(struct json_object *root)
+{
+	static const char *const want[RXLAT_NR_STAGES] = {
+		"[\"tcp\",\"udp\"]", "[\"tcp\"]", "[\"tcp\"]", "[]", "[]",
+	};
+	struct json_object *o = get(root, "measures", json_type_object), *w;
+
+	if (o) {
+		expect_keys(o, "measures", RXLAT_NR_STAGES);
+		for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+			struct json_object *a = get(o, rxlat_stage_names[s], json_type_array);
+			const char *got =
+			    a ? json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN) : "";
+
+			if (strcmp(got, want[s]))
+				check_fail("measures.%s: %s, want %s", rxlat_stage_names[s], got,
+					   want[s]);
+		}
+	}
+	o = get(root, "not_measured", json_type_object);
+	if (!o)
+		return;
+	expect_keys(o, "not_measured", 2);
+	w = get(o, "udp_queue_rcv", json_type_object);
+	if (w) {
+		expect_keys(w, "not_measured.udp_queue_rcv", 1);
+		expect_str(w, "udp", "no BTF for udp_queue_rcv_one_skb");
+	}
+	w = get(o, "sock_read", json_type_object);
+	if (w) {
+		expect_keys(w, "not_measured.sock_read", 2);
+		expect_str(w, "tcp", NOT_ASKED);
+		expect_str(w, "udp", NOT_ASKED);
+	}
+}
+
 /* Checks one series object; buckets as (le index, count) pairs. */
 static void expect_series(struct json_object *o, const struct rxlat_series *s, const char *ifname,
 			  const char *queue, const __u64 *pct)
@@ -206,7 +243,7 @@ static void test_json(void)
 		goto out;
 	}
 
-	expect_keys(root, "report", 7);
+	expect_keys(root, "report", 9);
 	expect_str(root, "time", "2026-11-22T10:00:01.123Z");
 	o = get(root, "interval_s", json_type_double);
 	if (o && json_object_get_double(o) != 1.0)
@@ -229,6 +266,7 @@ static void test_json(void)
 		expect_keys(o, "unavailable", 1);
 		expect_str(o, "udp_queue_rcv", "no BTF for udp_queue_rcv_one_skb");
 	}
+	expect_coverage(root);
 
 	a = get(root, "series", json_type_array);
 	if (a && json_object_array_length(a) != 3)

@@ -369,6 +369,8 @@ static const char text_want[] =
     "  tcp_data_queue=fentry:tcp_data_queue"
     "  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"
     "  sock_read=off\n"
+    "measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=tcp  udp_queue_rcv=none"
+    "  sock_read=none\n"
     "\n"
     "ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"
     "     nsecs               : count     distribution\n"
@@ -506,14 +508,21 @@ static void test_text_final_empty(void)
 	for (s = 0; s < RXLAT_NR_STAGES; s++) {
 		r.attach[s] = NULL;
 		r.unavailable[s] = NULL;
+		r.coverage[s] = coverage[RXLAT_STAGE_SOCK_READ]; /* off */
 	}
+	/* attached, and a protocol of its own not measured: the reason is said */
 	r.attach[RXLAT_STAGE_SOCK_READ] = "tp_btf:sock_recv_length";
+	r.coverage[RXLAT_STAGE_SOCK_READ] =
+	    (struct rxlat_coverage){ TCP_, { [RXLAT_PROTO_UDP] = "no UDP read hook here" } };
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, "10:00:01 final\n"
 				  "attach: ip_rcv=off  tcp_do_rcv=off"
 				  "  tcp_data_queue=off  udp_queue_rcv=off"
 				  "  sock_read=tp_btf:sock_recv_length\n"
+				  "measures: ip_rcv=none  tcp_do_rcv=none"
+				  "  tcp_data_queue=none  udp_queue_rcv=none"
+				  "  sock_read=tcp (udp not measured: no UDP read hook here)\n"
 				  "\n");
 	free(got);
 	check_done("text_report_final_empty");

@@ -52,7 +52,8 @@ $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli
 
 # The attach plan's decisions on made-up kernels: no kernel, no BPF.
 $(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/plan.c collector/attach/plan.h \
-		collector/attach/hooks.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
+		collector/attach/hooks.h collector/render/report.h include/rxlat.h netns-tests/check.h \
+		$(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< collector/attach/plan.c -o $@
 
 # The programs of hooks.bpf.o against the loader's program table and the
