@@ -356,8 +356,8 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
  * bridge passes up to its own device). Later stages read skb_iif, the last
  * device __netif_receive_skb_core() ran for.
  */
-static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
-				      __u32 netns, __u64 cgid)
+static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, bool at_dev,
+					__u32 netns, __u64 cgid, bool held)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
 	__u32 own = rxlat_cfg.netns_ino, ifindex, queue, qslot, idx, src, if_netns = 0;
@@ -395,6 +395,16 @@ static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bo
 	h = series_hist(idx);
 	if (!h)
 		return;
+	/*
+	 * A read held behind out-of-order data (ooo.bpf.h): counted apart, and
+	 * a sample only with --include-ooo, so that the percentiles are the
+	 * stack's own unless asked otherwise.
+	 */
+	if (held) {
+		__sync_fetch_and_add(&h->counts[RXLAT_COUNT_HELD_OOO], 1);
+		if (!rxlat_cfg.include_ooo)
+			return;
+	}
 	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);
 	if (src == RXLAT_SRC_NONE)
 		return;
@@ -407,6 +417,12 @@ static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bo
 	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
 	__sync_fetch_and_add(&h->sum_ns, lat);
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
+}
+
+static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
+				      __u32 netns, __u64 cgid)
+{
+	record_held(skb, stage, at_dev, netns, cgid, false);
 }
 
 /* A stage with a socket. */
@@ -556,6 +572,8 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 
 /* ---- both sets ------------------------------------------------------ */
 
+#include "ooo.bpf.h"
+
 /*
  * The copy to the application, for TCP. An skb may be copied in several
  * reads: only the read that starts at its first byte counts, so that the
@@ -567,27 +585,22 @@ SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 {
 	struct sock *sk = skb->sk;
-	struct tcp_sock *tp;
-	__u32 seq;
+	__u32 seq, netns;
 
-	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_wanted(netns_sk(sk)))
+	if (!sk || sk->sk_protocol != IPPROTO_TCP_)
 		return 0;
-	if (!filter_sk(sk))
+	netns = netns_sk(sk);
+	if (!netns_wanted(netns) || !filter_sk(sk))
 		return 0;
 	/*
 	 * Plain loads where the kernel allows them: the control block lies
 	 * inside the skb, and bpf_rdonly_cast() (6.2+) makes the socket a
 	 * tcp_sock to read from; a probe read before.
 	 */
-	seq = *(__u32 *)((void *)skb->cb + bpf_core_field_offset(struct tcp_skb_cb, seq));
-	if (bpf_rdonly_cast) {
-		tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
-		if (tp->copied_seq != seq)
-			return 0;
-	} else if (BPF_CORE_READ((struct tcp_sock *)sk, copied_seq) != seq) {
+	seq = TCP_CB_U32(skb, seq);
+	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
-	}
-	record_sk(skb, RXLAT_STAGE_SOCK_READ, sk);
+	record_held(skb, RXLAT_STAGE_SOCK_READ, false, netns, sk_group(sk), ooo_held(sk, seq));
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -26,7 +27,7 @@
  * found by its section (plan_prog_of()), or one of plan_extras by name:
  * netns-tests/unit/progs_test.c checks the object against both tables.
  */
-static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
+static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 proto)
 {
 	struct bpf_program *p;
 
@@ -41,6 +42,12 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 		}
 		if (!strcmp(name, PLAN_DROP)) {
 			bpf_program__set_autoload(p, plan->drops);
+			continue;
+		}
+		/* TCP's sock_read needs it to tell held reads (ooo.bpf.h) */
+		if (!strcmp(name, PLAN_OOO)) {
+			bpf_program__set_autoload(p, plan->point[RXLAT_STAGE_SOCK_READ] != P_NONE &&
+							 proto != IPPROTO_UDP);
 			continue;
 		}
 		pp = plan_prog_of(bpf_program__section_name(p));
@@ -149,13 +156,14 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		    bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
+	bc->include_ooo = cfg->include_ooo;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
 	err = store_size(h, cfg);
 	if (!err)
-		err = set_autoload(h->skel, &h->plan);
+		err = set_autoload(h->skel, &h->plan, bc->filter_proto);
 	if (err)
 		goto fail;
 
