@@ -367,7 +367,13 @@ struct rxlat_bpf_config {
 	__u8 filter_ports;  /* only the local ports set in port_bits */
 	__u8 filter_cgroup; /* only sockets of cgroup v2 cgroup_id */
 	__u8 filters;	    /* any of the three: one load when all are off */
-	__u8 pad2[4];
+	/*
+	 * The tcp_do_rcv programs also note out-of-order segments for
+	 * sock_read (collector/attach/ooo.bpf.h), sparing a program per
+	 * segment; 0: rxlat_tp_tcp_ooo does, or nothing needs it.
+	 */
+	__u8 ooo_at_do_rcv;
+	__u8 pad2[3];
 	__u64 cgroup_id;
 	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 	/*

@@ -63,17 +63,31 @@ sock_read_sum()	# FIELD
 	stage_sum sock_read "$1"
 }
 
+# programs named NAME that the running rxlat holds
+rxlat_holds_prog()	# NAME
+{
+	local ids
+	ids=$(cat /proc/"$RXLAT_PID"/fdinfo/* 2>/dev/null | awk '$1 == "prog_id:" { print $2 }' |
+		sort -u | gojq -s -c .)
+	bpftool -j prog show | gojq --argjson ids "$ids" --arg n "$1" \
+		'[.[] | select(.name == $n and ([.id] | inside($ids)))] | length'
+}
+
 # One stream with one segment lost; rxlat with ARGS. Sets EXPECT_HELD and
 # EXPECT_READS from the kernel's counters, after checking the premises.
-ooo_stream()	# CHECK ARGS...
+# OWN_PROG: 1 when the segments are noted by a program of their own (no
+# tcp_do_rcv stage), 0 when the tcp_do_rcv programs note them.
+ooo_stream()	# CHECK OWN_PROG ARGS...
 {
-	local check=$1 recv_pid ofo merge coalesce dsack
-	shift
+	local check=$1 own=$2 recv_pid ofo merge coalesce dsack
+	shift 2
 	need_rxlat nft || return 1
 	require_file build "$TCPSTREAM" "run 'make test-binaries'" || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	nft_drop_one
-	start_rxlat -i "$IF_B" --stages sock_read --proto tcp "$@" || return 1
+	start_rxlat -i "$IF_B" --proto tcp "$@" || return 1
+	assert_eq "${check}_own_program" "$own" "$(rxlat_holds_prog rxlat_tp_tcp_ooo)" \
+		"rxlat_tp_tcp_ooo loaded"
 	t_bg recv in_ns "$NS_B" "$TCPSTREAM" recv --port "$PORT" --bytes "$BYTES" --tap "$IF_B"
 	recv_pid=$BG_PID
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" || t_abort receiver "not ready"
@@ -98,7 +112,8 @@ ooo_stream()	# CHECK ARGS...
 
 held_excluded()
 {
-	ooo_stream excluded || return 1
+	# all stages: tcp_do_rcv's programs note the out-of-order segments
+	ooo_stream excluded 0 || return 1
 	assert_eq held_ooo "$EXPECT_HELD" "$(sock_read_sum .held.ooo)" "reads held behind ooo data"
 	assert_eq held_not_in_histogram "$((EXPECT_READS - EXPECT_HELD))" "$(sock_read_sum .count)" \
 		"sock_read samples"
@@ -108,7 +123,8 @@ held_excluded()
 
 held_included()
 {
-	ooo_stream included --include-ooo || return 1
+	# sock_read alone: a program of its own does
+	ooo_stream included 1 --stages sock_read --include-ooo || return 1
 	assert_eq held_ooo "$EXPECT_HELD" "$(sock_read_sum .held.ooo)" "reads held behind ooo data"
 	assert_eq held_in_histogram "$EXPECT_READS" "$(sock_read_sum .count)" "sock_read samples"
 }

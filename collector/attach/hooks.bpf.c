@@ -434,6 +434,18 @@ static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, co
 		record_in(skb, stage, false, netns, sk_group(sk));
 }
 
+#include "ooo.bpf.h"
+
+/* tcp_do_rcv: a sample, and where sock_read needs it, out-of-order segments noted. */
+static __always_inline void tcp_do_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	if (!filter_sk(sk))
+		return;
+	record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	if (rxlat_cfg.ooo_at_do_rcv)
+		ooo_arrival(sk, skb);
+}
+
 /* ---- fentry set ---------------------------------------------------- */
 
 SEC("fentry/ip_rcv_core")
@@ -459,16 +471,14 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 SEC("fentry/tcp_v4_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v4_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	tcp_do_rcv(sk, skb);
 	return 0;
 }
 
 SEC("fentry/tcp_v6_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	tcp_do_rcv(sk, skb);
 	return 0;
 }
 
@@ -543,8 +553,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(rxlat_tp_tcp_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	tcp_do_rcv(sk, skb);
 	return 0;
 }
 
@@ -571,8 +580,6 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 }
 
 /* ---- both sets ------------------------------------------------------ */
-
-#include "ooo.bpf.h"
 
 /*
  * The copy to the application, for TCP. An skb may be copied in several
