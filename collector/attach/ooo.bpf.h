@@ -49,6 +49,26 @@ struct {
 
 #define TCP_ESTABLISHED_ 1
 
+/*
+ * Per CPU: the socket whose last read found none of its ranges ahead, and
+ * its rcv_ooopack then. While that count stays, no segment of it went to
+ * the out-of-order queue since, and its reads skip the storage lookup: a
+ * busy socket that once lost a segment would pay one per read for good.
+ * The ports are in the key because a socket's memory is soon another's.
+ */
+struct rxlat_ooo_idle {
+	__u64 sk;
+	__u32 ports;
+	__u32 ooopack;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rxlat_ooo_idle);
+} rxlat_ooo_idle SEC(".maps");
+
 /* Sequence number order, with wrap-around (the kernel's before()). */
 static __always_inline bool seq_before(__u32 a, __u32 b)
 {
@@ -139,23 +159,39 @@ int BPF_PROG(rxlat_tp_tcp_ooo, struct sock *sk, struct sk_buff *skb)
  */
 static __always_inline bool ooo_held(struct sock *sk, __u32 seq)
 {
+	__u32 pack = 0, zero = 0, ports = sk->__sk_common.skc_portpair;
+	struct rxlat_ooo_idle *idle = NULL;
+	bool held = false, ahead = false;
 	struct rxlat_ooo *o;
-	bool held = false;
 
-	if (bpf_core_field_exists(struct tcp_sock, rcv_ooopack) && !TCP_SK_U32(sk, rcv_ooopack))
-		return false; /* never had out-of-order data */
+	if (bpf_core_field_exists(struct tcp_sock, rcv_ooopack)) {
+		pack = TCP_SK_U32(sk, rcv_ooopack);
+		if (!pack)
+			return false; /* never had out-of-order data */
+		idle = bpf_map_lookup_elem(&rxlat_ooo_idle, &zero);
+		if (idle && idle->sk == (__u64)sk && idle->ports == ports && idle->ooopack == pack)
+			return false;
+	}
 	o = bpf_sk_storage_get(&rxlat_ooo_ranges, sk, NULL, 0);
-	if (!o)
-		return false;
-	for (int i = 0; i < RXLAT_OOO_RANGES; i++) {
-		__u32 lo = o->lo[i], hi = o->hi[i];
+	if (o) {
+		for (int i = 0; i < RXLAT_OOO_RANGES; i++) {
+			__u32 lo = o->lo[i], hi = o->hi[i];
 
-		if (lo == hi)
-			continue;
-		if (!seq_before(seq, hi))
-			o->lo[i] = o->hi[i] = 0;
-		else if (!seq_before(seq, lo))
-			held = true;
+			if (lo == hi)
+				continue;
+			if (!seq_before(seq, hi)) {
+				o->lo[i] = o->hi[i] = 0;
+				continue;
+			}
+			ahead = true;
+			if (!seq_before(seq, lo))
+				held = true;
+		}
+	}
+	if (idle && !ahead) {
+		idle->sk = (__u64)sk;
+		idle->ports = ports;
+		idle->ooopack = pack;
 	}
 	return held;
 }
