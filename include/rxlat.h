@@ -316,7 +316,7 @@ static inline __u32 rxlat_nr_series(struct rxlat_dims d)
 }
 
 /*
- * The series' histograms live in chunks of RXLAT_CHUNK_SERIES (121 KiB),
+ * The series' histograms live in chunks of RXLAT_CHUNK_SERIES (117 KiB),
  * created as series come into use. Places claimed in a race and left empty
  * cost one each at most per series: twice the series cover them.
  */

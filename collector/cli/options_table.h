@@ -297,7 +297,7 @@ OPTION(MAX_QUEUES, "", "max-queues", UINT(bpf.max_queues), .metavar = "N",
        .range = "%s must be between 1 and 256", .help = "queues with a series of their own",
        .man = "Interfaces and queues that get a series of their own (default 16 each, at most\n"
 	      "256). Further ones share an overflow series named \"other\"; nothing is dropped.\n"
-	      "Map memory follows the series in use: a series gets its histogram (1864\n"
+	      "Map memory follows the series in use: a series gets its histogram (1872\n"
 	      "bytes) with its first sample, in chunks of 64 created as they fill; at start-up\n"
 	      "only a table of 8 bytes per possible series and one chunk are made. Past 64 MiB\n"
 	      "of histograms no chunk is added, and rxlat says on stderr how many samples\n"
