@@ -3,7 +3,8 @@
 #
 # TCP reads held behind out-of-order data. One TCP stream into NS_B loses
 # exactly one data segment on purpose (an nftables rule in NS_B's input
-# drops the 20th data packet of the flow, once); the segments that arrive
+# drops the 20th data packet of the flow, once; a second run drops the 20th
+# and the 26th, two holes at once); the segments that arrive
 # after it, before its retransmission, wait in the out-of-order queue. The
 # kernel counts them (TcpExtTCPOFOQueue, less TcpExtTCPOFOMerge for those it
 # merged away): rxlat must count exactly that many sock_read reads as
@@ -22,7 +23,7 @@ PKTGEN=$BUILD/rxlat-pktgen
 TCPSTREAM=$BUILD/rxlat-tcpstream
 BYTES=${RXLAT_TEST_TCP_BYTES:-4000000}
 PORT=7400
-DROP_NTH=20
+DROP_NTH=(20)
 ATTACH=${RXLAT_TEST_ATTACH:-auto}
 RXLAT_ARGS=(--attach "$ATTACH")
 
@@ -40,18 +41,21 @@ nft_packets()	# NAME
 	in_ns "$NS_B" nft -j list counter inet rxlat_ooo "$1" | gojq '.nftables[] | .counter? // empty | .packets'
 }
 
-# Drops the DROP_NTH-th data packet to PORT, once (numgen counts the data
-# packets, no wrap within a run); counts the data packets let through. A
-# data packet: longer than a bare header with timestamps (52), not the SYN.
-nft_drop_one()
+# Drops the data packets to PORT numbered in DROP_NTH (1 is the first), once
+# each (numgen counts the data packets, no wrap within a run); counts the
+# data packets let through. A data packet: longer than a bare header with
+# timestamps (52), not the SYN.
+nft_drop()
 {
+	local n nums=()
+	for n in "${DROP_NTH[@]}"; do nums+=("$((n - 1))"); done
 	in_ns "$NS_B" nft -f - <<-EOF || t_abort nft "cannot load the nftables rules"
 		table inet rxlat_ooo {
 			counter dropped { }
 			counter passed { }
 			chain input {
 				type filter hook input priority 0; policy accept;
-				tcp dport $PORT tcp flags & syn == 0 meta length > 52 numgen inc mod 1000000000 == $((DROP_NTH - 1)) counter name dropped drop
+				tcp dport $PORT tcp flags & syn == 0 meta length > 52 numgen inc mod 1000000000 { $(IFS=,; echo "${nums[*]}") } counter name dropped drop
 				tcp dport $PORT tcp flags & syn == 0 meta length > 52 counter name passed
 			}
 		}
@@ -84,7 +88,7 @@ ooo_stream()	# CHECK OWN_PROG ARGS...
 	need_rxlat nft || return 1
 	require_file build "$TCPSTREAM" "run 'make test-binaries'" || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	nft_drop_one
+	nft_drop
 	start_rxlat -i "$IF_B" --proto tcp "$@" || return 1
 	assert_eq "${check}_own_program" "$own" "$(rxlat_holds_prog rxlat_tp_tcp_ooo)" \
 		"rxlat_tp_tcp_ooo loaded"
@@ -103,7 +107,7 @@ ooo_stream()	# CHECK OWN_PROG ARGS...
 	dsack=$(($(tcpext TCPDSACKOldSent) + $(tcpext TCPDSACKOfoSent)))
 	log "$check: TCPOFOQueue $ofo TCPOFOMerge $merge TCPRcvCoalesce $coalesce D-SACKs $dsack," \
 		"data packets passed $(nft_packets passed)"
-	assert_eq "${check}_one_segment_dropped" 1 "$(nft_packets dropped)" || return 1
+	assert_eq "${check}_segments_dropped" "${#DROP_NTH[@]}" "$(nft_packets dropped)" || return 1
 	assert_ge "${check}_segments_queued_out_of_order" 1 "$ofo" || return 1
 	assert_eq "${check}_no_coalescing" 0 "$coalesce" "TcpExtTCPRcvCoalesce" || return 1
 	EXPECT_HELD=$((ofo - merge))
@@ -129,9 +133,21 @@ held_included()
 	assert_eq held_in_histogram "$EXPECT_READS" "$(sock_read_sum .count)" "sock_read samples"
 }
 
+# two holes open at once: the ranges after each are noted apart, and the
+# second retransmission, in order when it comes, is no held read
+held_two_holes()
+{
+	DROP_NTH=(20 26)
+	ooo_stream two_holes 0 || return 1
+	assert_eq held_ooo "$EXPECT_HELD" "$(sock_read_sum .held.ooo)" "reads held behind ooo data"
+	assert_eq held_not_in_histogram "$((EXPECT_READS - EXPECT_HELD))" "$(sock_read_sum .count)" \
+		"sock_read samples"
+}
+
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 
 suite_begin
 run_test "held_excluded$SFX" held_excluded
 run_test "held_included$SFX" held_included
+run_test "held_two_holes$SFX" held_two_holes
 suite_end
