@@ -174,17 +174,24 @@ enum rxlat_source {
  * The samples per start-time source come first, in enum rxlat_source order
  * (each sample counts under exactly one source); the hooks count a sample's
  * source before its bucket, which the model relies on (collector/read).
+ * The held counters come after them: a held read (collector/attach/ooo.bpf.h)
+ * is counted there, and is a sample (a source and a bucket) only with
+ * --include-ooo.
  */
 #define RXLAT_COUNT_GROUPS(X)                                                                   \
 	X(SOURCES, "sources", "rxlat_stage_samples_total", "source",                            \
 	  "Samples per start-time source: xdp (the XDP stamp), kernel (skb->tstamp), tc, none " \
-	  "(counted, not measured).")
+	  "(counted, not measured).")                                                           \
+	X(HELD, "held", "rxlat_stage_held_total", "reason",                                     \
+	  "TCP reads held behind out-of-order data (ooo): not in the histogram nor the "        \
+	  "sources unless --include-ooo.")
 
 #define RXLAT_COUNTS(X)                  \
 	X(SRC_XDP, SOURCES, "xdp")       \
 	X(SRC_KERNEL, SOURCES, "kernel") \
 	X(SRC_TC, SOURCES, "tc")         \
-	X(SRC_NONE, SOURCES, "none")
+	X(SRC_NONE, SOURCES, "none")     \
+	X(HELD_OOO, HELD, "ooo")
 
 #define RXLAT_COUNT_GROUP_ENUM_(id, ...) RXLAT_GROUP_##id,
 enum rxlat_count_group { RXLAT_COUNT_GROUPS(RXLAT_COUNT_GROUP_ENUM_) RXLAT_NR_COUNT_GROUPS };
@@ -309,7 +316,7 @@ static inline __u32 rxlat_nr_series(struct rxlat_dims d)
 }
 
 /*
- * The series' histograms live in chunks of RXLAT_CHUNK_SERIES (121 KiB),
+ * The series' histograms live in chunks of RXLAT_CHUNK_SERIES (117 KiB),
  * created as series come into use. Places claimed in a race and left empty
  * cost one each at most per series: twice the series cover them.
  */
@@ -346,7 +353,8 @@ struct rxlat_bpf_config {
 	 */
 	__u8 direct_mem;
 	__u8 by; /* enum rxlat_by: --by */
-	__u8 pad;
+	/* --include-ooo: reads held behind out-of-order data are samples too */
+	__u8 include_ooo;
 	/* Address range of skb_consume_udp(), for the consume_skb fallback. */
 	__u64 udp_consume_lo;
 	__u64 udp_consume_hi;
@@ -359,7 +367,13 @@ struct rxlat_bpf_config {
 	__u8 filter_ports;  /* only the local ports set in port_bits */
 	__u8 filter_cgroup; /* only sockets of cgroup v2 cgroup_id */
 	__u8 filters;	    /* any of the three: one load when all are off */
-	__u8 pad2[4];
+	/*
+	 * The tcp_do_rcv programs also note out-of-order segments for
+	 * sock_read (collector/attach/ooo.bpf.h), sparing a program per
+	 * segment; 0: rxlat_tp_tcp_ooo does, or nothing needs it.
+	 */
+	__u8 ooo_at_do_rcv;
+	__u8 pad2[3];
 	__u64 cgroup_id;
 	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 	/*

@@ -5,7 +5,7 @@
 TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
                  $(BUILD)/rxlat-meta-probe $(BUILD)/meta_probe.bpf.o \
                  $(BUILD)/rxlat_xdp_packet.bpf.o $(BUILD)/xdp_count.bpf.o \
-                 $(BUILD)/tc_count.bpf.o $(BUILD)/rxlat-clockstep
+                 $(BUILD)/tc_count.bpf.o $(BUILD)/rxlat-clockstep $(BUILD)/rxlat-tcpstream
 
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o
@@ -15,6 +15,9 @@ $(BUILD)/rxlat-pktgen: netns-tests/pktgen.c netns-tests/pktgen_payload.c netns-t
 	$(CC) $(CFLAGS) netns-tests/pktgen.c netns-tests/pktgen_payload.c -o $@ -lpcap
 
 $(BUILD)/rxlat-clockstep: netns-tests/clockstep.c | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@
+
+$(BUILD)/rxlat-tcpstream: netns-tests/tcpstream.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c netns-tests/check.h netns-tests/frame.h \

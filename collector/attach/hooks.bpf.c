@@ -356,8 +356,8 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
  * bridge passes up to its own device). Later stages read skb_iif, the last
  * device __netif_receive_skb_core() ran for.
  */
-static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
-				      __u32 netns, __u64 cgid)
+static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, bool at_dev,
+					__u32 netns, __u64 cgid, bool held)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
 	__u32 own = rxlat_cfg.netns_ino, ifindex, queue, qslot, idx, src, if_netns = 0;
@@ -395,6 +395,16 @@ static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bo
 	h = series_hist(idx);
 	if (!h)
 		return;
+	/*
+	 * A read held behind out-of-order data (ooo.bpf.h): counted apart, and
+	 * a sample only with --include-ooo, so that the percentiles are the
+	 * stack's own unless asked otherwise.
+	 */
+	if (held) {
+		__sync_fetch_and_add(&h->counts[RXLAT_COUNT_HELD_OOO], 1);
+		if (!rxlat_cfg.include_ooo)
+			return;
+	}
 	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);
 	if (src == RXLAT_SRC_NONE)
 		return;
@@ -409,6 +419,12 @@ static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bo
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
 }
 
+static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
+				      __u32 netns, __u64 cgid)
+{
+	record_held(skb, stage, at_dev, netns, cgid, false);
+}
+
 /* A stage with a socket. */
 static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, const struct sock *sk)
 {
@@ -416,6 +432,18 @@ static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, co
 
 	if (netns_wanted(netns))
 		record_in(skb, stage, false, netns, sk_group(sk));
+}
+
+#include "ooo.bpf.h"
+
+/* tcp_do_rcv: a sample, and where sock_read needs it, out-of-order segments noted. */
+static __always_inline void tcp_do_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	if (!filter_sk(sk))
+		return;
+	record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	if (rxlat_cfg.ooo_at_do_rcv)
+		ooo_arrival(sk, skb);
 }
 
 /* ---- fentry set ---------------------------------------------------- */
@@ -443,16 +471,14 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 SEC("fentry/tcp_v4_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v4_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	tcp_do_rcv(sk, skb);
 	return 0;
 }
 
 SEC("fentry/tcp_v6_do_rcv")
 int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	tcp_do_rcv(sk, skb);
 	return 0;
 }
 
@@ -527,8 +553,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 SEC("tp_btf/tcp_probe")
 int BPF_PROG(rxlat_tp_tcp_do_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	tcp_do_rcv(sk, skb);
 	return 0;
 }
 
@@ -567,27 +592,22 @@ SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 {
 	struct sock *sk = skb->sk;
-	struct tcp_sock *tp;
-	__u32 seq;
+	__u32 seq, netns;
 
-	if (!sk || sk->sk_protocol != IPPROTO_TCP_ || !netns_wanted(netns_sk(sk)))
+	if (!sk || sk->sk_protocol != IPPROTO_TCP_)
 		return 0;
-	if (!filter_sk(sk))
+	netns = netns_sk(sk);
+	if (!netns_wanted(netns) || !filter_sk(sk))
 		return 0;
 	/*
 	 * Plain loads where the kernel allows them: the control block lies
 	 * inside the skb, and bpf_rdonly_cast() (6.2+) makes the socket a
 	 * tcp_sock to read from; a probe read before.
 	 */
-	seq = *(__u32 *)((void *)skb->cb + bpf_core_field_offset(struct tcp_skb_cb, seq));
-	if (bpf_rdonly_cast) {
-		tp = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct tcp_sock));
-		if (tp->copied_seq != seq)
-			return 0;
-	} else if (BPF_CORE_READ((struct tcp_sock *)sk, copied_seq) != seq) {
+	seq = TCP_CB_U32(skb, seq);
+	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
-	}
-	record_sk(skb, RXLAT_STAGE_SOCK_READ, sk);
+	record_held(skb, RXLAT_STAGE_SOCK_READ, false, netns, sk_group(sk), ooo_held(sk, seq));
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -22,11 +23,24 @@
 #include "hooks_bpf.skel.h"
 
 /*
+ * Where out-of-order segments are noted for sock_read (ooo.bpf.h): in the
+ * tcp_do_rcv programs where they run anyway, else in a program of its own.
+ */
+enum ooo_where { OOO_NONE, OOO_OWN, OOO_AT_DO_RCV };
+
+static enum ooo_where ooo_where(const struct plan *plan, __u8 proto)
+{
+	if (plan->point[RXLAT_STAGE_SOCK_READ] == P_NONE || proto == IPPROTO_UDP)
+		return OOO_NONE;
+	return plan->point[RXLAT_STAGE_TCP_DO_RCV] == P_NONE ? OOO_OWN : OOO_AT_DO_RCV;
+}
+
+/*
  * Every program of hooks.bpf.c is one of the stage table's attach points,
  * found by its section (plan_prog_of()), or one of plan_extras by name:
  * netns-tests/unit/progs_test.c checks the object against both tables.
  */
-static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
+static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 proto)
 {
 	struct bpf_program *p;
 
@@ -41,6 +55,11 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan)
 		}
 		if (!strcmp(name, PLAN_DROP)) {
 			bpf_program__set_autoload(p, plan->drops);
+			continue;
+		}
+		/* TCP's sock_read needs it to tell held reads, unless tcp_do_rcv does */
+		if (!strcmp(name, PLAN_OOO)) {
+			bpf_program__set_autoload(p, ooo_where(plan, proto) == OOO_OWN);
 			continue;
 		}
 		pp = plan_prog_of(bpf_program__section_name(p));
@@ -149,13 +168,15 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		    bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
+	bc->include_ooo = cfg->include_ooo;
+	bc->ooo_at_do_rcv = ooo_where(&h->plan, bc->filter_proto) == OOO_AT_DO_RCV;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
 	err = store_size(h, cfg);
 	if (!err)
-		err = set_autoload(h->skel, &h->plan);
+		err = set_autoload(h->skel, &h->plan, bc->filter_proto);
 	if (err)
 		goto fail;
 

@@ -96,7 +96,8 @@ unsigned int plan_prog_protos(const struct plan_prog *pp);
 
 /*
  * The programs of hooks.bpf.c outside the stage table, by name: the direct
- * read probe (loaded alone by probe.c, never with the hooks) and --drops.
+ * read probe (loaded alone by probe.c, never with the hooks), --drops, and
+ * the out-of-order tracker of TCP's sock_read.
  */
 struct plan_extra {
 	const char *name;
@@ -104,7 +105,8 @@ struct plan_extra {
 };
 #define PLAN_PROBE_MEM "rxlat_probe_mem"
 #define PLAN_DROP      "rxlat_tp_drop"
-extern const struct plan_extra plan_extras[2];
+#define PLAN_OOO       "rxlat_tp_tcp_ooo" /* with sock_read: reads held behind ooo data */
+extern const struct plan_extra plan_extras[3];
 
 /* ---- probe.c: what this kernel offers ------------------------------ */
 

@@ -48,6 +48,7 @@ struct rxlat_config {
 	unsigned int prom_buckets; /* exported buckets per power of two */
 	char cgroup_path[256];	   /* --cgroup, empty when off */
 	bool drops;		   /* --drops: count stamped packets the kernel drops */
+	bool include_ooo;	   /* --include-ooo: held reads are samples too */
 	unsigned int slow_rate;	   /* --slow-rate: records a second per CPU */
 	/*
 	 * What the hooks read (include/rxlat.h), set here as the options are

@@ -80,6 +80,17 @@ OPTION(STAGES, "", "stages", STRING(parse_stages), .metavar = "LIST",
        .help = "comma-separated stages to attach (default: all)",
        .man = "Comma-separated stages to attach; default all.\n")
 
+OPTION(INCLUDE_OOO, "", "include-ooo", FLAG(include_ooo),
+       .help = "count TCP reads held behind out-of-order data in the sock_read histogram too",
+       .man = "Count the TCP reads that waited behind out-of-order data (the segments after\n"
+	      "a lost one, queued until its retransmission arrived) as\n"
+	      ".B sock_read\n"
+	      "samples too. Without it they are only counted, as\n"
+	      ".BR \"held ooo\" ,\n"
+	      "and left out of the histogram, its sources and\n"
+	      ".BR \\-\\-slow :\n"
+	      "their latency is the loss recovery's, not the stack's. See HELD READS.\n")
+
 OPTION(ATTACH, "", "attach",
        CHOICE(attach, [RXLAT_ATTACH_AUTO] = "auto", [RXLAT_ATTACH_FENTRY] = "fentry",
 	      [RXLAT_ATTACH_FALLBACK] = "fallback"),
@@ -155,8 +166,8 @@ OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(P
        .range = "%s %.0f: choose 1, 2, 4 or 8 buckets per power of two",
        .help = "exported buckets per power of two",
        .man = "Exported buckets per power of two (default 2), each the exact sum of the\n"
-	      "map's own 8: fewer series per histogram (36, 64, 120 or 232 with the sum,\n"
-	      "count and sources).\n")
+	      "map's own 8: fewer series per histogram (37, 65, 121 or 233 with the sum,\n"
+	      "count, sources and held counter).\n")
 
 OPTION(PROTO, "", "proto", CHOICE(bpf.filter_proto, [IPPROTO_TCP] = "tcp", [IPPROTO_UDP] = "udp"),
        .help = "only packets of this protocol",
@@ -297,7 +308,7 @@ OPTION(MAX_QUEUES, "", "max-queues", UINT(bpf.max_queues), .metavar = "N",
        .range = "%s must be between 1 and 256", .help = "queues with a series of their own",
        .man = "Interfaces and queues that get a series of their own (default 16 each, at most\n"
 	      "256). Further ones share an overflow series named \"other\"; nothing is dropped.\n"
-	      "Map memory follows the series in use: a series gets its histogram (1864\n"
+	      "Map memory follows the series in use: a series gets its histogram (1872\n"
 	      "bytes) with its first sample, in chunks of 64 created as they fill; at start-up\n"
 	      "only a table of 8 bytes per possible series and one chunk are made. Past 64 MiB\n"
 	      "of histograms no chunk is added, and rxlat says on stderr how many samples\n"

@@ -205,6 +205,13 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 
 	print_labels(f, s);
 	for (int g = 0; g < RXLAT_NR_COUNT_GROUPS; g++) {
+		bool any = g == RXLAT_GROUP_SOURCES;
+
+		/* the groups after the sources only where they counted something */
+		for (i = 0; i < RXLAT_NR_COUNTS && !any; i++)
+			any = rxlat_count_group_of[i] == (enum rxlat_count_group)g && st->counts[i];
+		if (!any)
+			continue;
 		fprintf(f, "  (%s:", rxlat_count_groups[g].name);
 		for (i = 0; i < RXLAT_NR_COUNTS; i++)
 			if (rxlat_count_group_of[i] == (enum rxlat_count_group)g)

@@ -185,6 +185,7 @@ static inline void text_fixture(struct rxlat_series *s, size_t *n, struct rxlat_
 	s[4].st.sum_ns = 12345 + 999999;
 	s[4].st.max_ns = 999999;
 	s[4].st.sources[RXLAT_SRC_TC] = 2;
+	s[4].st.counts[RXLAT_COUNT_HELD_OOO] = 3; /* printed: not 0 */
 	*n = 5;
 
 	memset(x, 0, 2 * sizeof(*x));

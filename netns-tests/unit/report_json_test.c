@@ -109,7 +109,7 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 	size_t n = 0, j;
 	__u32 i;
 
-	expect_keys(o, "series", 13);
+	expect_keys(o, "series", 14);
 	expect_str(o, "stage", rxlat_label_of(s, "stage")->str);
 	expect_str(o, "ifname", ifname);
 	expect_u64(o, "ifindex", rxlat_label_of(s, "ifindex")->num);
@@ -154,6 +154,12 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 		expect_u64(src, "tc", s->st.sources[RXLAT_SRC_TC]);
 		expect_u64(src, "none", s->st.sources[RXLAT_SRC_NONE]);
 	}
+	/* in every series, 0 included: JSON readers see a fixed shape */
+	src = get(o, "held", json_type_object);
+	if (src) {
+		expect_keys(src, "held", 1);
+		expect_u64(src, "ooo", s->st.counts[RXLAT_COUNT_HELD_OOO]);
+	}
 }
 
 static void test_json(void)
@@ -180,6 +186,7 @@ static void test_json(void)
 	s[0].st.sources[RXLAT_SRC_KERNEL] = 1;
 	s[0].st.sources[RXLAT_SRC_TC] = 1;
 	s[0].st.sources[RXLAT_SRC_NONE] = 9;
+	s[0].st.counts[RXLAT_COUNT_HELD_OOO] = 2;
 	pct_a[0] = 1024 + 127 / 3;		     /* rank 3: first of bucket 33 */
 	pct_a[1] = pct_a[2] = pct_a[3] = 1ULL << 35; /* rank 6: the max */
 

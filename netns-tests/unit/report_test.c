@@ -416,7 +416,7 @@ static const char text_want[] =
     "udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n"
     "count 0\n"
     "\n"
-    "sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)\n"
+    "sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)  (held: ooo=3)\n"
     "     usecs               : count     distribution\n"
     "     8.192 -> 16.383     : 1        "
     "|****************************************|\n"
