@@ -24,3 +24,9 @@ deb:
 	cd $(BUILD)/deb/rxlat-$(VERSION) && env -u BUILD dpkg-buildpackage -b -us -uc
 	cp $(BUILD)/deb/rxlat_$(VERSION)_$(DEB_ARCH).deb $(DEB)
 	lintian --allow-root --fail-on error $(DEB)
+
+# The image: a Debian root made by mmdebstrap with the package installed,
+# cut down to rxlat and its libraries, FROM scratch (no registry needed).
+.PHONY: image
+image: deb
+	./scripts/image.sh $(DEB) $(IMAGE)
