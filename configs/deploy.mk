@@ -30,3 +30,10 @@ deb:
 .PHONY: image
 image: deb
 	./scripts/image.sh $(DEB) $(IMAGE)
+
+# netns-tests/deploy.sh alone (it is also a part of make test): the
+# package, the image and the DaemonSet; builds the deb and the image itself
+.PHONY: test-deploy
+test-deploy:
+	$(MAKE) all test-binaries
+	BUILD=$(BUILD) ./netns-tests/deploy.sh
