@@ -61,12 +61,23 @@ podman_conf()	# FILE
 }
 
 # ------------------------------------------------------------ clean-up
-# What lib.sh's clean-up does not know: mounts in a root, containers and
-# images. A test adds them to DEP_MOUNTS, DEP_CONTAINERS, DEP_IMAGES.
+# What lib.sh's clean-up does not know: mounts in a root, containers,
+# images, and mmdebstrap at work (with mounts of its own in its root). A
+# test adds them to DEP_MOUNTS, DEP_CONTAINERS, DEP_IMAGES, DEP_PIDS.
 
 dep_cleanup()
 {
-	local i
+	local i m kids
+	# mmdebstrap undoes its mounts on SIGTERM: let it, before anything
+	# under T_DIR is removed
+	for i in "${DEP_PIDS[@]}"; do
+		# image.sh's mmdebstrap too: a shell waits for its child first
+		mapfile -t kids < <(ps -o pid= --ppid "$i" 2>/dev/null)
+		kill -TERM "${kids[@]}" "$i" 2>/dev/null
+	done
+	for i in "${DEP_PIDS[@]}"; do
+		t_wait_pid "$i" 30 >/dev/null 2>&1 || kill -KILL "$i" 2>/dev/null
+	done
 	for i in "${DEP_CONTAINERS[@]}"; do
 		podman rm -f -t 0 "$i" >/dev/null 2>&1
 	done
@@ -76,6 +87,12 @@ dep_cleanup()
 	for ((i = ${#DEP_MOUNTS[@]} - 1; i >= 0; i--)); do
 		umount -l "${DEP_MOUNTS[i]}" 2>/dev/null
 	done
+	# and whatever a process killed in its clean-up left mounted there
+	if [[ -n ${T_DIR:-} ]]; then
+		while read -r m; do
+			umount -l "$m" 2>/dev/null
+		done < <(awk -v d="$T_DIR/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r)
+	fi
 	# never rm -rf across a mount that is still there (/dev bound in a root)
 	if [[ -n ${T_DIR:-} ]] && awk -v d="$T_DIR/" 'index($2, d) == 1 { f = 1 } END { exit !f }' /proc/self/mounts; then
 		echo "# mounts left under $T_DIR: not removed"
@@ -86,7 +103,7 @@ dep_cleanup()
 # The test's own EXIT trap: these first, then lib.sh's, with the status.
 dep_begin()
 {
-	DEP_MOUNTS=() DEP_CONTAINERS=() DEP_IMAGES=()
+	DEP_MOUNTS=() DEP_CONTAINERS=() DEP_IMAGES=() DEP_PIDS=()
 	trap 'rc=$?; dep_cleanup; (exit $rc); _t_cleanup' EXIT
 	podman_conf "$T_DIR/containers.conf"
 }
@@ -98,13 +115,15 @@ sweep_dead_runs()
 {
 	local name pid m
 	podman_conf "$(mktemp /tmp/rxlat-dep-conf.XXXXXX)"
-	for name in $(podman ps -a --format '{{.Names}}' 2>/dev/null) \
-		$(podman images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null); do
-		name=${name#localhost/}
+	for name in $(podman ps -a --format '{{.Names}}' 2>/dev/null); do
 		[[ $name == "$RXLAT_T_PREFIX"[0-9]* ]] || continue
 		pid=${name#"$RXLAT_T_PREFIX"} pid=${pid%%[!0-9]*}
-		kill -0 "$pid" 2>/dev/null && continue
-		podman rm -f -t 0 "$name" >/dev/null 2>&1 || podman rmi -f "localhost/$name" >/dev/null 2>&1
+		kill -0 "$pid" 2>/dev/null || podman rm -f -t 0 "$name" >/dev/null 2>&1
+	done
+	for name in $(podman images --format '{{.Repository}}:{{.Tag}}' 2>/dev/null); do
+		[[ $name == "localhost/$RXLAT_T_PREFIX"[0-9]* ]] || continue
+		pid=${name#"localhost/$RXLAT_T_PREFIX"} pid=${pid%%[!0-9]*}
+		kill -0 "$pid" 2>/dev/null || podman rmi -f "$name" >/dev/null 2>&1
 	done
 	while read -r m; do
 		pid=${m#/tmp/"$RXLAT_T_PREFIX"} pid=${pid%%[!0-9]*}
@@ -229,8 +248,19 @@ make_root()	# DIR
 {
 	local deps
 	deps=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | awk '{ print $1 }' | paste -sd , -)
-	TMPDIR=$T_DIR mmdebstrap --quiet --variant=minbase --include="$deps" bookworm "$1" \
-		>"$T_DIR/mmdebstrap.log" 2>&1
+	dep_run "$T_DIR/mmdebstrap.log" env TMPDIR="$T_DIR" mmdebstrap --quiet --variant=minbase \
+		--include="$deps" bookworm "$1"
+}
+
+# CMD in the background, its output in LOG, waited for: a stop signal
+# ends the wait at once, and the clean-up stops CMD (DEP_PIDS)
+dep_run()	# LOG CMD...
+{
+	local log=$1
+	shift
+	"$@" >"$log" 2>&1 &
+	DEP_PIDS+=("$!")
+	wait "$!"
 }
 
 root_mount()	# ROOT
@@ -415,7 +445,7 @@ test_image()
 	IMAGE=localhost/$T_PREFIX:test
 	DEP_IMAGES+=("$IMAGE")
 	t0=$SECONDS
-	if TMPDIR=$T_DIR ./scripts/image.sh "$DEB" "$IMAGE" >"$T_DIR/image.log" 2>&1; then
+	if dep_run "$T_DIR/image.log" env TMPDIR="$T_DIR" ./scripts/image.sh "$DEB" "$IMAGE"; then
 		pass image_builds
 	else
 		t_abort image_builds "$(grep -v mount "$T_DIR/image.log" | tail -n 2)"

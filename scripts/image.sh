@@ -34,7 +34,8 @@ for c in mmdebstrap podman; do
 done
 
 work=$(mktemp -d -t rxlat-image.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# never across a mount: mmdebstrap's, in its root, while it undoes them
+trap 'rm -rf --one-file-system "$work"' EXIT
 full=$work/full slim=$work/slim
 
 # file-mirror-automount makes the local .deb visible inside the root
