@@ -359,6 +359,8 @@ test_deb()
 	else
 		fail apt_purge "$(tail -n 2 "$T_DIR/purge.log")"
 	fi
+	assert_eq purge_forgotten "" "$(chroot "$root" dpkg-query -W -f '${Status}' rxlat 2>/dev/null)" \
+		"dpkg's status of rxlat after the purge"
 	after=$(root_files "$root")
 	assert_eq purge_leaves_nothing "" "$(diff <(echo "$before") <(echo "$after") | grep '^[<>]' | paste -sd ' ' -)" \
 		"files that differ from before the install"
