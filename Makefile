@@ -67,6 +67,7 @@ include netns-tests/tests.mk
 include netns-tests/unit/unit.mk
 include netns-tests/vm/vm.mk
 include bench/bench.mk
+include configs/deploy.mk
 
 .PHONY: all deps test lint format install uninstall clean demo vmtest bench
 

@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make test: the suite on the host kernel, then inside Debian's 6.1 and 6.12
-# kernels under QEMU (make vmtest), then rxlat on real NIC drivers under QEMU
-# (netns-tests/vm/drivers.sh). Ends with a summary of which kernel ran which
+# make test: the suite on the host kernel, then rxlat installed as operators
+# install it (netns-tests/deploy.sh: the package, the image, the DaemonSet),
+# then inside Debian's 6.1 and 6.12 kernels under QEMU (make vmtest), then
+# rxlat on real NIC drivers under QEMU (netns-tests/vm/drivers.sh). Ends with a summary of which kernel ran which
 # attach set, a line per driver, and one line "N passed, M failed, K skipped"
 # over all of them.
 #
@@ -74,12 +75,12 @@ run_part()	# NAME CMD...
 passed=0 failed=0 skipped=0 rows=()
 
 # P, F and S of the last "N passed, M failed, K skipped" line that follows
-# PREFIX (taken literally) in $log; a line without the skipped count (an
-# older run.sh) counts 0 skipped.
-take_counts()	# PREFIX
+# PREFIX (taken literally) in $log, after its line FROM if given; a line
+# without the skipped count (an older run.sh) counts 0 skipped.
+take_counts()	# PREFIX [FROM]
 {
 	local line
-	line=$(awk -v p="$1" 'p == "" || substr($0, 1, length(p)) == p' "$log" |
+	line=$(awk -v p="$1" -v from="${2:-0}" 'NR > from && (p == "" || substr($0, 1, length(p)) == p)' "$log" |
 		grep -E "[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$" | tail -n 1)
 	line=${line#"$1"}
 	[[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed(,\ ([0-9]+)\ skipped)?$ ]] || return 1
@@ -100,6 +101,23 @@ if take_counts ""; then
 else
 	((failed++))
 	rows+=("host $(uname -r): FAIL no result line")
+fi
+
+# the package, the image and the DaemonSet (a few minutes; the lines of
+# this part alone are counted)
+if [[ -z $deadline_hit ]]; then
+	echo "# === deploy: the package, the image, the DaemonSet"
+	t0=$SECONDS from=$(wc -l <"$log")
+	run_part "deploy (deploy.sh)" ./netns-tests/deploy.sh
+	if [[ -n $deadline_hit ]]; then
+		: # said in the summary
+	elif take_counts "" "$from"; then
+		((passed += P, failed += F, skipped += S))
+		rows+=("deploy (deb, image, DaemonSet): $P passed, $F failed, $S skipped, in $(((SECONDS - t0) / 60)) min")
+	else
+		((failed++))
+		rows+=("deploy (deb, image, DaemonSet): FAIL no result line")
+	fi
 fi
 
 if [[ -n $deadline_hit ]]; then

@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+# What operators install: the Debian package (make deb), the container
+# image (make image), the DaemonSet (configs/rxlat-daemonset.yaml).
+# Included from the top Makefile.
+
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+DEB      := $(BUILD)/rxlat_$(VERSION)_$(DEB_ARCH).deb
+IMAGE    ?= localhost/rxlat:$(VERSION)
+
+.PHONY: deb
+
+# dpkg-buildpackage writes next to the source tree: the source is copied
+# to build/deb/rxlat-VERSION, so its outputs land in build/deb, and the
+# .deb is copied to build/. debian/changelog is made there from VERSION,
+# the one place the version is set.
+deb:
+	rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/rxlat-$(VERSION)
+	tar -c --exclude-vcs --exclude=./$(BUILD) --exclude=./build . | \
+		tar -x -C $(BUILD)/deb/rxlat-$(VERSION)
+	{ echo "rxlat ($(VERSION)) unstable; urgency=medium"; echo; \
+	  echo "  * rxlat $(VERSION)."; echo; \
+	  echo " -- $$(sed -n 's/^Maintainer: //p' debian/control)  $$(git log -1 --format=%cD 2>/dev/null || date -R)"; \
+	} > $(BUILD)/deb/rxlat-$(VERSION)/debian/changelog
+	cd $(BUILD)/deb/rxlat-$(VERSION) && env -u BUILD dpkg-buildpackage -b -us -uc
+	cp $(BUILD)/deb/rxlat_$(VERSION)_$(DEB_ARCH).deb $(DEB)
+	lintian --allow-root --fail-on error $(DEB)
+
+# The image: a Debian root made by mmdebstrap with the package installed,
+# cut down to rxlat and its libraries, FROM scratch (no registry needed).
+.PHONY: image
+image: deb
+	./scripts/image.sh $(DEB) $(IMAGE)
+
+# netns-tests/deploy.sh alone (it is also a part of make test): the
+# package, the image and the DaemonSet; builds the deb and the image itself
+.PHONY: test-deploy
+test-deploy:
+	$(MAKE) all test-binaries
+	BUILD=$(BUILD) ./netns-tests/deploy.sh
