@@ -22,17 +22,45 @@
 declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
 	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native")
 
-# vmc_table LINES LOAD UNIT CONF...: the per-program table of one load
+# vmc_summary LINES: "CONF LOAD PROGRAM TYPE RUNS/UNIT NS/RUN UNITS" per
+# program that ran, in the order first seen: runs per frame over all the
+# repetitions, and the median over them of ns per run (a host that
+# preempts the emulated CPU while a program runs inflates that run, now
+# and then by milliseconds: the median leaves such repetitions out)
+vmc_summary()
+{
+	awk '
+	$4 == "units" { k = $2 SUBSEP $3; u[k] += $5; next }
+	$4 == "prog" && $7 > 0 {
+		k = $2 SUBSEP $3 SUBSEP $5
+		if (!(k in n)) { order[++np] = k; ty[k] = $6; cl[k] = $2 SUBSEP $3 }
+		c[k] += $7; v[k, ++n[k]] = $8 / $7
+	}
+	END {
+		for (i = 1; i <= np; i++) {
+			k = order[i]; m = n[k]
+			# insertion sort of the m values, then the median
+			for (a = 2; a <= m; a++)
+				for (b = a; b > 1 && v[k, b - 1] > v[k, b]; b--) {
+					x = v[k, b]; v[k, b] = v[k, b - 1]; v[k, b - 1] = x
+				}
+			med = m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
+			split(k, f, SUBSEP)
+			if (u[cl[k]] > 0)
+				printf "%s %s %s %s %.4f %.1f %d\n", f[1], f[2], f[3], ty[k], c[k] / u[cl[k]], med, u[cl[k]]
+		}
+	}' <<<"$1"
+}
+
+# vmc_table SUMMARY LOAD UNIT CONF...: the per-program table of one load
 vmc_table()
 {
-	local lines=$1 load=$2 unit=$3
+	local sum=$1 load=$2 unit=$3
 	shift 3
 	awk -v load="$load" -v unit="$unit" -v confs="$*" '
-	$2 !~ /^(pass|floor)$/ && $3 == load && $4 == "units" { u[$2] += $5 }
-	$2 !~ /^(pass|floor)$/ && $3 == load && $4 == "prog" {
-		k = $2 SUBSEP $5
-		c[k] += $7; t[k] += $8
-		if (!($5 in ty)) { ty[$5] = $6; order[++np] = $5 }
+	$2 == load {
+		k = $1 SUBSEP $3; r[k] = $5; ns[k] = $6
+		if (!($3 in ty)) { ty[$3] = $4; order[++np] = $3 }
 	}
 	END {
 		nc = split(confs, cf, " ")
@@ -47,10 +75,10 @@ vmc_table()
 			p = order[i]; line = sprintf("   %-28s", p); any = 0
 			for (j = 1; j <= nc; j++) {
 				k = cf[j] SUBSEP p
-				if (c[k] > 0 && u[cf[j]] > 0) {
-					line = line sprintf(" | %8.2f %8.0f %8.1f", c[k] / u[cf[j]], t[k] / c[k], t[k] / u[cf[j]])
-					tot[j] += t[k] / u[cf[j]]; any = 1
-					if (ty[p] == "xdp" || ty[p] == "sched_cls") st[j] += t[k] / u[cf[j]]
+				if (k in r) {
+					line = line sprintf(" | %8.2f %8.0f %8.1f", r[k], ns[k], r[k] * ns[k])
+					tot[j] += r[k] * ns[k]; any = 1
+					if (ty[p] == "xdp" || ty[p] == "sched_cls") st[j] += r[k] * ns[k]
 				} else
 					line = line sprintf(" | %8s %8s %8s", "-", "-", "-")
 			}
@@ -63,26 +91,25 @@ vmc_table()
 		for (j = 1; j <= nc; j++)
 			printf " | %8s %8s %7.0f%%", "", "", (tot[j] > 0 ? 100 * st[j] / tot[j] : 0)
 		printf "\n"
-	}' <<<"$lines"
+	}' <<<"$sum"
 }
 
-# vmc_figure LINES CONF LOAD WHAT: "total stamper units" over the rounds,
-# ns per unit (WHAT: total, stamper, or units)
+# vmc_figure SUMMARY CONF LOAD WHAT: ns per frame of all CONF's programs
+# (WHAT total), of its stamper (stamper), or the frames (units)
 vmc_figure()
 {
 	awk -v c="$2" -v l="$3" -v w="$4" '
-	$2 == c && $3 == l && $4 == "units" { u += $5 }
-	$2 == c && $3 == l && $4 == "prog" { t += $8; if ($6 == "xdp" || $6 == "sched_cls") s += $8 }
+	$1 == c && $2 == l { u = $7; t += $5 * $6; if ($4 == "xdp" || $4 == "sched_cls") s += $5 * $6 }
 	END {
 		if (w == "units") { print u + 0; exit }
 		if (u <= 0) { print "-"; exit }
-		printf "%.1f\n", (w == "stamper" ? s : t) / u
+		printf "%.1f\n", (w == "stamper" ? s : t)
 	}' <<<"$1"
 }
 
 part_vmcost()
 {
-	local log="$T_DIR/vmcost.log" lines confs="xdp tc" c l x s u t0=$SECONDS unit
+	local log="$T_DIR/vmcost.log" lines sum confs="xdp tc" c l x s u t0=$SECONDS unit
 	local vbuild="$BUILD/vmcost"
 	rm -rf "$vbuild"
 	if [ -n "${BENCH_VMCOST_BASE:-}" ]; then
@@ -101,6 +128,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		note "the VM of part C failed: see its last lines below"
 	rm -rf "$vbuild"
 	lines=$(sed -n 's/^\[6.12\] \(vmcost .*\)$/\1/p' "$log")
+	sum=$(vmc_summary "$lines")
 	echo
 	echo "C. BPF cost per UDP datagram and per TCP segment, fentry set: Debian 6.12 under QEMU (TCG),"
 	echo "   veth between two namespaces of the guest (sender TSO/GSO off, receiver GRO on),"
@@ -122,21 +150,21 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		unit=dg
 		[ "$l" = tcp ] && unit=seg
 		# shellcheck disable=SC2086 # a list of configurations
-		vmc_table "$lines" "$l" "$unit" $confs
+		vmc_table "$sum" "$l" "$unit" $confs
 		echo
 	done
 	for l in udp tcp; do
 		printf '   %s, alone in native XDP: XDP_PASS %s ns/frame, XDP floor (meta, no clock, no map) %s ns/frame\n' \
-			"$l" "$(vmc_figure "$lines" pass "$l" total)" "$(vmc_figure "$lines" floor "$l" total)"
+			"$l" "$(vmc_figure "$sum" pass "$l" total)" "$(vmc_figure "$sum" floor "$l" total)"
 	done
 	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
 	for c in $confs; do
 		for l in udp tcp; do
 			unit="UDP datagram"
 			[ "$l" = tcp ] && unit="TCP segment"
-			t=$(vmc_figure "$lines" "$c" "$l" total)
-			s=$(vmc_figure "$lines" "$c" "$l" stamper)
-			u=$(vmc_figure "$lines" "$c" "$l" units)
+			t=$(vmc_figure "$sum" "$c" "$l" total)
+			s=$(vmc_figure "$sum" "$c" "$l" stamper)
+			u=$(vmc_figure "$sum" "$c" "$l" units)
 			[ "$t" = - ] && continue
 			x=$(calc 'sprintf("%.0f", 100 * s / t)' -v s="$s" -v t="$t")
 			if [ "$c" = xdp ] && [ "$l" = tcp ]; then

@@ -14,7 +14,10 @@
 # in the same run; pass, floor: bench/xdp_pass.bpf.c or bench/xdp_floor.bpf.c
 # alone in native XDP, the least an XDP program and an XDP stamper cost per
 # frame), alternated over BENCH_VMCOST_ROUNDS rounds, rxlat (all
-# stages, its defaults otherwise) is started afresh and takes two loads:
+# stages, its defaults otherwise) is started afresh and takes two loads,
+# BENCH_VMCOST_REPS times each (short repetitions: a host that preempts the
+# emulated CPU inflates the run time of whatever program runs then, and the
+# host side takes the median over the repetitions):
 #
 #   udp  BENCH_VMCOST_UDP datagrams of rxlat-pktgen (8 flows, paced at
 #        BENCH_VMCOST_PPS), received by rxlat-pktgen recv
@@ -39,6 +42,7 @@ PKTGEN=$BUILD/rxlat-pktgen
 PORT=7400
 CONFS=${BENCH_VMCOST_CONFS:-xdp tc}
 ROUNDS=${BENCH_VMCOST_ROUNDS:-2}
+REPS=${BENCH_VMCOST_REPS:-3}
 UDP_N=${BENCH_VMCOST_UDP:-20000}
 PPS=${BENCH_VMCOST_PPS:-10000}
 TCP_BYTES=${BENCH_VMCOST_TCP_BYTES:-40M}
@@ -108,6 +112,16 @@ measure()	# CONF LOAD
 	pass "${conf}_$load"
 }
 
+# REPS times each load, with the same programs attached
+measure_reps()	# CONF
+{
+	local i
+	for ((i = 0; i < REPS; i++)); do
+		measure "$1" udp
+		measure "$1" tcp
+	done
+}
+
 bench_cost()
 {
 	local r c old args
@@ -129,8 +143,7 @@ bench_cost()
 				ip -n "$NS_B" link set dev "$IF_B" xdpdrv obj "$BUILD/xdp_$c.bpf.o" sec xdp ||
 					t_abort "$c" "cannot attach $BUILD/xdp_$c.bpf.o"
 				PROG_IDS=$(link_xdp_prog "$NS_B" "$IF_B")
-				measure "$c" udp
-				measure "$c" tcp
+				measure_reps "$c"
 				ip -n "$NS_B" link set dev "$IF_B" xdpdrv off
 				continue
 				;;
@@ -141,8 +154,7 @@ bench_cost()
 			esac
 			start_rxlat -i "$IF_B" -r 5 "${args[@]}" || return 1
 			PROG_IDS=$(proc_bpf_prog_ids "$RXLAT_PID")
-			measure "$c" udp
-			measure "$c" tcp
+			measure_reps "$c"
 			stop_rxlat >/dev/null || return 1
 		done
 	done
