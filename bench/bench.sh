@@ -96,7 +96,7 @@
 #   BENCH_ATTACH_ROUNDS   rounds of part A (default 2)
 #   BENCH_VM_ROUNDS       rounds of part V (default 2)
 #   BENCH_VMCOST_ROUNDS   rounds of part C (default 3)
-#   BENCH_VMCOST_UDP      datagrams per UDP load of part C (default 20000)
+#   BENCH_VMCOST_UDP      datagrams per UDP load of part C (default 10000)
 #   BENCH_VMCOST_TCP_BYTES bytes per TCP load of part C (default 40M)
 #   BENCH_VMCOST_BASE     an rxlat binary part C measures beside this one
 #                         (say, a build of an earlier stamper)
@@ -144,7 +144,7 @@ ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
 COLL_SECS=${BENCH_COLL_SECONDS:-30}
 VMC_ROUNDS=${BENCH_VMCOST_ROUNDS:-3}
-VMC_UDP=${BENCH_VMCOST_UDP:-20000}
+VMC_UDP=${BENCH_VMCOST_UDP:-10000}
 VMC_TCP_BYTES=${BENCH_VMCOST_TCP_BYTES:-40M}
 PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm vmcost}
 PIN=${BENCH_PIN:-off}

@@ -107,6 +107,27 @@ vmc_figure()
 	}' <<<"$1"
 }
 
+# vmc_net SUMMARY CONF...: what any program that runs per frame pays here
+# before doing anything (XDP's call, bpf_stats' own clock reads: XDP_PASS
+# alone), and the XDP stamper's share of the total without it
+vmc_net()
+{
+	local sum=$1 c l t s x
+	shift
+	for c in "$@"; do
+		[[ $c == xdp* ]] || continue
+		for l in udp tcp; do
+			t=$(vmc_figure "$sum" "$c" "$l" total)
+			s=$(vmc_figure "$sum" "$c" "$l" stamper)
+			x=$(vmc_figure "$sum" pass "$l" total)
+			{ [ "$t" = - ] || [ "$x" = - ]; } && continue
+			printf '   %s, %s: stamper less XDP_PASS %s ns/frame; its share of the total less XDP_PASS %s%%\n' \
+				"$l" "$c" "$(calc 'sprintf("%.1f", s - x)' -v s="$s" -v x="$x")" \
+				"$(calc 'sprintf("%.0f", 100 * (s - x) / (t - x))' -v s="$s" -v x="$x" -v t="$t")"
+		done
+	done
+}
+
 part_vmcost()
 {
 	local log="$T_DIR/vmcost.log" lines sum confs="xdp tc" c l x s u t0=$SECONDS unit
@@ -118,7 +139,7 @@ part_vmcost()
 		cp "$BENCH_VMCOST_BASE" "$vbuild/rxlat-base" || die "cannot copy $BENCH_VMCOST_BASE"
 		confs="xdp-base xdp tc"
 	fi
-	note "part C: rxlat's BPF cost per packet in the 6.12 VM (boot included, about 4 min)"
+	note "part C: rxlat's BPF cost per packet in the 6.12 VM (boot included, about 5 min)"
 	VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-1800} BUILD=$BUILD VMTEST_ENV="
 export BENCH_VMCOST_CONFS='pass floor $confs'
 export BENCH_VMCOST_ROUNDS=$VMC_ROUNDS
@@ -157,6 +178,8 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		printf '   %s, alone in native XDP: XDP_PASS %s ns/frame, XDP floor (meta, no clock, no map) %s ns/frame\n' \
 			"$l" "$(vmc_figure "$sum" pass "$l" total)" "$(vmc_figure "$sum" floor "$l" total)"
 	done
+	# shellcheck disable=SC2086 # a list of configurations
+	vmc_net "$sum" $confs
 	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
 	for c in $confs; do
 		for l in udp tcp; do
