@@ -139,7 +139,7 @@ part_vmcost()
 		cp "$BENCH_VMCOST_BASE" "$vbuild/rxlat-base" || die "cannot copy $BENCH_VMCOST_BASE"
 		confs="xdp-base xdp tc"
 	fi
-	note "part C: rxlat's BPF cost per packet in the 6.12 VM (boot included, about 5 min)"
+	note "part C: rxlat's BPF cost per packet in the 6.12 VM (boot included, about 4 min)"
 	VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-1800} BUILD=$BUILD VMTEST_ENV="
 export BENCH_VMCOST_CONFS='pass floor $confs'
 export BENCH_VMCOST_ROUNDS=$VMC_ROUNDS
