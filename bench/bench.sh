@@ -66,6 +66,12 @@
 #   V. the same for TCP on virtio_net, in Debian's generic 6.12 kernel under
 #      QEMU (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench): ratios
 #      only, as emulation sets the pace.
+#   C. what all of rxlat's BPF programs cost per UDP datagram and per TCP
+#      segment on the fentry set, in Debian's 6.12 kernel under QEMU
+#      (bench/part_vmcost.sh, netns-tests/vm/cost_guest.sh): veth in the
+#      guest, bpf_stats per program, rxlat --xdp-mode native and rxlat --tc,
+#      and the XDP stamper's share of the total; shares only, as emulation
+#      inflates every ns.
 #
 # Ratios are taken inside one run with the configurations alternated, since
 # these machines are noisy: compare figures within one run only. bpf_stats
@@ -89,8 +95,13 @@
 #   BENCH_FEAT_CONFS      configurations of part F (default: all of them)
 #   BENCH_ATTACH_ROUNDS   rounds of part A (default 2)
 #   BENCH_VM_ROUNDS       rounds of part V (default 2)
+#   BENCH_VMCOST_ROUNDS   rounds of part C (default 3)
+#   BENCH_VMCOST_UDP      datagrams per UDP load of part C (default 10000)
+#   BENCH_VMCOST_TCP_BYTES bytes per TCP load of part C (default 40M)
+#   BENCH_VMCOST_BASE     an rxlat binary part C measures beside this one
+#                         (say, a build of an earlier stamper)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
-#                         memory collector features attach vm"); rows of
+#                         memory collector features attach vm vmcost"); rows of
 #                         parts left out say so
 #   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
 #                         receive path, in the sender's softirq), servers on
@@ -132,7 +143,10 @@ ACC_SECS=${BENCH_ACC_SECONDS:-5}
 ACC_PPS=1000
 MEM_SIZES=${BENCH_MEM_SIZES:-16x16 64x64 256x256}
 COLL_SECS=${BENCH_COLL_SECONDS:-30}
-PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm}
+VMC_ROUNDS=${BENCH_VMCOST_ROUNDS:-3}
+VMC_UDP=${BENCH_VMCOST_UDP:-10000}
+VMC_TCP_BYTES=${BENCH_VMCOST_TCP_BYTES:-40M}
+PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm vmcost}
 PIN=${BENCH_PIN:-off}
 
 # Unique per run: namespaces are global, interface names live inside them.
@@ -170,6 +184,9 @@ need_uint BENCH_FEAT_ROUNDS "$FEAT_ROUNDS" 1
 need_uint BENCH_ACC_SECONDS "$ACC_SECS" 1
 need_uint BENCH_COLL_SECONDS "$COLL_SECS" 1
 need_uint BENCH_ATTACH_ROUNDS "${BENCH_ATTACH_ROUNDS:-2}" 1
+need_uint BENCH_VMCOST_ROUNDS "$VMC_ROUNDS" 1
+need_uint BENCH_VMCOST_UDP "$VMC_UDP" 100
+[[ $VMC_TCP_BYTES =~ ^[1-9][0-9]*[KMG]?$ ]] || die "BENCH_VMCOST_TCP_BYTES must be bytes, as iperf3 -n takes them (40M)"
 case $GRO in on | off) ;; *) die "BENCH_GRO must be on or off" ;; esac
 case $PIN in on | off) ;; *) die "BENCH_PIN must be on or off" ;; esac
 # taskset prefixes of senders and receivers
@@ -181,7 +198,7 @@ for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
 for p in $PARTS; do
-	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | vm) ;;
+	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | vm | vmcost) ;;
 	*) die "BENCH_PARTS: unknown part '$p'" ;;
 	esac
 done
@@ -230,6 +247,8 @@ ROWS=$T_DIR/rows.tsv
 . "$HERE/part_attach.sh"
 # shellcheck source=bench/part_vm.sh
 . "$HERE/part_vm.sh"
+# shellcheck source=bench/part_vmcost.sh
+. "$HERE/part_vmcost.sh"
 
 # ------------------------------------------------------------------ main
 
@@ -256,6 +275,7 @@ has_part memory && part_memory
 has_part collector && part_collector
 has_part attach && part_attach
 has_part vm && part_vm
+has_part vmcost && part_vmcost
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
 
 echo

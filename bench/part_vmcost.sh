@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Part C of the benchmark (bench/bench.sh, whose header describes every
+# part): what all of rxlat's BPF programs cost per UDP datagram and per TCP
+# segment on the fentry set, which the host kernel refuses (no BPF
+# trampolines), so in Debian's 6.12 cloud kernel under QEMU
+# (netns-tests/vm/vmtest.sh --kernel 6.12, netns-tests/vm/cost_guest.sh):
+# veth between two namespaces of the guest, the sender's TSO/GSO off, the
+# receiver's GRO on, kernel.bpf_stats_enabled=1. Per configuration (rxlat
+# --xdp-mode native, rxlat --tc; XDP_PASS and the XDP floor alone for
+# reference), alternated over the rounds: each program's run_cnt and
+# run_time_ns over a known UDP load (rxlat-pktgen) and a known TCP load
+# (iperf3 -n), divided by the frames the receiving veth took in (one per
+# datagram, one per segment). Under TCG every ns is inflated, and a clock
+# read (bpf_stats makes two per run) costs more against the rest than in
+# hardware: the shares are what to read, not the ns.
+#
+# BENCH_VMCOST_BASE: an rxlat binary (say, a build of the previous stamper)
+# measured in the same run as configuration "xdp-base".
+
+declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
+	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native")
+
+# vmc_summary LINES: "CONF LOAD PROGRAM TYPE RUNS/UNIT NS/RUN UNITS" per
+# program that ran, in the order first seen: runs per frame over all the
+# repetitions, and the median over them of ns per run (a host that
+# preempts the emulated CPU while a program runs inflates that run, now
+# and then by milliseconds: the median leaves such repetitions out)
+vmc_summary()
+{
+	awk '
+	$4 == "units" { k = $2 SUBSEP $3; u[k] += $5; next }
+	$4 == "prog" && $7 > 0 {
+		k = $2 SUBSEP $3 SUBSEP $5
+		if (!(k in n)) { order[++np] = k; ty[k] = $6; cl[k] = $2 SUBSEP $3 }
+		c[k] += $7; v[k, ++n[k]] = $8 / $7
+	}
+	END {
+		for (i = 1; i <= np; i++) {
+			k = order[i]; m = n[k]
+			# insertion sort of the m values, then the median
+			for (a = 2; a <= m; a++)
+				for (b = a; b > 1 && v[k, b - 1] > v[k, b]; b--) {
+					x = v[k, b]; v[k, b] = v[k, b - 1]; v[k, b - 1] = x
+				}
+			med = m % 2 ? v[k, (m + 1) / 2] : (v[k, m / 2] + v[k, m / 2 + 1]) / 2
+			split(k, f, SUBSEP)
+			if (u[cl[k]] > 0)
+				printf "%s %s %s %s %.4f %.1f %d\n", f[1], f[2], f[3], ty[k], c[k] / u[cl[k]], med, u[cl[k]]
+		}
+	}' <<<"$1"
+}
+
+# vmc_table SUMMARY LOAD UNIT CONF...: the per-program table of one load
+vmc_table()
+{
+	local sum=$1 load=$2 unit=$3
+	shift 3
+	awk -v load="$load" -v unit="$unit" -v confs="$*" '
+	$2 == load {
+		k = $1 SUBSEP $3; r[k] = $5; ns[k] = $6
+		if (!($3 in ty)) { ty[$3] = $4; order[++np] = $3 }
+	}
+	END {
+		nc = split(confs, cf, " ")
+		printf "   %-28s", "program (" load ")"
+		for (j = 1; j <= nc; j++)
+			printf " | %-26s", cf[j]
+		printf "\n   %-28s", ""
+		for (j = 1; j <= nc; j++)
+			printf " | %8s %8s %8s", "runs/" unit, "ns/run", "ns/" unit
+		printf "\n"
+		for (i = 1; i <= np; i++) {
+			p = order[i]; line = sprintf("   %-28s", p); any = 0
+			for (j = 1; j <= nc; j++) {
+				k = cf[j] SUBSEP p
+				if (k in r) {
+					line = line sprintf(" | %8.2f %8.0f %8.1f", r[k], ns[k], r[k] * ns[k])
+					tot[j] += r[k] * ns[k]; any = 1
+					if (ty[p] == "xdp" || ty[p] == "sched_cls") st[j] += r[k] * ns[k]
+				} else
+					line = line sprintf(" | %8s %8s %8s", "-", "-", "-")
+			}
+			if (any) print line
+		}
+		printf "   %-28s", "total"
+		for (j = 1; j <= nc; j++)
+			printf " | %8s %8s %8.1f", "", "", tot[j]
+		printf "\n   %-28s", "stamper share of total"
+		for (j = 1; j <= nc; j++)
+			printf " | %8s %8s %7.0f%%", "", "", (tot[j] > 0 ? 100 * st[j] / tot[j] : 0)
+		printf "\n"
+	}' <<<"$sum"
+}
+
+# vmc_figure SUMMARY CONF LOAD WHAT: ns per frame of all CONF's programs
+# (WHAT total), of its stamper (stamper), or the frames (units)
+vmc_figure()
+{
+	awk -v c="$2" -v l="$3" -v w="$4" '
+	$1 == c && $2 == l { u = $7; t += $5 * $6; if ($4 == "xdp" || $4 == "sched_cls") s += $5 * $6 }
+	END {
+		if (w == "units") { print u + 0; exit }
+		if (u <= 0) { print "-"; exit }
+		printf "%.1f\n", (w == "stamper" ? s : t)
+	}' <<<"$1"
+}
+
+# vmc_net SUMMARY CONF...: what any program that runs per frame pays here
+# before doing anything (XDP's call, bpf_stats' own clock reads: XDP_PASS
+# alone), and the XDP stamper's share of the total without it
+vmc_net()
+{
+	local sum=$1 c l t s x
+	shift
+	for c in "$@"; do
+		[[ $c == xdp* ]] || continue
+		for l in udp tcp; do
+			t=$(vmc_figure "$sum" "$c" "$l" total)
+			s=$(vmc_figure "$sum" "$c" "$l" stamper)
+			x=$(vmc_figure "$sum" pass "$l" total)
+			{ [ "$t" = - ] || [ "$x" = - ]; } && continue
+			printf '   %s, %s: stamper less XDP_PASS %s ns/frame; its share of the total less XDP_PASS %s%%\n' \
+				"$l" "$c" "$(calc 'sprintf("%.1f", s - x)' -v s="$s" -v x="$x")" \
+				"$(calc 'sprintf("%.0f", 100 * (s - x) / (t - x))' -v s="$s" -v x="$x" -v t="$t")"
+		done
+	done
+}
+
+part_vmcost()
+{
+	local log="$T_DIR/vmcost.log" lines sum confs="xdp tc" c l x s u t0=$SECONDS unit
+	local vbuild="$BUILD/vmcost"
+	rm -rf "$vbuild"
+	if [ -n "${BENCH_VMCOST_BASE:-}" ]; then
+		[ -x "$BENCH_VMCOST_BASE" ] || die "BENCH_VMCOST_BASE: $BENCH_VMCOST_BASE is not an executable"
+		mkdir -p "$vbuild" || die "cannot make $vbuild"
+		cp "$BENCH_VMCOST_BASE" "$vbuild/rxlat-base" || die "cannot copy $BENCH_VMCOST_BASE"
+		confs="xdp-base xdp tc"
+	fi
+	note "part C: rxlat's BPF cost per packet in the 6.12 VM (boot included, about 4 min)"
+	VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-1800} BUILD=$BUILD VMTEST_ENV="
+export BENCH_VMCOST_CONFS='pass floor $confs'
+export BENCH_VMCOST_ROUNDS=$VMC_ROUNDS
+export BENCH_VMCOST_UDP=$VMC_UDP
+export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
+		"$HERE/../netns-tests/vm/vmtest.sh" --kernel 6.12 -- ./netns-tests/vm/cost_guest.sh >"$log" 2>&1 ||
+		note "the VM of part C failed: see its last lines below"
+	rm -rf "$vbuild"
+	lines=$(sed -n 's/^\[6.12\] \(vmcost .*\)$/\1/p' "$log")
+	sum=$(vmc_summary "$lines")
+	echo
+	echo "C. BPF cost per UDP datagram and per TCP segment, fentry set: Debian 6.12 under QEMU (TCG),"
+	echo "   veth between two namespaces of the guest (sender TSO/GSO off, receiver GRO on),"
+	echo "   kernel.bpf_stats_enabled=1, $VMC_ROUNDS rounds of $VMC_UDP datagrams (rxlat-pktgen) and"
+	echo "   $VMC_TCP_BYTES of iperf3 -n per configuration, alternated; runs/dg and runs/seg are"
+	echo "   run_cnt over the frames the receiving veth took in. Emulation inflates every ns: read"
+	echo "   the shares and ratios, not the ns."
+	for c in $confs; do
+		echo "   $c: ${VMC_DESC[$c]}"
+	done
+	echo
+	if ! grep -q ' units ' <<<"$lines"; then
+		echo "   no result:"
+		tail -n 5 "$log" | sed 's/^/   /'
+		row "BPF cost per TCP segment (6.12 VM): stamper's share" "no result (see part C)" "< 25%" "not measured"
+		return 0
+	fi
+	for l in udp tcp; do
+		unit=dg
+		[ "$l" = tcp ] && unit=seg
+		# shellcheck disable=SC2086 # a list of configurations
+		vmc_table "$sum" "$l" "$unit" $confs
+		echo
+	done
+	for l in udp tcp; do
+		printf '   %s, alone in native XDP: XDP_PASS %s ns/frame, XDP floor (meta, no clock, no map) %s ns/frame\n' \
+			"$l" "$(vmc_figure "$sum" pass "$l" total)" "$(vmc_figure "$sum" floor "$l" total)"
+	done
+	# shellcheck disable=SC2086 # a list of configurations
+	vmc_net "$sum" $confs
+	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
+	for c in $confs; do
+		for l in udp tcp; do
+			unit="UDP datagram"
+			[ "$l" = tcp ] && unit="TCP segment"
+			t=$(vmc_figure "$sum" "$c" "$l" total)
+			s=$(vmc_figure "$sum" "$c" "$l" stamper)
+			u=$(vmc_figure "$sum" "$c" "$l" units)
+			[ "$t" = - ] && continue
+			x=$(calc 'sprintf("%.0f", 100 * s / t)' -v s="$s" -v t="$t")
+			if [ "$c" = xdp ] && [ "$l" = tcp ]; then
+				row "BPF cost per $unit (6.12 VM, veth), ${VMC_DESC[xdp]}: stamper's share" \
+					"$x% ($s of $t ns/segment, emulated; $u segments)" "< 25%" "$(verdict "$x" '<' 25)"
+			else
+				row "BPF cost per $unit (6.12 VM, veth), ${VMC_DESC[$c]}: stamper's share" \
+					"$x% ($s of $t ns, emulated; $u frames)" "(printed)" "-"
+			fi
+		done
+	done
+	echo
+	echo "   part C took $((SECONDS - t0)) s"
+}
