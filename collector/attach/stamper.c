@@ -259,16 +259,25 @@ static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, cons
  * forwarded to, while a veth is most often a container's own link. On every
  * other driver, XDP where it can: the stamp is taken in the driver's poll and
  * reaches the containers behind the interface. 1 when ifname is stamped at
- * tc by this rule (said once the tc stamper is attached, ifaces.c), else 0.
+ * tc by this rule (said once the tc stamper is attached, ifaces.c), else 0,
+ * with *veth_xdp set where a veth keeps XDP for want of tcx links.
  */
-static int tc_by_default(const struct rxlat_config *cfg, const char *ifname)
+static int tc_by_default(const struct rxlat_config *cfg, __u32 ifindex, const char *ifname,
+			 bool *veth_xdp)
 {
 	char drv[64];
 
 	if (cfg->xdp_forced)
 		return 0;
 	iface_driver(ifname, drv, sizeof(drv));
-	return !strcmp(drv, "veth");
+	if (strcmp(drv, "veth"))
+		return 0;
+	/*
+	 * Without tcx links (before 6.6) the tc stamper is a cls_bpf filter,
+	 * which a killed rxlat leaves behind: XDP there, said once attached.
+	 */
+	*veth_xdp = !tc_has_tcx(ifindex);
+	return !*veth_xdp;
 }
 
 /*
@@ -354,6 +363,7 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	const char *mode = mode_name(cfg);
 	char hint[64];
+	bool veth_xdp[RXLAT_MAX_CLI_IFACES] = { false };
 	struct rxlat_stamper *st;
 	int err, i, nxdp = 0;
 
@@ -364,7 +374,8 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 		if (err < 0)
 			return err;
 		if (!err)
-			err = tc_default[i] = tc_by_default(cfg, cfg->ifnames[i]);
+			err = tc_default[i] =
+			    tc_by_default(cfg, cfg->ifindexes[i], cfg->ifnames[i], &veth_xdp[i]);
 		use_tc[i] = err > 0;
 		nxdp += !use_tc[i];
 	}
@@ -439,6 +450,12 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 		st->link_fds[i] = fd;
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode, cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
+		if (veth_xdp[i])
+			rxlat_info(
+			    "%s: a veth, stamped in XDP: this kernel has no tcx links, and "
+			    "the tc stamper's cls_bpf filter would outlive a killed rxlat; its "
+			    "peer's TSO/GSO are off while rxlat runs (%s keeps them)",
+			    cfg->ifnames[i], opt(OPT_TC));
 	}
 	err = stamper_attach_reset(st);
 	if (err)

@@ -48,7 +48,8 @@ OPTION(TC, "", "tc", FLAG(tc),
        .man = "Stamp at tc ingress of each interface named with\n"
 	      ".B \\-i\n"
 	      "instead of in XDP (see TC STAMPER). Without it, rxlat does so by itself on a\n"
-	      "veth (XDP there switches the peer's TSO/GSO off; see TC STAMPER), on a\n"
+	      "veth where the kernel has tcx links (XDP there switches the peer's TSO/GSO\n"
+	      "off; see TC STAMPER), on a\n"
 	      "named interface whose XDP hook another program holds, where the XDP\n"
 	      "stamper cannot attach, or whose driver gives XDP no room for metadata, and\n"
 	      "says so in one line.\n")
