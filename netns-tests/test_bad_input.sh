@@ -57,7 +57,7 @@ CASES=(
 	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
 	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
 	"no_xdp_netns_exec   @ -              @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*'xdp-loader load IFACE "
-	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF% already has the rxlat tc stamper attached by rxlat \\(pid %PID%\\)"
+	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF% (already has the rxlat tc stamper attached by rxlat|is measured by another rxlat) \\(pid %PID%\\)"
 	"second_instance_xdp @ setup_second_xdp @ 1 @ err @ \$IN_B \$RXLAT -i \$IF_B --xdp-mode native -d 1 @ %IF%.*another rxlat.*%PID%"
 	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
 	"caps_no_net_admin   @ need_setpriv   @ 1 @ err  @ \$IN_B setpriv --bounding-set -all,+bpf,+perfmon --inh-caps -all \$RXLAT -i \$IF_B -d 1 @ lacks CAP_NET_ADMIN: run it as root"
