@@ -51,9 +51,11 @@ phase()	# NAME "STEPS..." [RECV-ARGS...]
 # refreshed after a move has no start time (unstamped). clock_was_set()
 # refreshes the other vCPU by an IPI, late when that vCPU is not running:
 # beside a second guest on two cores one run had 8 of 4000 unstamped at
-# sock_read, 1 datagram (2 ms) per move, where a guest alone has 0-1 in all.
-# Allowed: 10 ms of datagrams per move, 4 moves a phase, 2 phases.
-MOVE_WINDOW_MS=10
+# sock_read, 1 datagram (2 ms) per move, where a guest alone has 0-1 in all;
+# beside a second guest and other namespace traffic on the host, 22 in one
+# phase (11 ms per move). Allowed: 20 ms of datagrams per move, 4 moves a
+# phase, 2 phases; a wrong conversion leaves every sample of a phase out.
+MOVE_WINDOW_MS=20
 PHASE_SLACK=$((4 * PPS * MOVE_WINDOW_MS / 1000))
 SLACK=$((2 * PHASE_SLACK))
 
