@@ -267,7 +267,8 @@ static int tc_by_default(const struct rxlat_config *cfg, __u32 ifindex, const ch
 {
 	char drv[64];
 
-	if (cfg->xdp_forced)
+	/* --stamp packet asks for per-packet XDP stamps */
+	if (cfg->xdp_forced || cfg->stamp == RXLAT_STAMP_PACKET)
 		return 0;
 	iface_driver(ifname, drv, sizeof(drv));
 	if (strcmp(drv, "veth"))
