@@ -542,15 +542,6 @@ if [[ $EUID -ne 0 ]]; then
 	exit 1
 fi
 PASSED=0 FAILED=0 SKIPPED=0
-emit()	# LINE
-{
-	echo "$1"
-	case $1 in
-	"PASS "*) ((PASSED++)) ;;
-	"FAIL "*) ((FAILED++)) ;;
-	"SKIP "*) ((SKIPPED++)) ;;
-	esac
-}
 trap _t_forward_signal INT TERM
 sweep_dead_runs
 t0=$SECONDS

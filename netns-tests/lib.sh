@@ -796,6 +796,18 @@ proc_status_kb()	# PID FIELD
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
 }
 
+# For a runner of test files (run.sh, deploy.sh): LINE printed, and counted
+# in PASSED, FAILED or SKIPPED (the runner's) if it is a verdict.
+emit()	# LINE
+{
+	echo "$1"
+	case $1 in
+	"PASS "*) ((PASSED++)) ;;
+	"FAIL "*) ((FAILED++)) ;;
+	"SKIP "*) ((SKIPPED++)) ;;
+	esac
+}
+
 # ---------------------------------------------------------------- rxlat runs
 # Shared by the test files that run rxlat and read its JSON reports. They set
 # RXLAT (the binary) and PKTGEN; RXLAT_ARGS (an array) is put before the

@@ -31,17 +31,6 @@ PASSED=0
 FAILED=0
 SKIPPED=0
 
-# emit LINE: printed, and counted if it is a verdict
-emit()	# LINE
-{
-	echo "$1"
-	case $1 in
-	"PASS "*) ((PASSED++)) ;;
-	"FAIL "*) ((FAILED++)) ;;
-	"SKIP "*) ((SKIPPED++)) ;;
-	esac
-}
-
 report()	# PASS|FAIL NAME [REASON]
 {
 	emit "$1 $2${3:+: $3}"
