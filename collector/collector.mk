@@ -21,10 +21,13 @@ CFLAGS       += $(addprefix -I,$(COLLECTOR_DIRS))
 # hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),
 # so that its names do not collide with the loader's own hooks_*() functions.
 SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat_reset.skel.h $(BUILD)/hooks_bpf.skel.h \
-         $(BUILD)/rxlat_tc.skel.h
+         $(BUILD)/rxlat_tc.skel.h $(BUILD)/netns_cookie_bpf.skel.h
 
 $(BUILD)/hooks_bpf.skel.h: $(BUILD)/hooks.bpf.o
 	$(BPFTOOL) gen skeleton $< name hooks_bpf > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/netns_cookie_bpf.skel.h: $(BUILD)/netns_cookie.bpf.o
+	$(BPFTOOL) gen skeleton $< name netns_cookie_bpf > $@.tmp && mv $@.tmp $@
 
 # the same for the tc stamper: tc.c has tc_*() functions of its own
 $(BUILD)/rxlat_tc.skel.h: $(BUILD)/rxlat_tc.bpf.o

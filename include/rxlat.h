@@ -251,12 +251,28 @@ enum rxlat_by {
 	RXLAT_BY_CGROUP = 2,
 };
 
-/* A group's key: the cgroup id, or RXLAT_GROUP_NETNS | the namespace inode. */
-#define RXLAT_GROUP_NETNS (1ull << 63)
+/*
+ * A group's key: the namespace's cookie, and with --by cgroup the receiving
+ * socket's cgroup id (0 at the stages without a socket). The cookie, not
+ * the inode: the kernel gives a freed namespace inode to the next
+ * namespace at once, while a cookie is never given out twice. A cgroup
+ * shared by sockets of several namespaces is one group per namespace.
+ */
+struct rxlat_group_key {
+	__u64 netns_cookie;
+	__u64 cgid;
+};
+
+/* One record of the namespace cookie iterator (collector/attach/netns_cookie.bpf.c). */
+struct rxlat_netns_fd {
+	__u32 fd;
+	__u32 ino;
+	__u64 cookie;
+};
 
 /* Per-CPU: the group key a hook saw last, and its slot (see group_slot()). */
 struct rxlat_group_last {
-	__u64 key;
+	struct rxlat_group_key key;
 	__u32 slot;
 	__u32 gen; /* rxlat_bpf_state.group_gen when it was cached */
 };
@@ -414,6 +430,8 @@ struct rxlat_bpf_state {
 	/* advanced by user space when it releases a group slot */
 	__u32 group_gen;
 	__u32 pad2;
+	/* group slots claimed so far: each claim's token (rxlat_group_owner[]) */
+	__u64 group_claims;
 };
 
 /*

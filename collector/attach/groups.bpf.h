@@ -13,7 +13,7 @@
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1); /* set by user space */
-	__type(key, __u64);
+	__type(key, struct rxlat_group_key);
 	__type(value, __u32);
 } rxlat_groups SEC(".maps");
 
@@ -25,54 +25,78 @@ struct {
 } rxlat_group_last SEC(".maps");
 
 /*
- * Group slot -> group key and the namespace it was seen in, claimed as the
- * interface slots are (slot 0, rxlat's namespace, is never claimed). The
- * key -> slot direction is the hash rxlat_groups, and before it the key
- * this CPU saw last: a run of packets of one container costs two loads.
- * User space releases the slots of namespaces and cgroups that are gone
- * (collector/attach/groups.c): it deletes the hash entry, advances
- * group_gen, which every CPU's cached key is checked against, and frees the
- * slot last. A key that found every slot taken is cached with the overflow
- * slot until a slot is released.
+ * Group slot -> the token of its claim, its key and the inode of its
+ * namespace (slot 0, rxlat's namespace, is never claimed). A token is
+ * never given out twice, so user space tells a slot's next owner from the
+ * last one by it, whatever their keys. The key -> slot direction is the
+ * hash rxlat_groups, and before it the key this CPU saw last: a run of
+ * packets of one container costs two loads. User space releases the slots
+ * of namespaces and cgroups that are gone (collector/attach/groups.c): it
+ * deletes the hash entry, advances group_gen, which every CPU's cached key
+ * is checked against, clears the key and frees the slot last. A key that
+ * found every slot taken is cached with the overflow slot until a slot is
+ * released.
  */
 __u64 rxlat_group_owner[RXLAT_MAX_GROUPS_LIMIT + 1];
+struct rxlat_group_key rxlat_group_key[RXLAT_MAX_GROUPS_LIMIT + 1];
 __u32 rxlat_group_netns[RXLAT_MAX_GROUPS_LIMIT + 1];
 
-static __always_inline __u32 group_claim(__u64 key, __u32 netns)
+static __always_inline __u32 group_claim(const struct rxlat_group_key *key, __u32 netns)
 {
+	__u64 token = __sync_fetch_and_add(&rxlat_state.group_claims, 1) + 1;
 	__u32 max = rxlat_cfg.max_groups;
 
 	for (__u32 i = 1; i <= RXLAT_MAX_GROUPS_LIMIT && i <= max; i++) {
-		__u64 owner = rxlat_group_owner[i];
-
-		if (!owner)
-			owner = __sync_val_compare_and_swap(&rxlat_group_owner[i], 0, key) ?: key;
-		if (owner != key)
+		if (rxlat_group_owner[i] ||
+		    __sync_val_compare_and_swap(&rxlat_group_owner[i], 0, token))
 			continue;
+		rxlat_group_key[i] = *key;
 		rxlat_group_netns[i] = netns;
 		return i;
 	}
 	return max + 1;
 }
 
-/* The group of a sample taken in namespace netns, socket cgroup cgid (0: none). */
-static __always_inline __u32 group_slot(__u32 netns, __u64 cgid)
+/* A slot claimed for a key that another CPU claimed a slot for first. */
+static __always_inline void group_unclaim(__u32 slot)
 {
-	__u64 key = cgid ?: RXLAT_GROUP_NETNS | netns;
+	if (slot < 1 || slot > RXLAT_MAX_GROUPS_LIMIT)
+		return;
+	rxlat_group_key[slot].netns_cookie = 0;
+	rxlat_group_key[slot].cgid = 0;
+	rxlat_group_netns[slot] = 0;
+	asm volatile("" ::: "memory"); /* the key is cleared before the slot is free */
+	*(volatile __u64 *)&rxlat_group_owner[slot] = 0;
+}
+
+/*
+ * The group of a sample taken in namespace net (inode netns), socket cgroup
+ * cgid (0: none).
+ */
+static __always_inline __u32 group_slot(const struct net *net, __u32 netns, __u64 cgid)
+{
+	struct rxlat_group_key key = { .cgid = cgid };
 	__u32 zero = 0, gen = rxlat_state.group_gen, slot, *v;
 	struct rxlat_group_last *last;
 
 	if (netns == rxlat_cfg.netns_ino && !cgid)
 		return 0;
+	key.netns_cookie = net->net_cookie;
 	last = bpf_map_lookup_elem(&rxlat_group_last, &zero);
-	if (last && last->key == key && last->gen == gen)
+	if (last && last->key.netns_cookie == key.netns_cookie && last->key.cgid == cgid &&
+	    last->gen == gen)
 		return last->slot;
 	v = bpf_map_lookup_elem(&rxlat_groups, &key);
 	if (v) {
 		slot = *v;
 	} else {
-		slot = group_claim(key, netns);
-		bpf_map_update_elem(&rxlat_groups, &key, &slot, BPF_NOEXIST);
+		slot = group_claim(&key, netns);
+		if (bpf_map_update_elem(&rxlat_groups, &key, &slot, BPF_NOEXIST)) {
+			/* another CPU's claim for this key won, or the hash is full */
+			group_unclaim(slot);
+			v = bpf_map_lookup_elem(&rxlat_groups, &key);
+			slot = v ? *v : rxlat_cfg.max_groups + 1;
+		}
 	}
 	if (last) {
 		last->key = key;

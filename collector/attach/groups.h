@@ -23,13 +23,24 @@ void groups_free(struct rxlat_groups *g);
 
 /* A namespace's name: under /run/netns or /var/run/docker/netns, else net:[ino]. */
 void groups_netns_name(__u32 ino, char *name, size_t len);
-/* The names of the group of key (RXLAT_GROUP_NETNS | inode, or a cgroup id). */
-void groups_name(struct rxlat_groups *g, __u64 key, __u32 netns, struct model_group *out);
+
+/*
+ * Names the groups claimed since the last call (call it every 0.2 s), so
+ * that a namespace gets its name while it is there.
+ */
+void groups_tend(struct rxlat_groups *g);
+/*
+ * The names of the group of the claim token (hooks_groups()), in namespace
+ * netns: true, or false while the claim is not complete (ask again).
+ */
+bool groups_name(struct rxlat_groups *g, __u64 token, __u32 netns, struct model_group *out);
 
 /*
  * At most every 2 s, after a report: the slots of groups found gone at the
  * check before (their last samples reported since) are released, retire()
- * called first for each; returns how many, or -errno.
+ * called first for each; returns how many, or -errno. A namespace is gone
+ * when no namespace with its cookie is left, even where its inode now
+ * names another.
  */
 int groups_release_gone(struct rxlat_groups *g, void (*retire)(void *ctx, __u32 slot), void *ctx);
 

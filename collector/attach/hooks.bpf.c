@@ -226,24 +226,24 @@ static __always_inline void update_max(__u64 *slot, __u64 lat)
 	}
 }
 
-static __always_inline __u32 netns_dev(const struct sk_buff *skb)
+static __always_inline struct net *net_dev(const struct sk_buff *skb)
 {
-	return skb->dev->nd_net.net->ns.inum;
+	return skb->dev->nd_net.net;
 }
 
-static __always_inline __u32 netns_sk(const struct sock *sk)
+static __always_inline struct net *net_sk(const struct sock *sk)
 {
-	return sk->__sk_common.skc_net.net->ns.inum;
+	return sk->__sk_common.skc_net.net;
 }
 
 /*
- * Whether a stage that runs in namespace netns is measured: rxlat's own
+ * Whether a stage that runs in namespace net is measured: rxlat's own
  * always, the others with --by netns or cgroup (where only packets stamped
  * on rxlat's interfaces count, see record_in()).
  */
-static __always_inline bool netns_wanted(__u32 netns)
+static __always_inline bool netns_wanted(const struct net *net)
 {
-	return netns == rxlat_cfg.netns_ino || rxlat_cfg.by != RXLAT_BY_NONE;
+	return rxlat_cfg.by != RXLAT_BY_NONE || net->ns.inum == rxlat_cfg.netns_ino;
 }
 
 /*
@@ -357,10 +357,11 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
  * device __netif_receive_skb_core() ran for.
  */
 static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, bool at_dev,
-					__u32 netns, __u64 cgid, bool held)
+					const struct net *net, __u64 cgid, bool held)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
-	__u32 own = rxlat_cfg.netns_ino, ifindex, queue, qslot, idx, src, if_netns = 0;
+	__u32 own = rxlat_cfg.netns_ino, netns = net->ns.inum, ifindex, queue, qslot, idx, src,
+	      if_netns = 0;
 	bool here = netns == own;
 	struct rxlat_meta m;
 	struct rxlat_hist *h;
@@ -389,7 +390,7 @@ static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, 
 	if (slot < 0)
 		return;
 	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
-	idx = rxlat_series_index(stage, group_slot(netns, cgid), slot, qslot,
+	idx = rxlat_series_index(stage, group_slot(net, netns, cgid), slot, qslot,
 				 (struct rxlat_dims){ rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
 						      rxlat_cfg.max_queues });
 	h = series_hist(idx);
@@ -420,18 +421,18 @@ static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, 
 }
 
 static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
-				      __u32 netns, __u64 cgid)
+				      const struct net *net, __u64 cgid)
 {
-	record_held(skb, stage, at_dev, netns, cgid, false);
+	record_held(skb, stage, at_dev, net, cgid, false);
 }
 
 /* A stage with a socket. */
 static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, const struct sock *sk)
 {
-	__u32 netns = netns_sk(sk);
+	struct net *net = net_sk(sk);
 
-	if (netns_wanted(netns))
-		record_in(skb, stage, false, netns, sk_group(sk));
+	if (netns_wanted(net))
+		record_in(skb, stage, false, net, sk_group(sk));
 }
 
 #include "ooo.bpf.h"
@@ -451,20 +452,20 @@ static __always_inline void tcp_do_rcv(struct sock *sk, struct sk_buff *skb)
 SEC("fentry/ip_rcv_core")
 int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 {
-	__u32 netns = netns_dev(skb);
+	struct net *net = net_dev(skb);
 
-	if (filter_ip(skb) && netns_wanted(netns))
-		record_in(skb, RXLAT_STAGE_IP_RCV, false, netns, 0);
+	if (filter_ip(skb) && netns_wanted(net))
+		record_in(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	return 0;
 }
 
 SEC("fentry/ip6_rcv_core")
 int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 {
-	__u32 netns = netns_dev(skb);
+	struct net *net = net_dev(skb);
 
-	if (filter_ip(skb) && netns_wanted(netns))
-		record_in(skb, RXLAT_STAGE_IP_RCV, false, netns, 0);
+	if (filter_ip(skb) && netns_wanted(net))
+		record_in(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	return 0;
 }
 
@@ -536,16 +537,16 @@ SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 {
 	__u16 proto = bpf_ntohs(skb->protocol);
-	__u32 netns;
+	struct net *net;
 
 	if (!filter_ip(skb))
 		return 0;
 
 	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
 		return 0;
-	netns = netns_dev(skb);
-	if (!dev_passes_up(skb->dev) && netns_wanted(netns))
-		record_in(skb, RXLAT_STAGE_IP_RCV, true, netns, 0);
+	net = net_dev(skb);
+	if (!dev_passes_up(skb->dev) && netns_wanted(net))
+		record_in(skb, RXLAT_STAGE_IP_RCV, true, net, 0);
 	return 0;
 }
 
@@ -592,12 +593,13 @@ SEC("tp_btf/skb_copy_datagram_iovec")
 int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 {
 	struct sock *sk = skb->sk;
-	__u32 seq, netns;
+	struct net *net;
+	__u32 seq;
 
 	if (!sk || sk->sk_protocol != IPPROTO_TCP_)
 		return 0;
-	netns = netns_sk(sk);
-	if (!netns_wanted(netns) || !filter_sk(sk))
+	net = net_sk(sk);
+	if (!netns_wanted(net) || !filter_sk(sk))
 		return 0;
 	/*
 	 * Plain loads where the kernel allows them: the control block lies
@@ -607,7 +609,7 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	seq = TCP_CB_U32(skb, seq);
 	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
-	record_held(skb, RXLAT_STAGE_SOCK_READ, false, netns, sk_group(sk), ooo_held(sk, seq));
+	record_held(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk), ooo_held(sk, seq));
 	return 0;
 }
 
@@ -636,7 +638,7 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 {
 	__u64 loc = (__u64)location;
 	struct task_struct *t;
-	__u32 netns;
+	struct net *net;
 
 	if (loc < rxlat_cfg.udp_consume_lo || loc >= rxlat_cfg.udp_consume_hi)
 		return 0;
@@ -644,9 +646,9 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 	if (!filter_udp_read(skb))
 		return 0;
 	t = bpf_get_current_task_btf();
-	netns = t->nsproxy->net_ns->ns.inum;
-	if (netns_wanted(netns))
-		record_in(skb, RXLAT_STAGE_SOCK_READ, false, netns,
+	net = t->nsproxy->net_ns;
+	if (netns_wanted(net))
+		record_in(skb, RXLAT_STAGE_SOCK_READ, false, net,
 			  rxlat_cfg.by == RXLAT_BY_CGROUP ? bpf_get_current_cgroup_id() : 0);
 	return 0;
 }

@@ -43,8 +43,15 @@ int hooks_grow(struct rxlat_hooks *h);
 __u64 hooks_series_lost(const struct rxlat_hooks *h);
 /* the key (rxlat_if_key()) of each interface slot in use, 0 where free; returns count */
 int hooks_ifslots(const struct rxlat_hooks *h, __u64 *key_of_slot, __u32 nslots);
-/* each of n group slots' key and namespace (--by), 0 where free */
-void hooks_groups(const struct rxlat_hooks *h, __u64 *key, __u32 *netns, __u32 n);
+/* each of n group slots' claim token and namespace inode (--by), 0 where free */
+void hooks_groups(const struct rxlat_hooks *h, __u64 *token, __u32 *netns, __u32 n);
+/*
+ * The key of group slot slot into *key: true once the claim with token is
+ * complete (the hooks find the slot by that key), false while it is not,
+ * or when the slot has another owner by now.
+ */
+bool hooks_group_key(const struct rxlat_hooks *h, __u32 slot, __u64 token,
+		     struct rxlat_group_key *key);
 /* Group slot slot (1 .. max_groups) is free again: 0 or -EINVAL. */
 int hooks_release_group(struct rxlat_hooks *h, __u32 slot);
 /*

@@ -133,7 +133,7 @@ static __always_inline void ooo_arrival(struct sock *sk, struct sk_buff *skb)
 		return; /* no data, or in order */
 	/* tcp_v4_do_rcv() also takes the segments of other states */
 	if (sk->__sk_common.skc_state != TCP_ESTABLISHED_ || !filter_sk(sk) ||
-	    !netns_wanted(netns_sk(sk)))
+	    !netns_wanted(net_sk(sk)))
 		return;
 	o = bpf_sk_storage_get(&rxlat_ooo_ranges, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
 	if (o)

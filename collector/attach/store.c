@@ -180,16 +180,31 @@ int hooks_release_ifslot(struct rxlat_hooks *h, __u32 slot)
 	return 0;
 }
 
-void hooks_groups(const struct rxlat_hooks *h, __u64 *key, __u32 *netns, __u32 n)
+void hooks_groups(const struct rxlat_hooks *h, __u64 *token, __u32 *netns, __u32 n)
 {
 	const struct hooks_bpf__bss *bss = h->skel->bss;
 
 	for (__u32 i = 0; i < n; i++) {
 		bool in = i > 0 && i <= RXLAT_MAX_GROUPS_LIMIT;
 
-		key[i] = in ? __atomic_load_n(&bss->rxlat_group_owner[i], __ATOMIC_ACQUIRE) : 0;
+		token[i] = in ? __atomic_load_n(&bss->rxlat_group_owner[i], __ATOMIC_ACQUIRE) : 0;
 		netns[i] = in ? __atomic_load_n(&bss->rxlat_group_netns[i], __ATOMIC_ACQUIRE) : 0;
 	}
+}
+
+bool hooks_group_key(const struct rxlat_hooks *h, __u32 slot, __u64 token,
+		     struct rxlat_group_key *key)
+{
+	const struct hooks_bpf__bss *bss = h->skel->bss;
+	__u32 v;
+
+	if (slot == 0 || slot > RXLAT_MAX_GROUPS_LIMIT || !token)
+		return false;
+	*key = bss->rxlat_group_key[slot];
+	return key->netns_cookie &&
+	       !bpf_map_lookup_elem(bpf_map__fd(h->skel->maps.rxlat_groups), key, &v) &&
+	       v == slot &&
+	       __atomic_load_n(&bss->rxlat_group_owner[slot], __ATOMIC_ACQUIRE) == token;
 }
 
 /*
@@ -201,13 +216,14 @@ int hooks_release_group(struct rxlat_hooks *h, __u32 slot)
 {
 	int fd = bpf_map__fd(h->skel->maps.rxlat_groups);
 	__u32 max = h->skel->rodata->rxlat_cfg.max_groups, v;
-	__u64 key, next, *cur = NULL;
+	struct rxlat_group_key key, next, *cur = NULL;
 	struct hooks_bpf__bss *bss = h->skel->bss;
 
 	if (slot == 0 || slot > max || slot > RXLAT_MAX_GROUPS_LIMIT)
 		return -EINVAL;
-	key = __atomic_load_n(&bss->rxlat_group_owner[slot], __ATOMIC_ACQUIRE);
-	bpf_map_delete_elem(fd, &key);
+	key = bss->rxlat_group_key[slot];
+	if (!bpf_map_lookup_elem(fd, &key, &v) && v == slot)
+		bpf_map_delete_elem(fd, &key);
 	/* groups that found every slot taken look for one again */
 	while (!bpf_map_get_next_key(fd, cur, &next)) {
 		key = next;
@@ -216,6 +232,8 @@ int hooks_release_group(struct rxlat_hooks *h, __u32 slot)
 			bpf_map_delete_elem(fd, &key);
 	}
 	__atomic_fetch_add(&bss->rxlat_state.group_gen, 1, __ATOMIC_SEQ_CST);
+	memset(&bss->rxlat_group_key[slot], 0, sizeof(bss->rxlat_group_key[slot]));
+	__atomic_store_n(&bss->rxlat_group_netns[slot], 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&bss->rxlat_group_owner[slot], 0, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -237,7 +255,8 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h)
 	       sizeof(h->skel->bss->rxlat_ifslot_of) +
 	       bpf_map__max_entries(h->skel->maps.rxlat_ifslots) *
 		   (sizeof(__u64) + sizeof(struct rxlat_ifslot)) +
-	       bpf_map__max_entries(h->skel->maps.rxlat_groups) * (sizeof(__u64) + sizeof(__u32)) +
+	       bpf_map__max_entries(h->skel->maps.rxlat_groups) *
+		   (sizeof(struct rxlat_group_key) + sizeof(__u32)) +
 	       (size_t)(ncpu > 0 ? ncpu : 1) * sizeof(struct rxlat_batch) +
 	       (h->plan.drops ? RXLAT_DROP_ENTRIES *
 				    (sizeof(struct rxlat_drop_key) + sizeof(struct rxlat_drop))

@@ -436,6 +436,7 @@ static int run_loop(struct collector *c)
 				err = drain(grow_tick, &ticks, sizeof(ticks), "chunk timer");
 				if (!err)
 					grow(c);
+				groups_tend(c->groups);
 				if (!err && c->meta_pending)
 					err = check_meta(c);
 			} else if (evs[i].data.fd == lfd) {

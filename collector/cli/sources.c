@@ -29,11 +29,11 @@ static void src_groups(void *ctx, __u64 *key, __u32 *netns, __u32 n)
 	hooks_groups(c->hooks, key, netns, n);
 }
 
-static void src_group_name(void *ctx, __u64 key, __u32 netns, struct model_group *g)
+static bool src_group_name(void *ctx, __u64 key, __u32 netns, struct model_group *g)
 {
 	const struct collector *c = ctx;
 
-	groups_name(c->groups, key, netns, g);
+	return groups_name(c->groups, key, netns, g);
 }
 
 static void src_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])

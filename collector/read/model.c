@@ -215,10 +215,11 @@ static void name_slots(struct rxlat_model *m, bool total)
 		return;
 	m->src.groups(m->src.ctx, m->group_key, m->group_netns, m->max_groups + 1);
 	for (__u32 i = 1; i <= m->max_groups; i++) {
-		if (!m->group_key[i] || m->group[i].named)
+		if (!m->group_key[i] || (m->group[i].named && m->group[i].key == m->group_key[i]))
 			continue;
-		m->src.group_name(m->src.ctx, m->group_key[i], m->group_netns[i], &m->group[i]);
-		m->group[i].named = true;
+		m->group[i].named =
+		    m->src.group_name(m->src.ctx, m->group_key[i], m->group_netns[i], &m->group[i]);
+		m->group[i].key = m->group_key[i];
 	}
 }
 

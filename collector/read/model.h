@@ -31,8 +31,10 @@
 /* The names of a group (--by); empty where it has none. */
 struct model_group {
 	bool named;
+	__u64 key;		     /* the group key (a claim's token) these names are of */
 	char netns[RXLAT_LABEL_LEN]; /* empty: rxlat's own namespace */
 	__u32 netns_ino;
+	__u64 netns_cookie;
 	char cgroup[RXLAT_LABEL_LEN]; /* the cgroup's path; empty: not a cgroup group */
 	char container[72];	      /* the container id in that path */
 };
@@ -55,10 +57,16 @@ struct model_src {
 	void (*ifname)(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN]);
 	/* a network namespace's name, or net:[inode] */
 	void (*netns_name)(void *ctx, __u32 ino, char *name, size_t len);
-	/* each of n group slots' key and namespace, 0 where free (NULL: no groups) */
+	/*
+	 * each of n group slots' key and namespace, 0 where free (NULL: no
+	 * groups); a key is never given to two groups, even in one slot
+	 */
 	void (*groups)(void *ctx, __u64 *key, __u32 *netns, __u32 n);
-	/* the names of the group of key, seen in namespace netns */
-	void (*group_name)(void *ctx, __u64 key, __u32 netns, struct model_group *g);
+	/*
+	 * the names of the group of key, seen in namespace netns: true, or
+	 * false where they are not known yet (asked again at the next look)
+	 */
+	bool (*group_name)(void *ctx, __u64 key, __u32 netns, struct model_group *g);
 	/* whether the stamper's counters of ifindex are reported (-i) */
 	bool (*wanted)(void *ctx, __u32 ifindex);
 	/* the stamper's totals per (ifindex, queue), malloc'ed; NULL: no stamper */

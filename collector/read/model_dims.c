@@ -107,6 +107,8 @@ static void group_label(const struct rxlat_model *m, __u32 slot, bool total, str
 	if (g->netns[0]) {
 		rxlat_label_str(s, "netns", 0, "%s", g->netns);
 		rxlat_label_num(s, "netns_ino", RXLAT_LABEL_JSON_ONLY, g->netns_ino);
+		if (g->netns_cookie)
+			rxlat_label_num(s, "netns_cookie", RXLAT_LABEL_JSON_ONLY, g->netns_cookie);
 	}
 	if (g->cgroup[0]) {
 		rxlat_label_str(s, "cgroup", 0, "%s", g->cgroup);
