@@ -53,10 +53,10 @@ host_setup()
 
 # Pod N behind the host by a routed veth pair hN -- p0: 10.31.N.2, fd31:N::2.
 # Sets POD_N to its namespace.
-routed_pod()	# N
+routed_pod()	# N [NS]: NS, a namespace of ns_create's, rather than a new one
 {
-	local n=$1 pns
-	ns_create pns || return 1
+	local n=$1 pns=${2:-}
+	[[ -n $pns ]] || ns_create pns || return 1
 	printf -v "POD_$n" '%s' "$pns"
 	ip -n "$NS_H" link add "h$n" type veth peer name p0 netns "$pns" &&
 		ip -n "$NS_H" addr add "10.31.$n.1/24" dev "h$n" &&
@@ -84,6 +84,15 @@ pod_neigh()	# N HOST-IF POD-NS POD-IF
 recv_in()	# NAME NS COUNT [ARGS...]
 {
 	t_bg "recv_$1" in_ns "$2" "$PKTGEN" recv --port "$PORT" --count "$3" --timeout 20 "${@:4}"
+	printf -v "RECV_$1" '%s' "$BG_PID"
+	t_wait_line "$T_DIR/recv_$1.out" ready 10 "$BG_PID"
+}
+
+# The same, the receiver in cgroup CG (a directory of t_cgroup's).
+recv_in_cgroup()	# NAME NS CG COUNT
+{
+	t_bg "recv_$1" in_ns "$2" sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh \
+		"$3" "$PKTGEN" recv --port "$PORT" --count "$4" --timeout 20
 	printf -v "RECV_$1" '%s' "$BG_PID"
 	t_wait_line "$T_DIR/recv_$1.out" ready 10 "$BG_PID"
 }
@@ -293,10 +302,7 @@ by_cgroup()
 		cg=$(t_cgroup "docker-${ids[i - 1]}.scope") || { skip by_cgroup "no cgroup v2 here"; return 0; }
 		rels[i]=/${cg##*/}
 		n=POD_$i
-		t_bg "recv_$i" in_ns "${!n}" sh -c 'echo $$ > "$1/cgroup.procs" && shift &&
-			exec "$@"' sh "$cg" "$PKTGEN" recv --port "$PORT" --count $((400 - 100 * i)) --timeout 20
-		printf -v "RECV_$i" '%s' "$BG_PID"
-		t_wait_line "$T_DIR/recv_$i.out" ready 10 "$BG_PID" || t_abort recv "receiver did not start"
+		recv_in_cgroup "$i" "${!n}" "$cg" $((400 - 100 * i)) || t_abort recv "receiver did not start"
 	done
 	{ send_to 10.31.1.2 300 && send_to 10.31.2.2 200; } || t_abort send "rxlat-pktgen send failed"
 	assert_received 1 300
@@ -377,6 +383,154 @@ pod_churn()
 	assert_eq churned_no_full_line 0 "$(grep -c 'every group slot is taken' "$T_DIR/rxlat.err")"
 }
 
+# A pod deleted and replaced by a pod that the kernel gives the same
+# namespace inode: each counted under its own name, never the old pod's
+# name on the new pod's samples. The kernel gives a freed inode to the next
+# namespace at once; a pod is re-created until it has the old one's.
+# Then the same with rxlat stopped (SIGSTOP) from before the first pod's
+# samples until after the second pod replaced it: by then the first pod's
+# inode names the second, so the first is labelled net:[inode]#cookie.
+pod_inode_reuse()
+{
+	local ino i old try try_ns misses round new
+	need curl || return 1
+	host_setup || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --prometheus "$PROM" || return 1
+	for round in 1 2; do
+		routed_pod 1 || t_abort setup "cannot create pod 1"
+		ino=$(stat -L -c %i "/run/netns/$POD_1")
+		recv_in 1 "$POD_1" 11 || t_abort recv "receiver did not start"
+		((round == 2)) && kill -STOP "$RXLAT_PID"
+		send_to 10.31.1.2 11 || t_abort send "rxlat-pktgen send failed"
+		assert_received 1 11
+		((round == 1)) && sleep 0.5 # named while it is there
+		old=$POD_1
+		ip netns del "$POD_1"
+		ip -n "$NS_H" link del h1 2>/dev/null
+		# the lowest free inode comes first: keep the misses until the hit
+		misses=()
+		for ((i = 0; i < 40; i++)); do
+			ns_create try || t_abort setup "cannot create a namespace"
+			[[ $(stat -L -c %i "/run/netns/$try") == "$ino" ]] && break
+			misses+=("$try")
+			sleep 0.1
+		done
+		for try_ns in "${misses[@]}"; do
+			ip netns del "$try_ns"
+		done
+		if ((i == 40)); then
+			((round == 2)) && kill -CONT "$RXLAT_PID"
+			skip "inode_reuse_$round" "the kernel gave inode $ino to no new namespace in 40 tries"
+			continue
+		fi
+		routed_pod 2 "$try" || t_abort setup "cannot create pod 2"
+		recv_in 2 "$POD_2" 12 || t_abort recv "receiver did not start"
+		send_to 10.31.2.2 12 || t_abort send "rxlat-pktgen send failed"
+		assert_received 2 12
+		((round == 2)) && kill -CONT "$RXLAT_PID"
+		sleep 1.2
+		in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom$round.txt"
+		printf -v "OLD_$round" '%s' "$old"
+		printf -v "NEW_$round" '%s' "$POD_2"
+		printf -v "INO_$round" '%s' "$ino"
+		ip netns del "$POD_2"
+		ip -n "$NS_H" link del h2 2>/dev/null
+	done
+	stop_rxlat || return 1
+	for round in 1 2; do
+		old=OLD_$round new=NEW_$round ino=INO_$round
+		[[ -n ${!new:-} ]] || continue
+		if ((round == 1)); then
+			assert_eq reuse_old_by_name 11 "$(ns_sum udp_queue_rcv "${!old}" .sources.xdp)" \
+				"the first pod's samples, under its own name"
+			assert_eq reuse_old_prometheus 11 "$(awk -v n="${!old}" '
+				index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
+				/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom1.txt")"
+		else
+			assert_eq reuse_gone_unnamed 11 "$(q --arg l "net:[${!ino}]#" '[.[].series[] |
+				select(.stage == "udp_queue_rcv" and ((.netns // "") | startswith($l))) |
+				.sources.xdp] | add // 0')" "the first pod, gone before it was named"
+			assert_eq reuse_gone_not_by_name 0 "$(ns_sum udp_queue_rcv "${!old}" .count)"
+		fi
+		assert_eq "reuse_new_by_name_$round" 12 "$(ns_sum udp_queue_rcv "${!new}" .sources.xdp)" \
+			"the second pod's samples, under its own name"
+		assert_eq "reuse_new_prometheus_$round" 12 "$(awk -v n="${!new}" '
+			index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
+			/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom$round.txt")"
+		assert_eq "reuse_two_cookies_$round" 2 "$(q --arg i "${!ino}" '[.[].series[] |
+			select(.stage == "udp_queue_rcv" and .netns_ino == ($i | tonumber)) |
+			.netns_cookie] | unique | length')" "two namespaces with inode ${!ino}, two cookies"
+	done
+}
+
+# Pods created and deleted one after another, each with its own count
+# (10 + its number), with --by cgroup and every receiver in one cgroup:
+# each pod's ip_rcv (a group of its namespace) and udp_queue_rcv (its
+# namespace and the cgroup) exactly under its own name, in JSON and in
+# Prometheus; no sample under a gone pod's inode.
+pod_churn_fast()
+{
+	local i ns n total=0 want
+	need curl || return 1
+	host_setup || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --by cgroup --prometheus "$PROM" || return 1
+	# Prometheus keeps a gone pod's totals once a scrape has been served
+	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >/dev/null
+	for ((i = 1; i <= 20; i++)); do
+		routed_pod "$i" || t_abort setup "cannot create pod $i"
+		ns=POD_$i
+		recv_in "$i" "${!ns}" $((10 + i)) || t_abort recv "receiver did not start"
+		send_to "10.31.$i.2" $((10 + i)) || t_abort send "rxlat-pktgen send failed"
+		assert_received "$i" $((10 + i))
+		sleep 0.3
+		ip netns del "${!ns}"
+		ip -n "$NS_H" link del "h$i" 2>/dev/null
+	done
+	sleep 1.2
+	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom.txt"
+	stop_rxlat || return 1
+	for ((i = 1; i <= 20; i++)); do
+		ns=POD_$i want=$((10 + i)) total=$((total + 10 + i))
+		n=$(q --arg n "${!ns}" '[.[].series[] | select(.stage == "ip_rcv" and .netns == $n and
+			(.cgroup == null)) | .sources.xdp] | add // 0')
+		assert_eq "churn_fast_ip_rcv_$i" "$want" "$n" "ip_rcv samples of pod $i, under its name"
+		n=$(q --arg n "${!ns}" '[.[].series[] | select(.stage == "udp_queue_rcv" and
+			.netns == $n and .cgroup != null) | .sources.xdp] | add // 0')
+		assert_eq "churn_fast_udp_$i" "$want" "$n" "udp_queue_rcv samples of pod $i, under its name"
+		assert_eq "churn_fast_prometheus_$i" "$want" "$(awk -v n="${!ns}" '
+			index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
+			/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom.txt")"
+	done
+	assert_eq churn_fast_all_counted "$total" "$(q '[.[].series[] | select(.stage == "udp_queue_rcv") |
+		.sources.xdp] | add // 0')"
+	assert_eq churn_fast_no_inode_label 0 "$(q '[.[].series[] | select((.netns // "") |
+		startswith("net:["))] | length')" "series labelled by inode rather than name"
+}
+
+# --by cgroup with a receiver of the host and one of a pod in the same
+# cgroup: one group per namespace, the host's 100 and the pod's 400 apart.
+shared_cgroup()
+{
+	local cg rel
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	cg=$(t_cgroup shared) || { skip shared_cgroup "no cgroup v2 here"; return 0; }
+	rel=/${cg##*/}
+	start_rxlat -i h0 --by cgroup || return 1
+	{ recv_in_cgroup h "$NS_H" "$cg" 100 && recv_in_cgroup 1 "$POD_1" "$cg" 400; } ||
+		t_abort recv "receivers did not start"
+	{ send_to 10.31.0.2 100 && send_to 10.31.1.2 400; } || t_abort send "rxlat-pktgen send failed"
+	assert_received h 100
+	assert_received 1 400
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq shared_cgroup_host 100 "$(q --arg c "$rel" '[.[].series[] |
+		select(.stage == "udp_queue_rcv" and .cgroup == $c and .netns == null) |
+		.sources.xdp] | add // 0')" "the host's receiver: its cgroup, no netns"
+	assert_eq shared_cgroup_pod 400 "$(q --arg c "$rel" --arg n "$POD_1" '[.[].series[] |
+		select(.stage == "udp_queue_rcv" and .cgroup == $c and .netns == $n) |
+		.sources.xdp] | add // 0')" "the pod's receiver: the same cgroup, the pod's netns"
+}
+
 # More pods at once than group slots: one line, the rest as netns="other".
 groups_full()
 {
@@ -426,6 +580,9 @@ run_test by_none by_none
 run_test by_cgroup by_cgroup
 run_test pod_view pod_view
 run_test pod_churn pod_churn
+run_test pod_inode_reuse pod_inode_reuse
+run_test pod_churn_fast pod_churn_fast
+run_test shared_cgroup shared_cgroup
 run_test groups_full groups_full
 run_test tc_host tc_host
 suite_end
