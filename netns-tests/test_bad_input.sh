@@ -73,6 +73,7 @@ CASES=(
 	"stdout_pipe_closed  @ -              @ 1 @ late @ set -o pipefail; \$IN_B \$RXLAT -i \$IF_B -r 0.1 -o json | head -n 1 >/dev/null @ stdout.*Broken pipe"
 	"stdout_closed       @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 -o json >&- @ (stdout|standard output)"
 	"stdout_full         @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 >/dev/full @ (stdout|standard output).*(No space|full|ENOSPC)"
+	"flag_with_value     @ -              @ 1 @ err  @ \$IN_B \$RXLAT --include-ooo=yes -d 1 @ ^rxlat: error: --include-ooo takes no value: give --include-ooo alone, not --include-ooo=yes$"
 	"max_memory          @ -              @ 1 @ mem  @ \$IN_B \$RXLAT -i \$IF_B --max-ifaces 256 --max-queues 256 -d 2 @ [0-9] ?MiB"
 )
 

@@ -373,27 +373,40 @@ static int parse_values(const struct cli *c, struct rxlat_config *cfg)
 	return 0;
 }
 
-/* The option argv element a names ("--port", "--port=80", "-r", "-r2"): its id, or -1. */
+/*
+ * The option argv element a names ("--port", "--port=80", "--po=80", "-r",
+ * "-r2"): its id, or -1. A long name may be cut short where only one option
+ * starts so, as getopt_long() takes it.
+ */
 static int raw_option(const char *a, const char **val)
 {
+	size_t n = strcspn(a, "=");
+	int found = -1, prefixes = 0;
+
 	*val = NULL;
 	if (a[0] != '-' || !a[1])
 		return -1;
 	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
 		const struct rxlat_option *o = &options[id];
-		size_t n = strlen(o->longopt);
 
-		if (a[1] == '-' && !strncmp(a + 2, o->longopt, n) &&
-		    (!a[2 + n] || a[2 + n] == '=')) {
-			*val = a[2 + n] ? a + 3 + n : NULL;
-			return id;
+		if (a[1] == '-' && n > 2 && !strncmp(a + 2, o->longopt, n - 2)) {
+			if (!o->longopt[n - 2]) { /* the whole name */
+				found = id;
+				break;
+			}
+			found = id;
+			prefixes++;
 		}
 		if (a[1] != '-' && o->shortopt[0] && a[1] == o->shortopt[0]) {
 			*val = a[2] ? a + 2 : NULL;
 			return id;
 		}
 	}
-	return -1;
+	if (prefixes > 1 && (found < 0 || options[found].longopt[n - 2]))
+		return -1; /* ambiguous: argtable says so */
+	if (found >= 0 && a[n])
+		*val = a + n + 1;
+	return found;
 }
 
 /* A number as a person writes it: decimal digits, a point, an exponent (doubles). */
@@ -417,10 +430,10 @@ static bool plain_number(const char *v, bool frac)
 }
 
 /*
- * What argtable takes too kindly, before it parses: an empty value (its
- * message then names no option) and numbers that strtod() and strtol()
- * read beyond decimal ("0x10" as 16, "inf"). A leading '-' is left to the
- * range checks. 0 or -1 said.
+ * What argtable takes too kindly, before it parses: a value given to a
+ * flag and an empty value (its messages then name no option), and numbers
+ * that strtod() and strtol() read beyond decimal ("0x10" as 16, "inf"). A
+ * leading '-' is left to the range checks. 0 or -1 said.
  */
 static int check_raw(int argc, char **argv)
 {
@@ -429,6 +442,12 @@ static int check_raw(int argc, char **argv)
 		int id = raw_option(argv[i], &val);
 		enum rxlat_opt_kind k = id < 0 ? KIND_FLAG : options[id].kind;
 
+		if (id >= 0 && k == KIND_FLAG && val && (argv[i][1] == '-' || val[0] == '=')) {
+			const char *name = argv[i][1] == '-' ? opt(id) : opt_short(id);
+
+			rxlat_err("%s takes no value: give %s alone, not %s", name, name, argv[i]);
+			return -1;
+		}
 		if (k == KIND_FLAG)
 			continue;
 		if (!val && i + 1 < argc)

@@ -200,6 +200,14 @@ static void check_errors(void)
 		{ "--no-xdp --stamp packet", "--no-xdp uses a stamper loaded elsewhere: --xdp-mode "
 					     "and --stamp do not apply" },
 		{ "--tc", "--tc needs the interfaces to stamp: add -i IFACE" },
+		{ "--include-ooo=yes",
+		  "--include-ooo takes no value: give --include-ooo alone, not "
+		  "--include-ooo=yes" },
+		{ "--include-o=no", "--include-ooo takes no value: give --include-ooo alone, not "
+				    "--include-o=no" },
+		{ "--per-queue= -d 1", "--per-queue takes no value: give --per-queue alone, not "
+				       "--per-queue=" },
+		{ "-v=1", "-v takes no value: give -v alone, not -v=1" },
 		{ "--stages ,", "--stages ',' names no stage: give one or more of rxlat "
 				"--list-stages" },
 		{ "--port 80,x", "invalid port 'x' in --port: give local ports from 1 to 65535, "
