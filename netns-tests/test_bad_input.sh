@@ -74,6 +74,10 @@ CASES=(
 	"stdout_closed       @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 -o json >&- @ (stdout|standard output)"
 	"stdout_full         @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 >/dev/full @ (stdout|standard output).*(No space|full|ENOSPC)"
 	"flag_with_value     @ -              @ 1 @ err  @ \$IN_B \$RXLAT --include-ooo=yes -d 1 @ ^rxlat: error: --include-ooo takes no value: give --include-ooo alone, not --include-ooo=yes$"
+	"xdp_mode_no_iface   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --xdp-mode native -d 1 @ ^rxlat: error: --xdp-mode applies to -i only: give -i IFACE too$"
+	"max_groups_by_none  @ -              @ 0 @ warn @ \$IN_B \$RXLAT --by none --max-groups 5 -d 0.3 @ ^rxlat: --max-groups does nothing with --by none: ignored$"
+	"ooo_proto_udp       @ -              @ 0 @ warn @ \$IN_B \$RXLAT --include-ooo --proto udp -d 0.3 @ ^rxlat: --include-ooo does nothing with --proto udp: ignored$"
+	"ooo_stages_ip_rcv   @ -              @ 0 @ warn @ \$IN_B \$RXLAT --include-ooo --stages ip_rcv -d 0.3 @ ^rxlat: --include-ooo does nothing without stage sock_read \\(--stages ip_rcv\\): ignored$"
 	"max_memory          @ -              @ 1 @ mem  @ \$IN_B \$RXLAT -i \$IF_B --max-ifaces 256 --max-queues 256 -d 2 @ [0-9] ?MiB"
 )
 

@@ -200,6 +200,21 @@ static void store(struct rxlat_config *cfg, const struct rxlat_option *o, const 
 		memcpy((char *)cfg + o->off, v, n);
 }
 
+/* o's integer or enum field, whatever its width */
+static unsigned int load_uint(const struct rxlat_config *cfg, const struct rxlat_option *o)
+{
+	__u8 v8;
+	unsigned int v = 0;
+
+	if (o->size == sizeof(v8)) {
+		memcpy(&v8, (const char *)cfg + o->off, sizeof(v8));
+		return v8;
+	}
+	if (o->size == sizeof(v))
+		memcpy(&v, (const char *)cfg + o->off, sizeof(v));
+	return v;
+}
+
 /* v into o's integer or enum field, whatever its width */
 static void store_uint(struct rxlat_config *cfg, const struct rxlat_option *o, unsigned int v)
 {
@@ -254,7 +269,6 @@ static int set_values(const struct cli *c, struct rxlat_config *cfg)
 		cfg->stages[s] = true;
 	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
 		const struct rxlat_option *o = &options[id];
-		int need = o->needs - 1;
 
 		if (o->kind == KIND_DOUBLE)
 			store(cfg, o, &o->def, sizeof(o->def));
@@ -262,11 +276,6 @@ static int set_values(const struct cli *c, struct rxlat_config *cfg)
 			store_uint(cfg, o, (unsigned int)o->def);
 		if (!given(c, id))
 			continue;
-		if (o->needs && !given(c, need)) {
-			rxlat_err("%s applies to %s only: give %s %s too", opt_short(id),
-				  opt_short(need), opt_short(need), options[need].metavar);
-			return -1;
-		}
 		if (set_value(c, id, cfg))
 			return -1;
 	}
@@ -344,10 +353,37 @@ static int check_together(const struct cli *c, const struct rxlat_config *cfg)
 			  stamp);
 		return -1;
 	}
-	if (cfg->tc && !given(c, OPT_INTERFACE)) {
-		rxlat_err("%s needs the interfaces to stamp: add %s %s", opt(OPT_TC),
-			  opt_short(OPT_INTERFACE), options[OPT_INTERFACE].metavar);
-		return -1;
+	return 0;
+}
+
+/*
+ * What each option given applies to, as its table entry says: the one rule
+ * for all of them. Without the option it needs, an error (it was likely
+ * forgotten, and the run would not be what was asked); where another
+ * option's value chosen on purpose, or --stages, leaves it nothing to do, a
+ * note (the run is exactly what that value asks for). 0 or -1 said.
+ */
+static int check_applies(const struct cli *c, const struct rxlat_config *cfg)
+{
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		const struct rxlat_option *o = &options[id];
+		int need = o->needs - 1, moot = o->moot_with - 1, stage = o->stage - 1;
+
+		if (!given(c, id))
+			continue;
+		if (o->needs && !given(c, need)) {
+			rxlat_err("%s applies to %s only: give %s %s too", opt_short(id),
+				  opt_short(need), opt_short(need), options[need].metavar);
+			return -1;
+		}
+		if (o->moot_with && given(c, moot) &&
+		    load_uint(cfg, &options[moot]) == o->moot_value)
+			rxlat_info("%s does nothing with %s %s: ignored", opt_short(id),
+				   opt_short(moot), options[moot].choices[o->moot_value]);
+		if (o->stage && given(c, OPT_STAGES) && !cfg->stages[stage])
+			rxlat_info("%s does nothing without stage %s (%s %s): ignored",
+				   opt_short(id), rxlat_stage_names[stage], opt(OPT_STAGES),
+				   c->arg[OPT_STAGES].s->sval[0]);
 	}
 	return 0;
 }
@@ -495,7 +531,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	}
 	if (set_values(&c, cfg) || check_together(&c, cfg) || fit_groups(&c, cfg) ||
-	    parse_values(&c, cfg))
+	    parse_values(&c, cfg) || check_applies(&c, cfg))
 		goto out;
 	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
 	cfg->xdp_forced = given(&c, OPT_XDP_MODE) > 0;
