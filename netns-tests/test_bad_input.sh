@@ -28,9 +28,10 @@ export RXLAT
 #         (VmHWM) stays under 64 MiB
 # The command runs under "bash -c" in namespace B ($IN_B) with a timeout;
 # $IF_B, $NS_B, $RXLAT and $PID (the setup's process) are set. In the ERE,
-# %PID% stands for $PID and %IF% for $IF_B, and one without a leading ^
-# must follow "rxlat: error: " (warn: "rxlat: "). A setup function may
-# change WANT, KIND and RE (for a kernel where the case is not an error).
+# %PID% stands for $PID, %IF% for $IF_B and %NS% for $NS_B, and one
+# without a leading ^ must follow "rxlat: error: " (warn: "rxlat: "). A
+# setup function may change WANT, KIND and RE (for a kernel where the
+# case is not an error).
 LONG_NAME=abcdefghijklmnopq # 17 characters; IFNAMSIZ is 16 with the NUL
 NOROOT='setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all'
 CASES=(
@@ -73,6 +74,15 @@ CASES=(
 	"stdout_pipe_closed  @ -              @ 1 @ late @ set -o pipefail; \$IN_B \$RXLAT -i \$IF_B -r 0.1 -o json | head -n 1 >/dev/null @ stdout.*Broken pipe"
 	"stdout_closed       @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 -o json >&- @ (stdout|standard output)"
 	"stdout_full         @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 >/dev/full @ (stdout|standard output).*(No space|full|ENOSPC)"
+	"flag_with_value     @ -              @ 1 @ err  @ \$IN_B \$RXLAT --include-ooo=yes -d 1 @ ^rxlat: error: --include-ooo takes no value: give --include-ooo alone, not --include-ooo=yes$"
+	"xdp_mode_no_iface   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --xdp-mode native -d 1 @ ^rxlat: error: --xdp-mode applies to -i only: give -i IFACE too$"
+	"max_groups_by_none  @ -              @ 0 @ warn @ \$IN_B \$RXLAT --by none --max-groups 5 -d 0.3 @ ^rxlat: --max-groups does nothing with --by none: ignored$"
+	"ooo_proto_udp       @ -              @ 0 @ warn @ \$IN_B \$RXLAT --include-ooo --proto udp -d 0.3 @ ^rxlat: --include-ooo does nothing with --proto udp: ignored$"
+	"ooo_stages_ip_rcv   @ -              @ 0 @ warn @ \$IN_B \$RXLAT --include-ooo --stages ip_rcv -d 0.3 @ ^rxlat: --include-ooo does nothing without stage sock_read \\(--stages ip_rcv\\): ignored$"
+	"prom_lo_down        @ setup_lo_down  @ 1 @ err  @ \$IN_B \$RXLAT --prometheus 9477 -o none -d 1 @ ^rxlat: error: --prometheus 9477: a bare port listens on 127\\.0\\.0\\.1, which is on lo, and lo is down in this network namespace: bring it up with 'ip -n %NS% link set lo up', or listen on an interface that is up: --prometheus 10\\.77\\.0\\.2:9477$"
+	"prom_lo_down_addr   @ setup_lo_down  @ 1 @ err  @ \$IN_B \$RXLAT --prometheus 127.0.0.1:9477 -o none -d 1 @ ^rxlat: error: --prometheus 127\\.0\\.0\\.1:9477: 127\\.0\\.0\\.1 is on lo, and lo is down in this network namespace: bring it up with 'ip -n %NS% link set lo up', or listen on an interface that is up: --prometheus 10\\.77\\.0\\.2:9477$"
+	"prom_lo_down_exec   @ setup_lo_down  @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --prometheus 9477 -o none -d 1 @ ^rxlat: error: --prometheus 9477: .*lo is down in this network namespace: bring it up with 'ip -n %NS% link set lo up'"
+	"prom_lo_down_bound  @ setup_lo_kept  @ 0 @ warn @ \$IN_B \$RXLAT --prometheus 9477 -o none -d 0.5 @ ^rxlat: warning: --prometheus 9477: lo is down in this network namespace: nothing can connect until 'ip -n %NS% link set lo up'$"
 	"max_memory          @ -              @ 1 @ mem  @ \$IN_B \$RXLAT -i \$IF_B --max-ifaces 256 --max-queues 256 -d 2 @ [0-9] ?MiB"
 )
 
@@ -116,6 +126,18 @@ setup_second()	# [ARGS...]
 		return 1
 	}
 }
+
+# lo down as in a namespace whose lo was never brought up (no 127.0.0.1,
+# no ::1), another interface up with an address: 127.0.0.1 cannot be bound
+setup_lo_down()
+{
+	ip -n "$NS_B" link set lo down && ip -n "$NS_B" addr flush dev lo &&
+		ip -n "$NS_B" addr add 10.77.0.2/24 dev "$IF_B"
+}
+
+# lo taken down after it was up: 127.0.0.1 stays and binds, but nothing
+# can connect to it
+setup_lo_kept() { ip -n "$NS_B" link set lo down; }
 
 # util-linux setpriv (busybox's has no --reuid)
 need_setpriv()
@@ -185,6 +207,35 @@ after_no_xdp_no_stamper()
 
 after_no_xdp_netns_exec() { after_no_xdp_no_stamper; }
 
+# Once the error's hint brought lo up, the same command starts, says
+# nothing more, answers on /metrics and stops cleanly on SIGINT.
+prom_second_start()	# ARGS...
+{
+	local rc port=9477
+	assert_eq hint_followed 1 "$((HINTS > 0 && !HINT_FAILED))" \
+		"the error proposed a command (bringing lo up) and it worked" || return 1
+	t_bg second in_ns "$NS_B" "$RXLAT" -o none "$@"
+	PID=$BG_PID
+	if ! t_wait_line "$T_DIR/second.err" 'map memory' 30 "$PID"; then
+		fail second_start "after the hint rxlat did not start: $(tail -n 1 "$T_DIR/second.err")"
+		kill -INT "$PID" 2>/dev/null
+		t_wait_pid "$PID" 10 >/dev/null 2>&1
+		return 1
+	fi
+	assert_match second_metrics '^rxlat_build_info' \
+		"$(in_ns "$NS_B" curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" | grep '^rxlat_build_info' | head -n 1)"
+	kill -INT "$PID"
+	t_wait_pid "$PID" 15
+	rc=$?
+	assert_eq second_exit 0 "$rc" "exit status after SIGINT; stderr: $(tail -n 1 "$T_DIR/second.err")"
+	assert_eq second_quiet "" "$(grep -E '^rxlat: (error|warning): ' "$T_DIR/second.err")" \
+		"errors or warnings of the second start"
+}
+
+after_prom_lo_down() { prom_second_start --prometheus 9477; }
+after_prom_lo_down_addr() { prom_second_start --prometheus 127.0.0.1:9477; }
+after_prom_lo_down_exec() { prom_second_start --prometheus 9477; }
+
 after_second_instance()
 {
 	kill -INT "$PID" 2>/dev/null
@@ -224,6 +275,7 @@ run_case()	# TABLE-LINE
 	fi
 	RE=${RE//%PID%/$PID}
 	RE=${RE//%IF%/$IF_B}
+	RE=${RE//%NS%/$NS_B}
 	if [[ $RE != ^* ]]; then
 		[[ $KIND == warn ]] && RE="^rxlat: .*$RE" || RE="^rxlat: error: .*$RE"
 	fi

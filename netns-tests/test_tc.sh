@@ -322,7 +322,7 @@ bad_input()
 	in_ns "$NS_B" "$RXLAT" --tc >/dev/null 2>"$T_DIR/e1"
 	rc=$?
 	assert_eq no_iface_exit 1 "$rc"
-	assert_eq no_iface_message "rxlat: error: --tc needs the interfaces to stamp: add -i IFACE" "$(cat "$T_DIR/e1")"
+	assert_eq no_iface_message "rxlat: error: --tc applies to -i only: give -i IFACE too" "$(cat "$T_DIR/e1")"
 	in_ns "$NS_B" "$RXLAT" --tc -i "$IF_B" --stamp packet >/dev/null 2>"$T_DIR/e2"
 	rc=$?
 	assert_eq stamp_exit 1 "$rc"

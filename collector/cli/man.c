@@ -123,6 +123,35 @@ static void put_text(FILE *f, const struct rxlat_option *o)
 	fputs(".\n", f);
 }
 
+/*
+ * What the option applies to, from its table entry: the sentence that says
+ * the error or the note rxlat gives (options.c, check_applies).
+ */
+static void put_applies(FILE *f, const struct rxlat_option *o)
+{
+#define STAGE_NAME(id, name, ...) [RXLAT_STAGE_##id] = name,
+	static const char *const stage_names[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_NAME) };
+#undef STAGE_NAME
+
+	if (o->needs) {
+		fputs("Refused without\\~", f);
+		put_name(f, &options[o->needs - 1], options[o->needs - 1].shortopt[0]);
+		fputs(".\n", f);
+	}
+	if (o->moot_with) {
+		fputs("With\\~", f);
+		put_name(f, &options[o->moot_with - 1], false);
+		fprintf(f, "\\~%s it does nothing, and rxlat says so in one line.\n",
+			options[o->moot_with - 1].choices[o->moot_value]);
+	}
+	if (o->stage) {
+		fputs("Where\\~", f);
+		put_name(f, &options[OPT_STAGES], false);
+		fprintf(f, " leaves out\n.B %s\nit does nothing, and rxlat says so in one line.\n",
+			stage_names[o->stage - 1]);
+	}
+}
+
 /* ".TP", the names and the value, the text; man_next shares the next one's */
 static void put_options(FILE *f)
 {
@@ -135,6 +164,7 @@ static void put_options(FILE *f)
 		}
 		fputc('\n', f);
 		put_text(f, &options[id]);
+		put_applies(f, &options[id]);
 	}
 }
 

@@ -200,6 +200,21 @@ static void store(struct rxlat_config *cfg, const struct rxlat_option *o, const 
 		memcpy((char *)cfg + o->off, v, n);
 }
 
+/* o's integer or enum field, whatever its width */
+static unsigned int load_uint(const struct rxlat_config *cfg, const struct rxlat_option *o)
+{
+	__u8 v8;
+	unsigned int v = 0;
+
+	if (o->size == sizeof(v8)) {
+		memcpy(&v8, (const char *)cfg + o->off, sizeof(v8));
+		return v8;
+	}
+	if (o->size == sizeof(v))
+		memcpy(&v, (const char *)cfg + o->off, sizeof(v));
+	return v;
+}
+
 /* v into o's integer or enum field, whatever its width */
 static void store_uint(struct rxlat_config *cfg, const struct rxlat_option *o, unsigned int v)
 {
@@ -254,7 +269,6 @@ static int set_values(const struct cli *c, struct rxlat_config *cfg)
 		cfg->stages[s] = true;
 	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
 		const struct rxlat_option *o = &options[id];
-		int need = o->needs - 1;
 
 		if (o->kind == KIND_DOUBLE)
 			store(cfg, o, &o->def, sizeof(o->def));
@@ -262,11 +276,6 @@ static int set_values(const struct cli *c, struct rxlat_config *cfg)
 			store_uint(cfg, o, (unsigned int)o->def);
 		if (!given(c, id))
 			continue;
-		if (o->needs && !given(c, need)) {
-			rxlat_err("%s applies to %s only: give %s %s too", opt_short(id),
-				  opt_short(need), opt_short(need), options[need].metavar);
-			return -1;
-		}
 		if (set_value(c, id, cfg))
 			return -1;
 	}
@@ -344,10 +353,37 @@ static int check_together(const struct cli *c, const struct rxlat_config *cfg)
 			  stamp);
 		return -1;
 	}
-	if (cfg->tc && !given(c, OPT_INTERFACE)) {
-		rxlat_err("%s needs the interfaces to stamp: add %s %s", opt(OPT_TC),
-			  opt_short(OPT_INTERFACE), options[OPT_INTERFACE].metavar);
-		return -1;
+	return 0;
+}
+
+/*
+ * What each option given applies to, as its table entry says: the one rule
+ * for all of them. Without the option it needs, an error (it was likely
+ * forgotten, and the run would not be what was asked); where another
+ * option's value chosen on purpose, or --stages, leaves it nothing to do, a
+ * note (the run is exactly what that value asks for). 0 or -1 said.
+ */
+static int check_applies(const struct cli *c, const struct rxlat_config *cfg)
+{
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		const struct rxlat_option *o = &options[id];
+		int need = o->needs - 1, moot = o->moot_with - 1, stage = o->stage - 1;
+
+		if (!given(c, id))
+			continue;
+		if (o->needs && !given(c, need)) {
+			rxlat_err("%s applies to %s only: give %s %s too", opt_short(id),
+				  opt_short(need), opt_short(need), options[need].metavar);
+			return -1;
+		}
+		if (o->moot_with && given(c, moot) &&
+		    load_uint(cfg, &options[moot]) == o->moot_value)
+			rxlat_info("%s does nothing with %s %s: ignored", opt_short(id),
+				   opt_short(moot), options[moot].choices[o->moot_value]);
+		if (o->stage && given(c, OPT_STAGES) && !cfg->stages[stage])
+			rxlat_info("%s does nothing without stage %s (%s %s): ignored",
+				   opt_short(id), rxlat_stage_names[stage], opt(OPT_STAGES),
+				   c->arg[OPT_STAGES].s->sval[0]);
 	}
 	return 0;
 }
@@ -373,27 +409,40 @@ static int parse_values(const struct cli *c, struct rxlat_config *cfg)
 	return 0;
 }
 
-/* The option argv element a names ("--port", "--port=80", "-r", "-r2"): its id, or -1. */
+/*
+ * The option argv element a names ("--port", "--port=80", "--po=80", "-r",
+ * "-r2"): its id, or -1. A long name may be cut short where only one option
+ * starts so, as getopt_long() takes it.
+ */
 static int raw_option(const char *a, const char **val)
 {
+	size_t n = strcspn(a, "=");
+	int found = -1, prefixes = 0;
+
 	*val = NULL;
 	if (a[0] != '-' || !a[1])
 		return -1;
 	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
 		const struct rxlat_option *o = &options[id];
-		size_t n = strlen(o->longopt);
 
-		if (a[1] == '-' && !strncmp(a + 2, o->longopt, n) &&
-		    (!a[2 + n] || a[2 + n] == '=')) {
-			*val = a[2 + n] ? a + 3 + n : NULL;
-			return id;
+		if (a[1] == '-' && n > 2 && !strncmp(a + 2, o->longopt, n - 2)) {
+			if (!o->longopt[n - 2]) { /* the whole name */
+				found = id;
+				break;
+			}
+			found = id;
+			prefixes++;
 		}
 		if (a[1] != '-' && o->shortopt[0] && a[1] == o->shortopt[0]) {
 			*val = a[2] ? a + 2 : NULL;
 			return id;
 		}
 	}
-	return -1;
+	if (prefixes > 1 && (found < 0 || options[found].longopt[n - 2]))
+		return -1; /* ambiguous: argtable says so */
+	if (found >= 0 && a[n])
+		*val = a + n + 1;
+	return found;
 }
 
 /* A number as a person writes it: decimal digits, a point, an exponent (doubles). */
@@ -417,10 +466,10 @@ static bool plain_number(const char *v, bool frac)
 }
 
 /*
- * What argtable takes too kindly, before it parses: an empty value (its
- * message then names no option) and numbers that strtod() and strtol()
- * read beyond decimal ("0x10" as 16, "inf"). A leading '-' is left to the
- * range checks. 0 or -1 said.
+ * What argtable takes too kindly, before it parses: a value given to a
+ * flag and an empty value (its messages then name no option), and numbers
+ * that strtod() and strtol() read beyond decimal ("0x10" as 16, "inf"). A
+ * leading '-' is left to the range checks. 0 or -1 said.
  */
 static int check_raw(int argc, char **argv)
 {
@@ -429,6 +478,12 @@ static int check_raw(int argc, char **argv)
 		int id = raw_option(argv[i], &val);
 		enum rxlat_opt_kind k = id < 0 ? KIND_FLAG : options[id].kind;
 
+		if (id >= 0 && k == KIND_FLAG && val && (argv[i][1] == '-' || val[0] == '=')) {
+			const char *name = argv[i][1] == '-' ? opt(id) : opt_short(id);
+
+			rxlat_err("%s takes no value: give %s alone, not %s", name, name, argv[i]);
+			return -1;
+		}
 		if (k == KIND_FLAG)
 			continue;
 		if (!val && i + 1 < argc)
@@ -476,7 +531,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	}
 	if (set_values(&c, cfg) || check_together(&c, cfg) || fit_groups(&c, cfg) ||
-	    parse_values(&c, cfg))
+	    parse_values(&c, cfg) || check_applies(&c, cfg))
 		goto out;
 	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
 	cfg->xdp_forced = given(&c, OPT_XDP_MODE) > 0;

@@ -48,8 +48,18 @@ struct rxlat_option {
 	/* choices[value] is the name of a choice; NULL slots are none */
 	const char *const *choices;
 	int nchoices;
-	/* given only with this option (its id + 1; 0: any time) */
+	/*
+	 * What it applies to, checked in one place (options.c, check_applies):
+	 * needs: given only with this option (its id + 1; 0: any time), an
+	 * error without it; moot_with: does nothing where this option (its id +
+	 * 1, a choice) is given with the value moot_value, a note; stage:
+	 * concerns this stage only (its index + 1), a note where --stages
+	 * leaves it out.
+	 */
 	int needs;
+	int moot_with;
+	unsigned int moot_value;
+	int stage;
 	/* KIND_STRING: each value given, into cfg; 0, or < 0 with the error printed */
 	int (*parse)(const char *val, struct rxlat_config *cfg);
 };
@@ -76,7 +86,9 @@ struct rxlat_option {
 #ifndef STRING
 #define STRING(fn) .kind = KIND_STRING, .parse = fn
 #endif
-#define NEEDS(id) .needs = OPT_##id + 1
+#define NEEDS(id)	      .needs = OPT_##id + 1
+#define MOOT_WITH(id, value)  .moot_with = OPT_##id + 1, .moot_value = (value)
+#define FOR_STAGE(stage_name) .stage = RXLAT_STAGE_##stage_name + 1
 /* An entry as an element of an array indexed by the ids of opt.h. */
 #define RXLAT_OPTION_ENTRY(id, s, l, ...) [OPT_##id] = { .shortopt = s, .longopt = l, __VA_ARGS__ },
 

@@ -7,7 +7,9 @@
  * it, as opt.h does for the ids and names, options.c for the parser and
  * --help, man.c for rxlat.8. The fields are struct rxlat_option's
  * (options.h); FLAG(), UINT(), DOUBLE(), CHOICE() and STRING() give the
- * kind and where the value goes.
+ * kind and where the value goes; NEEDS(), MOOT_WITH() and FOR_STAGE() what
+ * it applies to (an error without the option it needs, a note where a
+ * value or --stages makes it do nothing).
  *
  * The man text is roff, as the rest of collector/cli/rxlat.8.
  */
@@ -28,7 +30,7 @@ OPTION(INTERFACE, "i", "interface", STRING(parse_interface), .metavar = "IFACE",
 	      "loaded by xdp-loader is used if there is one.\n")
 
 OPTION(XDP_MODE, "", "xdp-mode",
-       CHOICE(xdp_mode, [RXLAT_XDP_NATIVE] = "native", [RXLAT_XDP_SKB] = "skb"),
+       CHOICE(xdp_mode, [RXLAT_XDP_NATIVE] = "native", [RXLAT_XDP_SKB] = "skb"), NEEDS(INTERFACE),
        .def = RXLAT_XDP_NATIVE,
        .help = "XDP attach mode (default: native); given, the XDP stamper or an error, never tc "
 	       "(also on a veth)",
@@ -42,7 +44,7 @@ OPTION(NO_XDP, "", "no-xdp", FLAG(no_xdp),
        .man = "Attach no stamper: use one that xdp-loader attached to an interface of this\n"
 	      "network namespace (found by its program name, rxlat_xdp).\n")
 
-OPTION(TC, "", "tc", FLAG(tc),
+OPTION(TC, "", "tc", FLAG(tc), NEEDS(INTERFACE),
        .help = "stamp at tc ingress of each -i IFACE instead of in XDP (the default on a veth, "
 	       "and where XDP cannot attach)",
        .man = "Stamp at tc ingress of each interface named with\n"
@@ -56,7 +58,7 @@ OPTION(TC, "", "tc", FLAG(tc),
 
 OPTION(STAMP, "", "stamp",
        CHOICE(stamp, [RXLAT_STAMP_BATCH] = "batch", [RXLAT_STAMP_PACKET] = "packet"),
-       .def = RXLAT_STAMP_BATCH,
+       NEEDS(INTERFACE), .def = RXLAT_STAMP_BATCH,
        .help = "one stamp per NAPI poll (default, keeps GRO) or per packet",
        .man = ".B batch\n"
 	      "(default): one clock read per NAPI poll and CPU, shared by the packets of that\n"
@@ -81,7 +83,8 @@ OPTION(STAGES, "", "stages", STRING(parse_stages), .metavar = "LIST",
        .help = "comma-separated stages to attach (default: all)",
        .man = "Comma-separated stages to attach; default all.\n")
 
-OPTION(INCLUDE_OOO, "", "include-ooo", FLAG(include_ooo),
+OPTION(INCLUDE_OOO, "", "include-ooo", FLAG(include_ooo), MOOT_WITH(PROTO, IPPROTO_UDP),
+       FOR_STAGE(SOCK_READ),
        .help = "count TCP reads held behind out-of-order data in the sock_read histogram too",
        .man = "Count the TCP reads that waited behind out-of-order data (the segments after\n"
 	      "a lost one, queued until its retransmission arrived) as\n"
@@ -240,8 +243,8 @@ OPTION(
 	   "measures the stages of rxlat's own namespace only. Only packets stamped here\n"
 	   "are measured in other namespaces; see CONTAINER HOSTS.\n")
 
-OPTION(MAX_GROUPS, "", "max-groups", UINT(bpf.max_groups), .metavar = "N",
-       .def = RXLAT_MAX_GROUPS_DEFAULT, .min = 1, .max = RXLAT_MAX_GROUPS_LIMIT,
+OPTION(MAX_GROUPS, "", "max-groups", UINT(bpf.max_groups), MOOT_WITH(BY, RXLAT_BY_NONE),
+       .metavar = "N", .def = RXLAT_MAX_GROUPS_DEFAULT, .min = 1, .max = RXLAT_MAX_GROUPS_LIMIT,
        .range = "%s must be between 1 and 256",
        .help = "namespaces or cgroups with series of their own (--by)",
        .man = "Network namespaces (or cgroups) other than rxlat's own that get series of\n"

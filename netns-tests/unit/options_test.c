@@ -82,7 +82,7 @@ static void check_table(void)
 {
 	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
 		const struct rxlat_option *o = &table[id];
-		int need = o->needs - 1;
+		int need = o->needs - 1, moot = o->moot_with - 1;
 
 		if (!o->longopt || !o->help || strlen(o->shortopt) > 1)
 			check_fail("%s: a long name, at most one short letter and a help text",
@@ -99,6 +99,14 @@ static void check_table(void)
 			check_fail("%s: a value of its own syntax needs its parser", opt(id));
 		if (o->needs && (need < 0 || need >= RXLAT_NR_OPTS || !table[need].metavar))
 			check_fail("%s: needs an option that takes a value", opt(id));
+		if (o->moot_with &&
+		    (moot < 0 || moot >= RXLAT_NR_OPTS || table[moot].kind != KIND_CHOICE ||
+		     o->moot_value >= (unsigned int)table[moot].nchoices ||
+		     !table[moot].choices[o->moot_value]))
+			check_fail("%s: moot with a choice of another option, by its value",
+				   opt(id));
+		if (o->stage && (o->stage < 1 || o->stage > RXLAT_NR_STAGES))
+			check_fail("%s: concerns a stage that is not in the stage table", opt(id));
 		if (o->man && o->man[strlen(o->man) - 1] != '\n')
 			check_fail("%s: the man text must end in a newline", opt(id));
 		if (o->man_next && (o->man || id + 1 == RXLAT_NR_OPTS))
@@ -199,7 +207,17 @@ static void check_errors(void)
 			     "the metrics, or choose -o text or -o json" },
 		{ "--no-xdp --stamp packet", "--no-xdp uses a stamper loaded elsewhere: --xdp-mode "
 					     "and --stamp do not apply" },
-		{ "--tc", "--tc needs the interfaces to stamp: add -i IFACE" },
+		{ "--tc", "--tc applies to -i only: give -i IFACE too" },
+		{ "--xdp-mode native", "--xdp-mode applies to -i only: give -i IFACE too" },
+		{ "--stamp packet -d 1", "--stamp applies to -i only: give -i IFACE too" },
+		{ "--include-ooo=yes",
+		  "--include-ooo takes no value: give --include-ooo alone, not "
+		  "--include-ooo=yes" },
+		{ "--include-o=no", "--include-ooo takes no value: give --include-ooo alone, not "
+				    "--include-o=no" },
+		{ "--per-queue= -d 1", "--per-queue takes no value: give --per-queue alone, not "
+				       "--per-queue=" },
+		{ "-v=1", "-v takes no value: give -v alone, not -v=1" },
 		{ "--stages ,", "--stages ',' names no stage: give one or more of rxlat "
 				"--list-stages" },
 		{ "--port 80,x", "invalid port 'x' in --port: give local ports from 1 to 65535, "
@@ -225,6 +243,41 @@ static void check_errors(void)
 			check_fail("'%s' said \"%s\", want \"%s\"", cases[i].line, err, want);
 	}
 	check_done("errors");
+}
+
+/*
+ * An option that another one given makes do nothing: a run, and one note
+ * naming both, the first line on stderr.
+ */
+static void check_notes(void)
+{
+	static const struct {
+		const char *line, *note;
+	} cases[] = {
+		{ "--by none --max-groups 5", "--max-groups does nothing with --by none: ignored" },
+		{ "--include-ooo --proto udp",
+		  "--include-ooo does nothing with --proto udp: ignored" },
+		{ "--include-ooo --stages ip_rcv,tcp_do_rcv",
+		  "--include-ooo does nothing without stage sock_read (--stages "
+		  "ip_rcv,tcp_do_rcv): "
+		  "ignored" },
+		{ "--max-groups 5 --by netns", "" },
+		{ "--include-ooo --proto tcp --stages sock_read", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rxlat_config cfg;
+		char err[512], want[512] = "";
+		int ret = parse(cases[i].line, &cfg, err, sizeof(err));
+
+		if (cases[i].note[0])
+			snprintf(want, sizeof(want), "rxlat: %s", cases[i].note);
+		if (ret != 0)
+			check_fail("'%s' returned %d: %s", cases[i].line, ret, err);
+		else if (strcmp(err, want))
+			check_fail("'%s' said \"%s\", want \"%s\"", cases[i].line, err, want);
+	}
+	check_done("notes");
 }
 
 /* The built page names every option, in the table's order, under OPTIONS. */
@@ -260,6 +313,7 @@ int main(void)
 	check_defaults();
 	check_values();
 	check_errors();
+	check_notes();
 	check_man();
 	return check_exit_status();
 }
