@@ -526,13 +526,14 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 	 * so that only the attach is left for later.
 	 */
 	for (int i = 0; i < cfg->nifaces && !*f->tc; i++)
-		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE && tc_open(f->tc))
+		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE &&
+		    tc_open(f->tc, cfg->bpf.netns_ino))
 			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
 				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
 		if (!f->use_tc[i])
 			continue;
-		if (!*f->tc && (err = tc_open(f->tc)))
+		if (!*f->tc && (err = tc_open(f->tc, cfg->bpf.netns_ino)))
 			return err;
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
