@@ -9,7 +9,8 @@
 # pod's series are known exactly: the pod's stages under netns=POD, on the
 # interface where the packet was stamped (h0), and the host's own stages
 # without a netns label. Also: IPv6, TCP, --by none and cgroup, rxlat
-# inside a pod (stamps of the host never under a pod's interface), pods
+# inside a pod (stamps of the host never under a pod's interface; with -i,
+# the pod's own stamp first, every datagram counted), pods
 # that come and go, and the tc stamper, whose stamps do not cross.
 
 # shellcheck source=netns-tests/lib.sh
@@ -354,6 +355,80 @@ pod_view()
 		"all samples taken in rxlat's own namespace"
 }
 
+# FIELD summed over STAGE's series of interface IFNAME, stamped in namespace
+# IF_NETNS ("" : rxlat's own).
+if_sum()	# STAGE IFNAME IF_NETNS FIELD
+{
+	q --arg s "$1" --arg i "$2" --arg n "$3" "[.[].series[] | select(.stage == \$s and
+		.ifname == \$i and (.if_netns // \"\") == \$n) | $4] | add // 0"
+}
+
+# rxlat inside a pod, -i p0 stamped by POD-STAMPER (tc, skb or native),
+# beside the host's rxlat stamping h0 in XDP, whose stamps reach the pod:
+# every datagram is measured in the pod, from the pod's own stamp under p0
+# where the packet has it, else from the host's under the host's interface
+# (if<N>, if_netns), never under p0. ip_rcv runs before the pod's own stamp
+# where it is the fallback tracepoint and the pod stamps at tc or in skb
+# mode; then one line says where those samples went. The host's rxlat
+# measures its own stages as before, and the pod's while the pod stamps at
+# tc (an XDP stamper in the pod replaces the host's stamp).
+pod_beside_host_xdp()	# POD-STAMPER
+{
+	local idx src=xdp early=0 stamper=(--xdp-mode "$1") host_pid
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	idx=$(link_ifindex "$NS_H" h0)
+	[[ $1 == tc ]] && src=tc stamper=(--tc)
+	t_bg host_rxlat in_ns "$NS_H" "$RXLAT" -i h0 --xdp-mode native -o json
+	host_pid=$BG_PID
+	t_wait_line "$T_DIR/host_rxlat.err" 'map memory' 30 "$host_pid" ||
+		t_abort host_rxlat "the host's rxlat did not start"
+	NS_B=$POD_1 start_rxlat -i p0 "${stamper[@]}" || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	kill -INT "$host_pid"
+	t_wait_pid "$host_pid" 15
+	assert_eq host_rxlat_exit 0 $? "the host's rxlat exit status after SIGINT"
+	[[ $1 == native || $(q -r '.[0].attach.ip_rcv') == fentry:* ]] && early=1
+	assert_eq pod_udp_queue_rcv_own 300 "$(if_sum udp_queue_rcv p0 "" ".sources.$src")" \
+		"udp_queue_rcv samples under p0 from the pod's own $src stamp"
+	assert_eq pod_udp_queue_rcv_all 300 "$(stage_sum udp_queue_rcv .count)" \
+		"udp_queue_rcv samples in all"
+	assert_eq pod_unstamped 0 "$(q '[.[].series[] | .sources.none] | add // 0')" \
+		"samples of source none"
+	if udp_reads_hidden; then
+		assert_eq pod_sock_read_hidden 0 "$(stage_sum sock_read .count)"
+	else
+		assert_eq pod_sock_read_own 300 "$(if_sum sock_read p0 "" ".sources.$src")"
+	fi
+	if ((early)); then
+		assert_eq pod_ip_rcv_own 300 "$(if_sum ip_rcv p0 "" ".sources.$src")" \
+			"ip_rcv samples under p0 from the pod's own $src stamp"
+		assert_eq pod_ifnames p0 "$(ns_ifnames "")" "interfaces of the pod's series"
+		assert_eq pod_no_foreign_line 0 \
+			"$(grep -c 'packets stamped in XDP in network namespace' "$T_DIR/rxlat.err")"
+	else
+		assert_eq pod_ip_rcv_host_stamp 300 "$(if_sum ip_rcv "if$idx" "$NS_H" .sources.xdp)" \
+			"ip_rcv samples before the pod's own stamp, under h0's index and namespace"
+		assert_eq pod_ip_rcv_not_p0 0 "$(if_sum ip_rcv p0 "" .count)"
+		assert_eq pod_ifnames "if$idx,p0" "$(ns_ifnames "")" "interfaces of the pod's series"
+		assert_eq pod_foreign_line 1 "$(grep -c "packets stamped in XDP in network namespace $NS_H (its ifindex $idx) arrive here" "$T_DIR/rxlat.err")"
+	fi
+	assert_eq pod_if_netns "$( ((early)) || echo "$NS_H")" \
+		"$(q -r '[.[].series[] | .if_netns // empty] | unique | join(",")')" \
+		"namespaces of foreign stamps in the pod's series"
+	assert_eq host_ip_rcv 300 "$(gojq -s '[.[].series[] | select(.stage == "ip_rcv" and
+		.ifname == "h0" and (.netns == null)) | .sources.xdp] | add // 0' "$T_DIR/host_rxlat.out")" \
+		"the host's own ip_rcv samples"
+	# the pod's XDP stamper replaces the metadata, the tc stamper leaves it
+	assert_eq host_pod_udp_queue_rcv "$([[ $1 == tc ]] && echo 300 || echo 0)" \
+		"$(gojq -s --arg n "$POD_1" '[.[].series[] |
+		select(.stage == "udp_queue_rcv" and .netns == $n) | .sources.xdp] | add // 0' \
+		"$T_DIR/host_rxlat.out")" "the host's samples of the pod's udp_queue_rcv"
+}
+
 # Pods that come and go: 5 pods through 2 group slots, each under its own
 # name, none as "other", and Prometheus never goes down.
 pod_churn()
@@ -579,6 +654,9 @@ run_test macvlan_pod macvlan_pod
 run_test by_none by_none
 run_test by_cgroup by_cgroup
 run_test pod_view pod_view
+run_test pod_tc_beside_host_xdp pod_beside_host_xdp tc
+run_test pod_skb_beside_host_xdp pod_beside_host_xdp skb
+run_test pod_native_beside_host_xdp pod_beside_host_xdp native
 run_test pod_churn pod_churn
 run_test pod_inode_reuse pod_inode_reuse
 run_test pod_churn_fast pod_churn_fast

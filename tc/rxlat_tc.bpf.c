@@ -26,6 +26,12 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define TC_ACT_UNSPEC_ (-1)
 
+/*
+ * The network namespace of the interfaces this instance stamps (inode), set
+ * by rxlat; 0 (not known) when iproute2 loads the object.
+ */
+const volatile __u32 rxlat_netns = 0;
+
 SEC("tc")
 int rxlat_tc(struct __sk_buff *skb)
 {
@@ -34,8 +40,14 @@ int rxlat_tc(struct __sk_buff *skb)
 	struct rxlat_meta m;
 	__s64 offs;
 
-	if (rxlat_meta_tc(skb, &m))
-		return TC_ACT_UNSPEC_; /* the earlier stamp wins; nothing to add */
+	/*
+	 * An XDP stamp wins over this one (nothing to add), unless it was taken
+	 * in another namespace: the host's stamp reaches a container's
+	 * interfaces, and an rxlat in the container measures from its own
+	 * (the hooks prefer this stamp to a foreign one).
+	 */
+	if (rxlat_meta_tc(skb, &m) && (m.netns == rxlat_netns || !m.netns || !rxlat_netns))
+		return TC_ACT_UNSPEC_;
 	if (ts && type == BPF_SKB_TSTAMP_UNSPEC) {
 		/* the kernel's receive stamp (realtime): kept, marked as such */
 		if (ts & RXLAT_TC_MARK)

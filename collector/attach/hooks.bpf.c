@@ -192,7 +192,12 @@ static __always_inline __s32 iface_slot(__u32 ifindex, __u32 netns)
 		if (s)
 			return s->slot;
 	}
-	if (rxlat_cfg.ifaces_fixed) {
+	/*
+	 * With -i only the named interfaces of rxlat's namespace count; a key
+	 * of another namespace gets here only for a packet that came in on a
+	 * named interface (record_held() checks), and claims a slot.
+	 */
+	if (rxlat_cfg.ifaces_fixed && !netns) {
 		if (key < RXLAT_IFINDEX_DIRECT)
 			rxlat_ifslot_of[key] = RXLAT_IFSLOT_SKIP;
 		return -1;
@@ -311,6 +316,18 @@ static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, 
 }
 
 /*
+ * Whether the skb carries rxlat's own tc stamp: a marked realtime stamp on
+ * ifindex, where rxlat runs the tc stamper.
+ */
+static __always_inline bool own_tc_stamp(const struct sk_buff *skb, __u32 ifindex)
+{
+	__s64 ts = skb->tstamp;
+
+	return ts > 0 && (ts & RXLAT_TC_MARK) && tstamp_is_realtime(skb) &&
+	       bpf_map_lookup_elem(&rxlat_tc_ifaces, &ifindex);
+}
+
+/*
  * The histogram of series idx; its place is claimed by its first sample. A
  * sample whose chunk user space has not created yet is counted as lost (user
  * space keeps a free chunk ahead, so that takes more than a chunk of new
@@ -350,6 +367,14 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
  * another namespace keyed by that namespace too, in the group of where the
  * sample was taken.
  *
+ * A stamp of another namespace seen in rxlat's own (the host's XDP stamp,
+ * for an rxlat inside a container) gives way to rxlat's own tc stamp where
+ * the packet has one: the container's interface is then measured as if the
+ * host stamped nothing. Without it (a stage before tc ingress, or an
+ * interface rxlat stamps in XDP where its stamper has not run yet) the
+ * sample is the foreign stamp's, under that interface and namespace; with
+ * -i, for packets that came in on a named interface.
+ *
  * at_dev: the skb's interface is skb->dev, not skb_iif. At the
  * netif_receive_skb tracepoint skb_iif is not yet this round's device: it
  * is 0, or what an earlier round left (a bridge port's, for a frame the
@@ -365,9 +390,17 @@ static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, 
 	bool here = netns == own;
 	struct rxlat_meta m;
 	struct rxlat_hist *h;
+	bool meta = read_meta(skb, &m);
 	__s32 slot;
 
-	if (read_meta(skb, &m)) {
+	if (meta && here && m.netns && m.netns != own) { /* stamped in another namespace */
+		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
+		if (own_tc_stamp(skb, ifindex))
+			meta = false; /* rxlat's own stamp wins */
+		else if (rxlat_cfg.ifaces_fixed && iface_slot(ifindex, 0) < 0)
+			return; /* came in on an interface -i leaves out */
+	}
+	if (meta) {
 		if (!here && m.netns != own)
 			return; /* neither stamped nor measured here */
 		start = rxlat_meta_stamp(&m);

@@ -11,6 +11,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "groups.h"
 #include "hooks.h"
 #include "ifaces.h"
 #include "links.h"
@@ -63,6 +64,7 @@ struct rxlat_ifaces {
 	__u64 *gone_owner, *owners;
 	bool check;	    /* an interface was deleted, or link messages were lost */
 	bool told_tc_netns; /* the tc stamper's limit with --by: said */
+	bool told_foreign;  /* stamps of another namespace measured here: said */
 	/* --no-xdp: interfaces whose driver refuses the found stamper metadata, said */
 	__u32 *meta_told;
 	size_t nmeta_told;
@@ -526,13 +528,14 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 	 * so that only the attach is left for later.
 	 */
 	for (int i = 0; i < cfg->nifaces && !*f->tc; i++)
-		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE && tc_open(f->tc))
+		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE &&
+		    tc_open(f->tc, cfg->bpf.netns_ino))
 			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
 				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
 		if (!f->use_tc[i])
 			continue;
-		if (!*f->tc && (err = tc_open(f->tc)))
+		if (!*f->tc && (err = tc_open(f->tc, cfg->bpf.netns_ino)))
 			return err;
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
@@ -571,6 +574,35 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		}
 	}
 	return 0;
+}
+
+void ifaces_tell_foreign(struct rxlat_ifaces *f)
+{
+	__u32 n = f->cfg->bpf.max_ifaces, netns, ifindex;
+	char ns[256];
+
+	if (f->told_foreign)
+		return;
+	if (!f->owners)
+		f->owners = calloc(n, sizeof(*f->owners));
+	if (!f->owners)
+		return; /* tried again at the next report */
+	hooks_ifslots(f->hooks, f->owners, n);
+	for (__u32 slot = 0; slot < n; slot++) {
+		netns = f->owners[slot] >> 32;
+		ifindex = (__u32)f->owners[slot];
+		if (!netns)
+			continue;
+		groups_netns_name(netns, ns, sizeof(ns));
+		rxlat_info("packets stamped in XDP in network namespace %s (its ifindex %u) arrive "
+			   "here: stages where they carry no stamp of this rxlat's%s measure them "
+			   "from that stamp, reported as ifname if%u with if_netns %s, never under "
+			   "an interface of this namespace",
+			   ns, ifindex, ifaces_any_tc(f) ? " (before tc ingress)" : "", ifindex,
+			   ns);
+		f->told_foreign = true;
+		return;
+	}
 }
 
 void ifaces_warn_down(const struct rxlat_ifaces *f)

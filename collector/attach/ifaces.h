@@ -72,6 +72,12 @@ int ifaces_handle_links(struct rxlat_ifaces *f);
  * -ENOMEM.
  */
 int ifaces_release_gone(struct rxlat_ifaces *f, void (*retire)(void *ctx, __u32 slot), void *ctx);
+/*
+ * After a report: the first interface slot taken by a stamp of another
+ * namespace (the host's XDP stamp, seen by an rxlat inside a container),
+ * said once in a line.
+ */
+void ifaces_tell_foreign(struct rxlat_ifaces *f);
 /* A named interface that is down is measured once it comes up: say so. */
 void ifaces_warn_down(const struct rxlat_ifaces *f);
 

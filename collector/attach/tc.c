@@ -45,7 +45,7 @@ struct rxlat_tc {
 	struct tc_iface ifs[RXLAT_MAX_CLI_IFACES];
 };
 
-int tc_open(struct rxlat_tc **out)
+int tc_open(struct rxlat_tc **out, __u32 netns)
 {
 	struct rxlat_tc *t = calloc(1, sizeof(*t));
 	int err;
@@ -54,7 +54,17 @@ int tc_open(struct rxlat_tc **out)
 		return -ENOMEM;
 	for (int i = 0; i < RXLAT_MAX_CLI_IFACES; i++)
 		t->ifs[i].link_fd = -1;
-	t->skel = rxlat_tc_bpf__open_and_load();
+	t->skel = rxlat_tc_bpf__open();
+	if (t->skel) {
+		/* an XDP stamp of another namespace does not stop this one */
+		t->skel->rodata->rxlat_netns = netns;
+		err = rxlat_tc_bpf__load(t->skel);
+		if (err) {
+			rxlat_tc_bpf__destroy(t->skel);
+			t->skel = NULL;
+			errno = -err;
+		}
+	}
 	if (!t->skel) {
 		err = -errno;
 		if (err == -EPERM)

@@ -13,7 +13,8 @@
  */
 enum rxlat_tc_how { RXLAT_TC_NONE, RXLAT_TC_TCX, RXLAT_TC_FILTER, RXLAT_TC_FOREIGN };
 struct rxlat_tc;
-int tc_open(struct rxlat_tc **out);
+/* Loads the stamper for the interfaces of namespace netns (its inode). */
+int tc_open(struct rxlat_tc **out, __u32 netns);
 /* RXLAT_TC_NONE when it cannot be attached (said). */
 enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
 /* gone: the interface was deleted, and its filter with it. */

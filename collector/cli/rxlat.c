@@ -209,15 +209,22 @@ static void tend_slots(struct collector *c)
 			   opt(OPT_MAX_GROUPS), c->cfg->bpf.max_groups, opt(OPT_MAX_GROUPS));
 		c->told_groups_full = true;
 	}
-	if (c->cfg->nifaces || c->told_full)
+	ifaces_tell_foreign(c->ifaces);
+	if (c->told_full)
 		return;
 	other = overflow(c, "max_ifaces");
 	if (!other)
 		return;
+	c->told_full = true;
+	if (c->cfg->nifaces) { /* only stamps of other namespaces claim slots */
+		rxlat_warn("every interface slot is taken: stamps of other network namespaces "
+			   "past %s %u are reported as \"other\"; raise %s",
+			   opt(OPT_MAX_IFACES), c->cfg->bpf.max_ifaces, opt(OPT_MAX_IFACES));
+		return;
+	}
 	rxlat_warn("every interface slot is taken: interfaces past %s %u are reported as "
 		   "\"other\" until one of theirs is deleted; raise %s",
 		   opt(OPT_MAX_IFACES), c->cfg->bpf.max_ifaces, opt(OPT_MAX_IFACES));
-	c->told_full = true;
 }
 
 /*
