@@ -183,8 +183,8 @@ enum rxlat_source {
 	  "Samples per start-time source: xdp (the XDP stamp), kernel (skb->tstamp), tc, none " \
 	  "(counted, not measured).")                                                           \
 	X(HELD, "held", "rxlat_stage_held_total", "reason",                                     \
-	  "TCP reads held behind out-of-order data (ooo): not in the histogram nor the "        \
-	  "sources unless --include-ooo.")
+	  "Reads of TCP skbs held behind out-of-order data (ooo), one per skb read, not "       \
+	  "segments: not in the histogram nor the sources unless --include-ooo.")
 
 #define RXLAT_COUNTS(X)                  \
 	X(SRC_XDP, SOURCES, "xdp")       \

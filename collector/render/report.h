@@ -190,7 +190,9 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r);
  *    "other", or a number), "count", "sum_ns", "max_ns", "p50_ns", "p90_ns",
  *    "p99_ns", "p999_ns", "buckets": [{"le_ns": largest value the bucket
  *    holds or "+Inf", "count"}] (non-empty buckets only),
- *    "sources": {"xdp", "kernel", "tc", "none"}}],
+ *    "sources": {"xdp", "kernel", "tc", "none"},
+ *    "held": {"ooo": reads of skbs held behind out-of-order data, one per
+ *    skb read, not segments}}],
  *  "xdp": [{"ifname", "ifindex", "queue", "seen", "stamped",
  *    "meta_refused"}]}
  * All counts cover the interval only. Series without any sample are left
