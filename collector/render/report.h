@@ -178,8 +178,16 @@ void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src);
  */
 __u64 rxlat_percentile(const struct rxlat_stats *st, double q);
 
-/* Both return 0 or a negative errno (-EIO when the stream failed). */
+/*
+ * Both return 0 or a negative errno (-EIO when the stream failed).
+ * The text report of a run is one stream: its first line says which report
+ * it is ("report at 10:00:01, covering the last 1.00 s"), the attach and
+ * measures lines come with the first report and again only when they
+ * change.
+ */
 int rxlat_report_text(FILE *f, const struct rxlat_report *r);
+/* The next text report starts a stream anew: its lines again. */
+void rxlat_report_text_restart(void);
 /*
  * One line of JSON per report:
  * {"time": "2026-11-22T10:00:01.123Z", "interval_s": 1.0, "final": false,
