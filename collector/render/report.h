@@ -147,7 +147,7 @@ const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len);
 
 /* The counters' and their groups' names (RXLAT_COUNTS, RXLAT_COUNT_GROUPS). */
 struct rxlat_count_group_def {
-	const char *name, *prom_family, *prom_label, *help;
+	const char *name, *prom_family, *prom_label, *help, *legend;
 };
 extern const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS];
 extern const char *const rxlat_count_names[RXLAT_NR_COUNTS];
@@ -183,10 +183,10 @@ __u64 rxlat_percentile(const struct rxlat_stats *st, double q);
  * The text report of a run is one stream: its first line says which report
  * it is ("report at 10:00:01, covering the last 1.00 s"), the attach and
  * measures lines come with the first report and again only when they
- * change.
+ * change, each legend once, above the first series that needs it.
  */
 int rxlat_report_text(FILE *f, const struct rxlat_report *r);
-/* The next text report starts a stream anew: its lines again. */
+/* The next text report starts a stream anew: its lines and legends again. */
 void rxlat_report_text_restart(void);
 /*
  * One line of JSON per report:

@@ -346,10 +346,12 @@ static void print_attach(FILE *f, const struct rxlat_report *r)
 /*
  * What a reader needs once, not in every report of a run: the attach and
  * measures lines (two long lines that stay the same), printed with the
- * first report and again only when they change.
+ * first report and again only when they change, and each legend above the
+ * first series that shows what it explains.
  */
 static struct {
 	char *head; /* the attach and measures lines last printed */
+	bool told_group[RXLAT_NR_COUNT_GROUPS];
 } shown;
 
 void rxlat_report_text_restart(void)
@@ -383,6 +385,32 @@ static int print_head(FILE *f, const struct rxlat_report *r)
 	return 0;
 }
 
+/*
+ * The legends s is the first series to need: a counter group's (held reads
+ * are not segments, as nstat counts them).
+ */
+static void print_legends(FILE *f, const struct rxlat_series *s)
+{
+	const struct rxlat_stats *st = &s->st;
+
+	for (int g = 0; g < RXLAT_NR_COUNT_GROUPS; g++) {
+		const struct rxlat_count_group_def *d = &rxlat_count_groups[g];
+		bool any = false;
+		size_t i;
+
+		for (i = 0; i < RXLAT_NR_COUNTS && !any; i++)
+			any = rxlat_count_group_of[i] == (enum rxlat_count_group)g && st->counts[i];
+		if (!any || !d->legend || shown.told_group[g])
+			continue;
+		fprintf(f, "(%s:", d->name);
+		for (i = 0; i < RXLAT_NR_COUNTS; i++)
+			if (rxlat_count_group_of[i] == (enum rxlat_count_group)g)
+				fprintf(f, " %s=N", rxlat_count_names[i]);
+		fprintf(f, ") counts %s\n", d->legend);
+		shown.told_group[g] = true;
+	}
+}
+
 int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 {
 	char tbuf[16] = "??:??:??", dur[32];
@@ -404,6 +432,7 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 		if (rxlat_stats_empty(&ser->st))
 			continue;
 		fputc('\n', f);
+		print_legends(f, ser);
 		print_series(f, ser);
 	}
 	if (err < 0)

@@ -370,9 +370,12 @@ static void test_stats_add(void)
     "  sock_read=off\n"                                                                    \
     "measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=tcp  udp_queue_rcv=none"     \
     "  sock_read=none\n"
+#define HELD_LEGEND                                                                        \
+    "(held: ooo=N) counts reads of skbs held behind out-of-order data, one per skb read, " \
+    "not segments\n"
 
 /* The series of the fixture, as every report of a run prints them. */
-#define TEXT_SERIES                                                                       \
+#define TEXT_SERIES(held_legend)                                                           \
     "ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n" \
     "     nsecs               : count     distribution\n" \
     "       256 -> 511        : 3        |**                               " \
@@ -417,6 +420,7 @@ static void test_stats_add(void)
     "udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n" \
     "count 0\n" \
     "\n" \
+    held_legend \
     "sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)  (held: ooo=3)\n" \
     "     usecs               : count     distribution\n" \
     "     8.192 -> 16.383     : 1        " \
@@ -442,12 +446,12 @@ static void test_stats_add(void)
     "eth0    other  123456789012  123456789012             0\n" \
     "\n"
 
-/* The first report of a run: the attach and measures lines. */
+/* The first report of a run: the attach and measures lines, the legend. */
 static const char text_want[] =
     "report at 10:00:01, covering the last 1.00 s\n"
     TEXT_HEAD
     "\n"
-    TEXT_SERIES;
+    TEXT_SERIES(HELD_LEGEND);
 /* clang-format on */
 
 static void test_text(void)
@@ -471,7 +475,7 @@ static void test_text(void)
 
 /*
  * The reports after the first: their own first line, no attach and
- * measures lines while nothing changed, both lines again after
+ * measures lines nor legends while nothing changed, both lines again after
  * a change (a stage unavailable from now on), once.
  */
 static void test_text_head_once(void)
@@ -493,7 +497,7 @@ static void test_text_head_once(void)
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, "report at 10:00:02, covering the last 250 ms\n"
-				  "\n" TEXT_SERIES);
+				  "\n" TEXT_SERIES(""));
 	free(got);
 
 	r.time.tv_sec += 1;
@@ -512,7 +516,7 @@ static void test_text_head_once(void)
 				  "  sock_read=off\n"
 				  "measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=none"
 				  "  udp_queue_rcv=none  sock_read=none\n"
-				  "\n" TEXT_SERIES);
+				  "\n" TEXT_SERIES(""));
 	free(got);
 
 	r.time.tv_sec += 1;
@@ -520,7 +524,7 @@ static void test_text_head_once(void)
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, "final report at 10:00:04, covering the last 1.00 s\n"
-				  "\n" TEXT_SERIES);
+				  "\n" TEXT_SERIES(""));
 	free(got);
 	check_done("text_report_head_once");
 }
