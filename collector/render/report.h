@@ -194,7 +194,9 @@ void rxlat_report_text_restart(void);
  *  "attach": {stage: point or null, ...}, "unavailable": {stage: reason},
  *  "measures": {stage: ["tcp", "udp"] or fewer, ...},
  *  "not_measured": {stage: {proto: reason}} (only stages with one),
- *  "series": [{"stage", "ifname", "ifindex", "queue" (null: all queues,
+ *  "series": [{"stage", "ifname", "ifindex" (the interface where the packet
+ *    was stamped: in a series of another namespace, one of rxlat's),
+ *    "queue" (null: all queues,
  *    "other", or a number), "count", "sum_ns", "max_ns", "p50_ns", "p90_ns",
  *    "p99_ns", "p999_ns", "buckets": [{"le_ns": largest value the bucket
  *    holds or "+Inf", "count"}] (non-empty buckets only),

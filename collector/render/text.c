@@ -352,6 +352,7 @@ static void print_attach(FILE *f, const struct rxlat_report *r)
 static struct {
 	char *head; /* the attach and measures lines last printed */
 	bool told_group[RXLAT_NR_COUNT_GROUPS];
+	bool told_netns;
 } shown;
 
 void rxlat_report_text_restart(void)
@@ -387,7 +388,9 @@ static int print_head(FILE *f, const struct rxlat_report *r)
 
 /*
  * The legends s is the first series to need: a counter group's (held reads
- * are not segments, as nstat counts them).
+ * are not segments, as nstat counts them), and that a series of another
+ * namespace (a pod's) is named by the interface where its packets were
+ * stamped, rxlat's own: the series key keeps no trace of the pod's.
  */
 static void print_legends(FILE *f, const struct rxlat_series *s)
 {
@@ -408,6 +411,12 @@ static void print_legends(FILE *f, const struct rxlat_series *s)
 				fprintf(f, " %s=N", rxlat_count_names[i]);
 		fprintf(f, ") counts %s\n", d->legend);
 		shown.told_group[g] = true;
+	}
+	if (!shown.told_netns && rxlat_label_of(s, "netns")) {
+		fputs("ifname= is where a packet was stamped: in a series with netns=, an interface "
+		      "of rxlat's own namespace, not one of that namespace's\n",
+		      f);
+		shown.told_netns = true;
 	}
 }
 

@@ -373,6 +373,9 @@ static void test_stats_add(void)
 #define HELD_LEGEND                                                                        \
     "(held: ooo=N) counts reads of skbs held behind out-of-order data, one per skb read, " \
     "not segments\n"
+#define NETNS_LEGEND                                                                       \
+    "ifname= is where a packet was stamped: in a series with netns=, an interface of "     \
+    "rxlat's own namespace, not one of that namespace's\n"
 
 /* The series of the fixture, as every report of a run prints them. */
 #define TEXT_SERIES(held_legend)                                                           \
@@ -529,6 +532,61 @@ static void test_text_head_once(void)
 	check_done("text_report_head_once");
 }
 
+/*
+ * A series of another namespace is named by the interface where its
+ * packets were stamped, rxlat's: said once, above the first of them.
+ */
+static void test_text_netns_legend(void)
+{
+	struct rxlat_series s[3] = {};
+	struct rxlat_report r;
+	char *got;
+
+	rxlat_report_text_restart();
+	report_init(&r);
+	name_series(&s[0], RXLAT_STAGE_IP_RCV, "eth0", 2, RXLAT_QUEUE_ALL);
+	s[0].st.sources[RXLAT_SRC_NONE] = 1;
+	for (int i = 1; i < 3; i++) {
+		s[i].nlabels = 0;
+		rxlat_label_str(&s[i], "stage", RXLAT_LABEL_BARE, "%s",
+				rxlat_stage_names[i == 1 ? RXLAT_STAGE_IP_RCV : RXLAT_STAGE_SOCK_READ]);
+		rxlat_label_str(&s[i], "netns", 0, "pod1");
+		rxlat_label_num(&s[i], "netns_ino", RXLAT_LABEL_JSON_ONLY, 4026532577);
+		rxlat_label_str(&s[i], "ifname", 0, "eth0");
+		rxlat_label_num(&s[i], "ifindex", RXLAT_LABEL_JSON_ONLY, 2);
+		rxlat_label_null(&s[i], "queue", "all");
+		s[i].st.sources[RXLAT_SRC_NONE] = 1;
+	}
+	r.series = s;
+	r.nseries = 3;
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(got, "report at 10:00:01, covering the last 1.00 s\n" TEXT_HEAD
+				  "\n"
+				  "ip_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=1)\n"
+				  "count 0\n"
+				  "\n" NETNS_LEGEND
+				  "ip_rcv  netns=pod1 ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=1)\n"
+				  "count 0\n"
+				  "\n"
+				  "sock_read  netns=pod1 ifname=eth0  (sources: xdp=0 kernel=0 tc=0 "
+				  "none=1)\n"
+				  "count 0\n"
+				  "\n");
+	free(got);
+	r.series = &s[1];
+	r.nseries = 1;
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(got, "report at 10:00:01, covering the last 1.00 s\n"
+				  "\n"
+				  "ip_rcv  netns=pod1 ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=1)\n"
+				  "count 0\n"
+				  "\n");
+	free(got);
+	check_done("text_report_netns_legend");
+}
+
 /* One series at ns or samples at ns, rendered alone; its histogram's unit line. */
 static char *render_one(const char *ifname, __u64 ns, __u64 n)
 {
@@ -617,6 +675,7 @@ int main(void)
 	test_stats_add();
 	test_text();
 	test_text_head_once();
+	test_text_netns_legend();
 	test_text_final_empty();
 	test_text_unit_kept();
 	return check_exit_status();
