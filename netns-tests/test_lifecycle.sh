@@ -360,6 +360,12 @@ stdout_errors()
 	assert_eq help_wide_lines "" "$(awk 'NR > 1 && length($0) > 80' "$T_DIR/help.out")"
 	assert_eq help_tc_text 1 "$(tr -s ' \n' ' ' <"$T_DIR/help.out" |
 		grep -c 'instead of in XDP (the default on a veth, and where XDP cannot attach) --stamp')"
+	# the objects where this rxlat loads them: the build tree, or installed
+	assert_eq help_objects_build "$(realpath "$BUILD")" \
+		"$(tr -s ' \n' ' ' <"$T_DIR/help.out" | grep -oE 'for xdp-loader and tc: [^ ]+' | cut -d' ' -f5)"
+	cp "$RXLAT" "$T_DIR/rxlat-alone"
+	assert_eq help_objects_installed "BPF objects for xdp-loader and tc: /usr/local/lib/rxlat" \
+		"$("$T_DIR/rxlat-alone" --help | grep '^BPF objects')"
 }
 
 # Once attached, rxlat keeps CAP_BPF only, and still reports, attaches the
