@@ -413,9 +413,10 @@ static void print_legends(FILE *f, const struct rxlat_series *s)
 		shown.told_group[g] = true;
 	}
 	if (!shown.told_netns && rxlat_label_of(s, "netns")) {
-		fputs("ifname= is where a packet was stamped: in a series with netns=, an interface "
-		      "of rxlat's own namespace, not one of that namespace's\n",
-		      f);
+		fputs(
+		    "ifname= is where a packet was stamped: in a series with netns=, an interface "
+		    "of rxlat's own namespace, not one of that namespace's\n",
+		    f);
 		shown.told_netns = true;
 	}
 }
