@@ -168,8 +168,12 @@ enum rxlat_source {
  * one JSON object, one part of the text line, one Prometheus family with
  * one label:
  *
- *   RXLAT_COUNT_GROUPS: X(ID, name, prom_family, prom_label, help)
+ *   RXLAT_COUNT_GROUPS: X(ID, name, prom_family, prom_label, help, legend)
  *   RXLAT_COUNTS:       X(ID, group ID, name)
+ *
+ * legend: what the text report says once, above the first series to show
+ * the group, where its numbers are not what a reader would take them for
+ * ("(held: ooo=N) counts LEGEND"; NULL: none).
  *
  * The samples per start-time source come first, in enum rxlat_source order
  * (each sample counts under exactly one source); the hooks count a sample's
@@ -181,10 +185,12 @@ enum rxlat_source {
 #define RXLAT_COUNT_GROUPS(X)                                                                   \
 	X(SOURCES, "sources", "rxlat_stage_samples_total", "source",                            \
 	  "Samples per start-time source: xdp (the XDP stamp), kernel (skb->tstamp), tc, none " \
-	  "(counted, not measured).")                                                           \
+	  "(counted, not measured).",                                                           \
+	  NULL)                                                                                 \
 	X(HELD, "held", "rxlat_stage_held_total", "reason",                                     \
-	  "TCP reads held behind out-of-order data (ooo): not in the histogram nor the "        \
-	  "sources unless --include-ooo.")
+	  "Reads of TCP skbs held behind out-of-order data (ooo), one per skb read, not "       \
+	  "segments: not in the histogram nor the sources unless --include-ooo.",               \
+	  "reads of skbs held behind out-of-order data, one per skb read, not segments")
 
 #define RXLAT_COUNTS(X)                  \
 	X(SRC_XDP, SOURCES, "xdp")       \

@@ -119,6 +119,51 @@ iface_recreated()
 	assert_eq no_xdp_left "" "$(link_xdp_prog "$NS_B" "$IF_B")"
 }
 
+# The text report: each report opens with a line that says which it is,
+# and the attach and measures lines come once, with the first report, also
+# across an interface that goes and comes back (which changes neither).
+text_reports()
+{
+	local xdp out=$T_DIR/text.out
+	local hdr='^(final )?report at [0-9]{2}:[0-9]{2}:[0-9]{2}, covering the last [0-9.]+ (ms|s)$'
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	mapfile -t xdp < <(nic_stamper -i "$IF_B")
+	t_bg text in_ns "$NS_B" "$RXLAT" -i "$IF_B" "${xdp[@]}" -r 0.3
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/text.err" 'map memory' 30 "$RXLAT_PID" ||
+		t_abort rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/text.err")"
+	send_udp before "$N"
+	sleep 0.4
+	ip -n "$NS_A" link del "$IF_A" || t_abort delete "cannot delete the veth pair"
+	t_wait_line "$T_DIR/text.err" "is gone" 5 "$RXLAT_PID"
+	sleep 0.4
+	recreate_pair || t_abort recreate "cannot create the veth pair again"
+	t_wait_line "$T_DIR/text.err" "is back" 5 "$RXLAT_PID"
+	send_udp after "$N" 20000
+	sleep 0.4
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq text_exit 0 "$?" "rxlat exit status after SIGINT"
+
+	assert_match first_line_names_report "$hdr" "$(head -n 1 "$out")"
+	assert_match second_line_attach '^attach: ip_rcv=' "$(sed -n 2p "$out")"
+	assert_match third_line_measures '^measures: ip_rcv=' "$(sed -n 3p "$out")"
+	assert_eq attach_lines 1 "$(grep -c '^attach: ' "$out")"
+	assert_eq measures_lines 1 "$(grep -c '^measures: ' "$out")"
+	# about 0.3 s a report over at least 2.4 s
+	assert_ge reports 6 "$(grep -cE "$hdr" "$out")"
+	assert_eq headers_after_blank_line "" \
+		"$(awk -v h="$hdr" 'NR > 1 && $0 ~ h && prev != "" { print NR } { prev = $0 }' "$out")" \
+		"report lines not after the previous report's blank line"
+	assert_eq final_last "final report at" "$(grep -E "$hdr" "$out" | tail -n 1 | cut -d' ' -f1-3)"
+	assert_eq one_final 1 "$(grep -c '^final report at ' "$out")"
+	assert_eq no_bare_time "" "$(grep -nE '^[0-9]{2}:[0-9]{2}:[0-9]{2}' "$out")"
+	assert_eq udp_count_total $((2 * N)) \
+		"$(awk '/^udp_queue_rcv / { s = 1 } s && /^count / { n += $2; s = 0 } END { print n + 0 }' "$out")"
+	assert_eq no_xdp_left "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+}
+
 # Without -i, an interface gone keeps its name in the reports of its last
 # interval (not "if<N>").
 iface_name_kept()
@@ -315,6 +360,12 @@ stdout_errors()
 	assert_eq help_wide_lines "" "$(awk 'NR > 1 && length($0) > 80' "$T_DIR/help.out")"
 	assert_eq help_tc_text 1 "$(tr -s ' \n' ' ' <"$T_DIR/help.out" |
 		grep -c 'instead of in XDP (the default on a veth, and where XDP cannot attach) --stamp')"
+	# the objects where this rxlat loads them: the build tree, or installed
+	assert_eq help_objects_build "$(realpath "$BUILD")" \
+		"$(tr -s ' \n' ' ' <"$T_DIR/help.out" | grep -oE 'for xdp-loader and tc: [^ ]+' | cut -d' ' -f5)"
+	cp "$RXLAT" "$T_DIR/rxlat-alone"
+	assert_eq help_objects_installed "BPF objects for xdp-loader and tc: /usr/local/lib/rxlat" \
+		"$("$T_DIR/rxlat-alone" --help | grep '^BPF objects')"
 }
 
 # Once attached, rxlat keeps CAP_BPF only, and still reports, attaches the
@@ -363,6 +414,7 @@ capabilities()
 suite_begin
 run_test iface_recreated iface_recreated
 run_test iface_name_kept iface_name_kept
+run_test text_reports text_reports
 run_test first_interval first_interval
 run_test torn_intervals torn_intervals
 run_test sigterm_blocked_stdout sigterm_blocked_stdout

@@ -19,6 +19,7 @@
 #include <linux/if_link.h>
 #include "holders.h"
 #include "ifaces.h"
+#include "objects.h"
 #include "stamper.h"
 #include "stamper_impl.h"
 #include "tc.h"
@@ -85,27 +86,10 @@ __u32 stamper_match_dispatched(const struct bpf_link_info *l, const void *arg)
 	return 0;
 }
 
-/*
- * The stamper object for xdp-loader: beside the rxlat binary when it runs
- * from the build tree, else where make install puts it.
- */
+/* The stamper object for xdp-loader, where rxlat loads its objects from. */
 void stamper_object(char *path, size_t size)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	char *slash;
-
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			if ((size_t)snprintf(path, size, "%s/rxlat_xdp.bpf.o", exe) < size &&
-			    !access(path, R_OK))
-				return;
-		}
-	}
-	snprintf(path, size, "%s/rxlat_xdp.bpf.o", RXLAT_LIBDIR);
+	snprintf(path, size, "%s/rxlat_xdp.bpf.o", rxlat_objects_dir());
 }
 
 int stamper_xdp_progs(__u32 ifindex, struct xdp_mode_ids modes[3])

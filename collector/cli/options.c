@@ -11,6 +11,7 @@
 #include <argtable2.h>
 #include <bpf/libbpf.h>
 #include "log.h"
+#include "objects.h"
 #include "options.h"
 
 static const struct rxlat_option options[RXLAT_NR_OPTS] = {
@@ -180,9 +181,9 @@ static void usage(FILE *f, const struct cli *c)
 	fputs("\nStages:", f);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		fprintf(f, "%s %s", s ? "," : "", rxlat_stage_names[s]);
-	fputs(".\nBPF objects for xdp-loader and tc: " RXLAT_LIBDIR "\n"
-	      "See rxlat(8).\n",
-	      f);
+	/* where this rxlat loads them from; a long path goes on a line of its own */
+	fprintf(f, ".\nBPF objects for xdp-loader and tc:%s%s\nSee rxlat(8).\n",
+		strlen(rxlat_objects_dir()) > 44 ? "\n  " : " ", rxlat_objects_dir());
 }
 
 /* ---- the values -------------------------------------------------------- */

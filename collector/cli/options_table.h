@@ -132,8 +132,9 @@ OPTION(OUTPUT, "o", "output",
        .help = "terminal histograms, JSON lines or no report (default: text)",
        .man = ".B text\n"
 	      "prints per series a log2 histogram in the familiar bpftrace look and count,\n"
-	      "mean, p50, p90, p99, p99.9 and max, under a line of each stage's attach point\n"
-	      "and one of the protocols it measures.\n"
+	      "mean, p50, p90, p99, p99.9 and max, under a line naming the report and the\n"
+	      "time it covers; a line of each stage's attach point and one of the protocols\n"
+	      "it measures come with the first report, and again only when they change.\n"
 	      ".B json\n"
 	      "prints one JSON object per line and interval; every count covers only the\n"
 	      "time since the previous object, so the objects of a run add up to its totals.\n"

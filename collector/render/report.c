@@ -20,8 +20,8 @@ const char *const rxlat_proto_names[RXLAT_NR_PROTOS] = {
 	[RXLAT_PROTO_TCP] = "tcp", [RXLAT_PROTO_UDP] = "udp"
 };
 
-#define COUNT_GROUP(id, name, family, label, help) \
-	[RXLAT_GROUP_##id] = { name, family, label, help },
+#define COUNT_GROUP(id, name, family, label, help, legend) \
+	[RXLAT_GROUP_##id] = { name, family, label, help, legend },
 const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS] = { RXLAT_COUNT_GROUPS(
     COUNT_GROUP) };
 #undef COUNT_GROUP

@@ -147,7 +147,7 @@ const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len);
 
 /* The counters' and their groups' names (RXLAT_COUNTS, RXLAT_COUNT_GROUPS). */
 struct rxlat_count_group_def {
-	const char *name, *prom_family, *prom_label, *help;
+	const char *name, *prom_family, *prom_label, *help, *legend;
 };
 extern const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS];
 extern const char *const rxlat_count_names[RXLAT_NR_COUNTS];
@@ -178,19 +178,31 @@ void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src);
  */
 __u64 rxlat_percentile(const struct rxlat_stats *st, double q);
 
-/* Both return 0 or a negative errno (-EIO when the stream failed). */
+/*
+ * Both return 0 or a negative errno (-EIO when the stream failed).
+ * The text report of a run is one stream: its first line says which report
+ * it is ("report at 10:00:01, covering the last 1.00 s"), the attach and
+ * measures lines come with the first report and again only when they
+ * change, each legend once, above the first series that needs it.
+ */
 int rxlat_report_text(FILE *f, const struct rxlat_report *r);
+/* The next text report starts a stream anew: its lines and legends again. */
+void rxlat_report_text_restart(void);
 /*
  * One line of JSON per report:
  * {"time": "2026-11-22T10:00:01.123Z", "interval_s": 1.0, "final": false,
  *  "attach": {stage: point or null, ...}, "unavailable": {stage: reason},
  *  "measures": {stage: ["tcp", "udp"] or fewer, ...},
  *  "not_measured": {stage: {proto: reason}} (only stages with one),
- *  "series": [{"stage", "ifname", "ifindex", "queue" (null: all queues,
+ *  "series": [{"stage", "ifname", "ifindex" (the interface where the packet
+ *    was stamped: in a series of another namespace, one of rxlat's),
+ *    "queue" (null: all queues,
  *    "other", or a number), "count", "sum_ns", "max_ns", "p50_ns", "p90_ns",
  *    "p99_ns", "p999_ns", "buckets": [{"le_ns": largest value the bucket
  *    holds or "+Inf", "count"}] (non-empty buckets only),
- *    "sources": {"xdp", "kernel", "tc", "none"}}],
+ *    "sources": {"xdp", "kernel", "tc", "none"},
+ *    "held": {"ooo": reads of skbs held behind out-of-order data, one per
+ *    skb read, not segments}}],
  *  "xdp": [{"ifname", "ifindex", "queue", "seen", "stamped",
  *    "meta_refused"}]}
  * All counts cover the interval only. Series without any sample are left

@@ -328,21 +328,10 @@ static void print_coverage(FILE *f, const struct rxlat_report *r)
 	fputc('\n', f);
 }
 
-int rxlat_report_text(FILE *f, const struct rxlat_report *r)
+static void print_attach(FILE *f, const struct rxlat_report *r)
 {
-	char tbuf[16] = "??:??:??";
-	const struct rxlat_series *ser;
-	struct rxlat_series buf;
-	struct tm tm;
-	size_t i;
-	int s, err;
-
-	if (localtime_r(&r->time.tv_sec, &tm))
-		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
-	fprintf(f, "%s%s\n", tbuf, r->final ? " final" : "");
-
 	fputs("attach:", f);
-	for (s = 0; s < RXLAT_NR_STAGES; s++) {
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
 		const char *state = r->attach[s];
 
 		if (!state)
@@ -352,12 +341,108 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 			fprintf(f, " (%s)", r->unavailable[s]);
 	}
 	fputc('\n', f);
-	print_coverage(f, r);
+}
+
+/*
+ * What a reader needs once, not in every report of a run: the attach and
+ * measures lines (two long lines that stay the same), printed with the
+ * first report and again only when they change, and each legend above the
+ * first series that shows what it explains.
+ */
+static struct {
+	char *head; /* the attach and measures lines last printed */
+	bool told_group[RXLAT_NR_COUNT_GROUPS];
+	bool told_netns;
+} shown;
+
+void rxlat_report_text_restart(void)
+{
+	free(shown.head);
+	memset(&shown, 0, sizeof(shown));
+}
+
+/* The attach and measures lines, where they differ from the last printed. */
+static int print_head(FILE *f, const struct rxlat_report *r)
+{
+	char *head = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&head, &len);
+
+	if (!m)
+		return -errno;
+	print_attach(m, r);
+	print_coverage(m, r);
+	if (fclose(m)) {
+		free(head);
+		return -ENOMEM;
+	}
+	if (shown.head && !strcmp(shown.head, head)) {
+		free(head);
+		return 0;
+	}
+	fputs(head, f);
+	free(shown.head);
+	shown.head = head;
+	return 0;
+}
+
+/*
+ * The legends s is the first series to need: a counter group's (held reads
+ * are not segments, as nstat counts them), and that a series of another
+ * namespace (a pod's) is named by the interface where its packets were
+ * stamped, rxlat's own: the series key keeps no trace of the pod's.
+ */
+static void print_legends(FILE *f, const struct rxlat_series *s)
+{
+	const struct rxlat_stats *st = &s->st;
+
+	for (int g = 0; g < RXLAT_NR_COUNT_GROUPS; g++) {
+		const struct rxlat_count_group_def *d = &rxlat_count_groups[g];
+		bool any = false;
+		size_t i;
+
+		for (i = 0; i < RXLAT_NR_COUNTS && !any; i++)
+			any = rxlat_count_group_of[i] == (enum rxlat_count_group)g && st->counts[i];
+		if (!any || !d->legend || shown.told_group[g])
+			continue;
+		fprintf(f, "(%s:", d->name);
+		for (i = 0; i < RXLAT_NR_COUNTS; i++)
+			if (rxlat_count_group_of[i] == (enum rxlat_count_group)g)
+				fprintf(f, " %s=N", rxlat_count_names[i]);
+		fprintf(f, ") counts %s\n", d->legend);
+		shown.told_group[g] = true;
+	}
+	if (!shown.told_netns && rxlat_label_of(s, "netns")) {
+		fputs(
+		    "ifname= is where a packet was stamped: in a series with netns=, an interface "
+		    "of rxlat's own namespace, not one of that namespace's\n",
+		    f);
+		shown.told_netns = true;
+	}
+}
+
+int rxlat_report_text(FILE *f, const struct rxlat_report *r)
+{
+	char tbuf[16] = "??:??:??", dur[32];
+	const struct rxlat_series *ser;
+	struct rxlat_series buf;
+	struct tm tm;
+	size_t i;
+	int err;
+
+	if (localtime_r(&r->time.tv_sec, &tm))
+		strftime(tbuf, sizeof(tbuf), "%H:%M:%S", &tm);
+	fmt_dur(dur, sizeof(dur), r->interval_s * 1e9);
+	fprintf(f, "%sreport at %s, covering the last %s\n", r->final ? "final " : "", tbuf, dur);
+	err = print_head(f, r);
+	if (err)
+		return err;
 
 	for (i = 0; (err = rxlat_report_series(r, i, &buf, &ser)) > 0; i++) {
 		if (rxlat_stats_empty(&ser->st))
 			continue;
 		fputc('\n', f);
+		print_legends(f, ser);
 		print_series(f, ser);
 	}
 	if (err < 0)

@@ -521,10 +521,14 @@ static void test_series_one_at_a_time(void)
 	r.series = s;
 	r.xdp = x;
 	for (int i = 0; i < 2; i++) {
-		char *want = render(fns[i], &r), *got, *buf = NULL;
+		char *want, *got, *buf = NULL;
 		size_t len = 0;
 		FILE *f;
 
+		/* both as the first text report of a run */
+		rxlat_report_text_restart();
+		want = render(fns[i], &r);
+		rxlat_report_text_restart();
 		feed = (struct series_feed){ .s = s, .n = r.nseries };
 		it = r;
 		it.series = NULL;

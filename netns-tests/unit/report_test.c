@@ -362,84 +362,95 @@ static void test_stats_add(void)
 }
 
 /* clang-format off: one literal per output line, rows kept readable */
+#define TEXT_HEAD                                                                          \
+	"attach: ip_rcv=fentry:ip_rcv"                                                     \
+	"  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"                                  \
+	"  tcp_data_queue=fentry:tcp_data_queue"                                           \
+	"  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"                   \
+	"  sock_read=off\n"                                                                \
+	"measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=tcp  udp_queue_rcv=none" \
+	"  sock_read=none\n"
+#define HELD_LEGEND                                                                            \
+	"(held: ooo=N) counts reads of skbs held behind out-of-order data, one per skb read, " \
+	"not segments\n"
+#define NETNS_LEGEND                                                                       \
+	"ifname= is where a packet was stamped: in a series with netns=, an interface of " \
+	"rxlat's own namespace, not one of that namespace's\n"
+
+/* The series of the fixture, as every report of a run prints them. */
+#define TEXT_SERIES(held_legend)                                                       \
+	"ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"       \
+	"     nsecs               : count     distribution\n"                          \
+	"       256 -> 511        : 3        |**                               "       \
+	"       |\n"                                                                   \
+	"       512 -> 1023       : 57       "                                         \
+	"|****************************************|\n"                                 \
+	"count 60  mean 585 ns  p50 605 ns  p90 630 ns  p99 630 ns  p99.9 630 "        \
+	"ns  max 630 ns\n"                                                             \
+	"\n"                                                                           \
+	"tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 "          \
+	"tc=0 none=7)\n"                                                               \
+	"     usecs               : count     distribution\n"                          \
+	"     1.024 -> 2.047      : 3        "                                         \
+	"|****************************************|\n"                                 \
+	"     2.048 -> 4.095      : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"     4.096 -> 8.191      : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"     8.192 -> 16.383     : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"    16.384 -> 32.767     : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"    32.768 -> 65.535     : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"    65.536 -> 131.071    : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"   131.072 -> 262.143    : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"   262.144 -> 524.287    : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"   524.288 -> 1048.575   : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"  1048.576 -> 2097.151   : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"  2097.152 -> 4194.303   : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"  4194.304 -> 8388.607   : 2        |**************************       "       \
+	"       |\n"                                                                   \
+	"count 5  mean 2.00 ms  p50 1.41 us  p90 5.00 ms  p99 5.00 ms  p99.9 "         \
+	"5.00 ms  max 5.00 ms\n"                                                       \
+	"\n"                                                                           \
+	"udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n"          \
+	"count 0\n"                                                                    \
+	"\n" held_legend                                                               \
+	"sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)  (held: ooo=3)\n" \
+	"     usecs               : count     distribution\n"                          \
+	"     8.192 -> 16.383     : 1        "                                         \
+	"|****************************************|\n"                                 \
+	"    16.384 -> 32.767     : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"    32.768 -> 65.535     : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"    65.536 -> 131.071    : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"   131.072 -> 262.143    : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"   262.144 -> 524.287    : 0        |                                 "       \
+	"       |\n"                                                                   \
+	"   524.288 -> 1048.575   : 1        "                                         \
+	"|****************************************|\n"                                 \
+	"count 2  mean 506 us  p50 13.3 us  p90 1.00 ms  p99 1.00 ms  p99.9 "          \
+	"1.00 ms  max 1.00 ms\n"                                                       \
+	"\n"                                                                           \
+	"xdp stamper:\n"                                                               \
+	"ifname  queue          seen       stamped  meta_refused\n"                    \
+	"veth1       0           100            98             2\n"                    \
+	"eth0    other  123456789012  123456789012             0\n"                    \
+	"\n"
+
+/* The first report of a run: the attach and measures lines, the legend. */
 static const char text_want[] =
-    "10:00:01\n"
-    "attach: ip_rcv=fentry:ip_rcv"
-    "  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"
-    "  tcp_data_queue=fentry:tcp_data_queue"
-    "  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"
-    "  sock_read=off\n"
-    "measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=tcp  udp_queue_rcv=none"
-    "  sock_read=none\n"
-    "\n"
-    "ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"
-    "     nsecs               : count     distribution\n"
-    "       256 -> 511        : 3        |**                               "
-    "       |\n"
-    "       512 -> 1023       : 57       "
-    "|****************************************|\n"
-    "count 60  mean 585 ns  p50 605 ns  p90 630 ns  p99 630 ns  p99.9 630 "
-    "ns  max 630 ns\n"
-    "\n"
-    "tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 "
-    "tc=0 none=7)\n"
-    "     usecs               : count     distribution\n"
-    "     1.024 -> 2.047      : 3        "
-    "|****************************************|\n"
-    "     2.048 -> 4.095      : 0        |                                 "
-    "       |\n"
-    "     4.096 -> 8.191      : 0        |                                 "
-    "       |\n"
-    "     8.192 -> 16.383     : 0        |                                 "
-    "       |\n"
-    "    16.384 -> 32.767     : 0        |                                 "
-    "       |\n"
-    "    32.768 -> 65.535     : 0        |                                 "
-    "       |\n"
-    "    65.536 -> 131.071    : 0        |                                 "
-    "       |\n"
-    "   131.072 -> 262.143    : 0        |                                 "
-    "       |\n"
-    "   262.144 -> 524.287    : 0        |                                 "
-    "       |\n"
-    "   524.288 -> 1048.575   : 0        |                                 "
-    "       |\n"
-    "  1048.576 -> 2097.151   : 0        |                                 "
-    "       |\n"
-    "  2097.152 -> 4194.303   : 0        |                                 "
-    "       |\n"
-    "  4194.304 -> 8388.607   : 2        |**************************       "
-    "       |\n"
-    "count 5  mean 2.00 ms  p50 1.41 us  p90 5.00 ms  p99 5.00 ms  p99.9 "
-    "5.00 ms  max 5.00 ms\n"
-    "\n"
-    "udp_queue_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=5)\n"
-    "count 0\n"
-    "\n"
-    "sock_read  ifname=lo  (sources: xdp=0 kernel=0 tc=2 none=0)  (held: ooo=3)\n"
-    "     usecs               : count     distribution\n"
-    "     8.192 -> 16.383     : 1        "
-    "|****************************************|\n"
-    "    16.384 -> 32.767     : 0        |                                 "
-    "       |\n"
-    "    32.768 -> 65.535     : 0        |                                 "
-    "       |\n"
-    "    65.536 -> 131.071    : 0        |                                 "
-    "       |\n"
-    "   131.072 -> 262.143    : 0        |                                 "
-    "       |\n"
-    "   262.144 -> 524.287    : 0        |                                 "
-    "       |\n"
-    "   524.288 -> 1048.575   : 1        "
-    "|****************************************|\n"
-    "count 2  mean 506 us  p50 13.3 us  p90 1.00 ms  p99 1.00 ms  p99.9 "
-    "1.00 ms  max 1.00 ms\n"
-    "\n"
-    "xdp stamper:\n"
-    "ifname  queue          seen       stamped  meta_refused\n"
-    "veth1       0           100            98             2\n"
-    "eth0    other  123456789012  123456789012             0\n"
-    "\n";
+    "report at 10:00:01, covering the last 1.00 s\n" TEXT_HEAD "\n" TEXT_SERIES(HELD_LEGEND);
 /* clang-format on */
 
 static void test_text(void)
@@ -449,6 +460,7 @@ static void test_text(void)
 	struct rxlat_report r;
 	char *got;
 
+	rxlat_report_text_restart();
 	report_init(&r);
 	text_fixture(s, &r.nseries, x, &r.nxdp);
 	r.series = s;
@@ -458,6 +470,119 @@ static void test_text(void)
 		compare_text(got, text_want);
 	free(got);
 	check_done("text_report");
+}
+
+/*
+ * The reports after the first: their own first line, no attach and
+ * measures lines nor legends while nothing changed, both lines again after
+ * a change (a stage unavailable from now on), once.
+ */
+static void test_text_head_once(void)
+{
+	struct rxlat_series s[5];
+	struct rxlat_xdp_row x[2];
+	struct rxlat_report r;
+	char *got;
+
+	rxlat_report_text_restart();
+	report_init(&r);
+	text_fixture(s, &r.nseries, x, &r.nxdp);
+	r.series = s;
+	r.xdp = x;
+	free(render(rxlat_report_text, &r));
+
+	r.time.tv_sec += 1;
+	r.interval_s = 0.25;
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(got, "report at 10:00:02, covering the last 250 ms\n"
+				  "\n" TEXT_SERIES(""));
+	free(got);
+
+	r.time.tv_sec += 1;
+	r.interval_s = 1;
+	r.attach[RXLAT_STAGE_TCP_DATA_QUEUE] = NULL;
+	r.unavailable[RXLAT_STAGE_TCP_DATA_QUEUE] = "gone";
+	r.coverage[RXLAT_STAGE_TCP_DATA_QUEUE] =
+	    (struct rxlat_coverage){ 0, { [RXLAT_PROTO_TCP] = "gone" } };
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(got, "report at 10:00:03, covering the last 1.00 s\n"
+				  "attach: ip_rcv=fentry:ip_rcv"
+				  "  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"
+				  "  tcp_data_queue=unavailable (gone)"
+				  "  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"
+				  "  sock_read=off\n"
+				  "measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=none"
+				  "  udp_queue_rcv=none  sock_read=none\n"
+				  "\n" TEXT_SERIES(""));
+	free(got);
+
+	r.time.tv_sec += 1;
+	r.final = true;
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(got, "final report at 10:00:04, covering the last 1.00 s\n"
+				  "\n" TEXT_SERIES(""));
+	free(got);
+	check_done("text_report_head_once");
+}
+
+/*
+ * A series of another namespace is named by the interface where its
+ * packets were stamped, rxlat's: said once, above the first of them.
+ */
+static void test_text_netns_legend(void)
+{
+	struct rxlat_series s[3] = {};
+	struct rxlat_report r;
+	char *got;
+
+	rxlat_report_text_restart();
+	report_init(&r);
+	name_series(&s[0], RXLAT_STAGE_IP_RCV, "eth0", 2, RXLAT_QUEUE_ALL);
+	s[0].st.sources[RXLAT_SRC_NONE] = 1;
+	for (int i = 1; i < 3; i++) {
+		s[i].nlabels = 0;
+		rxlat_label_str(
+		    &s[i], "stage", RXLAT_LABEL_BARE, "%s",
+		    rxlat_stage_names[i == 1 ? RXLAT_STAGE_IP_RCV : RXLAT_STAGE_SOCK_READ]);
+		rxlat_label_str(&s[i], "netns", 0, "pod1");
+		rxlat_label_num(&s[i], "netns_ino", RXLAT_LABEL_JSON_ONLY, 4026532577);
+		rxlat_label_str(&s[i], "ifname", 0, "eth0");
+		rxlat_label_num(&s[i], "ifindex", RXLAT_LABEL_JSON_ONLY, 2);
+		rxlat_label_null(&s[i], "queue", "all");
+		s[i].st.sources[RXLAT_SRC_NONE] = 1;
+	}
+	r.series = s;
+	r.nseries = 3;
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(
+		    got, "report at 10:00:01, covering the last 1.00 s\n" TEXT_HEAD "\n"
+			 "ip_rcv  ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=1)\n"
+			 "count 0\n"
+			 "\n" NETNS_LEGEND
+			 "ip_rcv  netns=pod1 ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=1)\n"
+			 "count 0\n"
+			 "\n"
+			 "sock_read  netns=pod1 ifname=eth0  (sources: xdp=0 kernel=0 tc=0 "
+			 "none=1)\n"
+			 "count 0\n"
+			 "\n");
+	free(got);
+	r.series = &s[1];
+	r.nseries = 1;
+	got = render(rxlat_report_text, &r);
+	if (got)
+		compare_text(
+		    got, "report at 10:00:01, covering the last 1.00 s\n"
+			 "\n"
+			 "ip_rcv  netns=pod1 ifname=eth0  (sources: xdp=0 kernel=0 tc=0 none=1)\n"
+			 "count 0\n"
+			 "\n");
+	free(got);
+	check_done("text_report_netns_legend");
 }
 
 /* One series at ns or samples at ns, rendered alone; its histogram's unit line. */
@@ -514,9 +639,10 @@ static void test_text_final_empty(void)
 	r.attach[RXLAT_STAGE_SOCK_READ] = "tp_btf:sock_recv_length";
 	r.coverage[RXLAT_STAGE_SOCK_READ] =
 	    (struct rxlat_coverage){ TCP_, { [RXLAT_PROTO_UDP] = "no UDP read hook here" } };
+	rxlat_report_text_restart();
 	got = render(rxlat_report_text, &r);
 	if (got)
-		compare_text(got, "10:00:01 final\n"
+		compare_text(got, "final report at 10:00:01, covering the last 1.00 s\n"
 				  "attach: ip_rcv=off  tcp_do_rcv=off"
 				  "  tcp_data_queue=off  udp_queue_rcv=off"
 				  "  sock_read=tp_btf:sock_recv_length\n"
@@ -546,6 +672,8 @@ int main(void)
 	test_pct_inconsistent();
 	test_stats_add();
 	test_text();
+	test_text_head_once();
+	test_text_netns_legend();
 	test_text_final_empty();
 	test_text_unit_kept();
 	return check_exit_status();

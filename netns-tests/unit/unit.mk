@@ -43,7 +43,7 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
 OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/cli/log.c \
-               collector/render/report.c
+               collector/render/report.c collector/attach/objects.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
 		collector/cli/options_table.h collector/cli/opt.h collector/cli/config.h \
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
