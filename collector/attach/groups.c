@@ -353,7 +353,8 @@ static int live_netns(struct rxlat_groups *g)
  * Whether the namespace with inode ino and cookie is still there: its
  * inode is in use (live_netns() ran), and where cookies can be read, by
  * this very namespace. Each process or bind mount with that inode is
- * tried: one may be gone since the walk.
+ * tried: one may be gone since the walk. Where none can be read, the
+ * inode is all there is to go by: a group is never released on a guess.
  */
 static bool netns_alive(const struct rxlat_groups *g, __u32 ino, __u64 cookie)
 {
@@ -377,7 +378,8 @@ static bool netns_alive(const struct rxlat_groups *g, __u32 ino, __u64 cookie)
 		if (c)
 			return c == cookie;
 	}
-	return false;
+	/* in use, and no file of it could be read (gone since the walk, or no access) */
+	return true;
 }
 
 /* A process in namespace ino, found by a walk of /proc; 0 if none. */
