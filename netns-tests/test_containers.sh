@@ -484,7 +484,7 @@ pod_inode_reuse()
 		ip -n "$NS_H" link del h1 2>/dev/null
 		# the lowest free inode comes first: keep the misses until the hit
 		misses=()
-		for ((i = 0; i < 40; i++)); do
+		for ((i = 0; i < 100; i++)); do
 			ns_create try || t_abort setup "cannot create a namespace"
 			[[ $(stat -L -c %i "/run/netns/$try") == "$ino" ]] && break
 			misses+=("$try")
@@ -493,9 +493,9 @@ pod_inode_reuse()
 		for try_ns in "${misses[@]}"; do
 			ip netns del "$try_ns"
 		done
-		if ((i == 40)); then
+		if ((i == 100)); then
 			((round == 2)) && kill -CONT "$RXLAT_PID"
-			skip "inode_reuse_$round" "the kernel gave inode $ino to no new namespace in 40 tries"
+			skip "inode_reuse_$round" "the kernel gave inode $ino to no new namespace in 100 tries"
 			continue
 		fi
 		routed_pod 2 "$try" || t_abort setup "cannot create pod 2"

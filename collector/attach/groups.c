@@ -96,7 +96,6 @@ static int iter_open(struct rxlat_groups *g)
 	g->iter = netns_cookie_bpf__open();
 	if (!g->iter)
 		return -errno;
-	g->iter->rodata->rxlat_tgid = (__u32)getpid();
 	err = netns_cookie_bpf__load(g->iter);
 	if (err)
 		return err;

@@ -17,9 +17,6 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define NSFS_MAGIC_ 0x6e736673
 
-/* rxlat's pid: its files only, where the kernel cannot narrow the walk */
-const volatile __u32 rxlat_tgid;
-
 SEC("iter/task_file")
 int rxlat_netns_cookies(struct bpf_iter__task_file *ctx)
 {
@@ -29,7 +26,12 @@ int rxlat_netns_cookies(struct bpf_iter__task_file *ctx)
 	struct ns_common *ns;
 	struct net *net;
 
-	if (!task || !file || task->tgid != rxlat_tgid)
+	/*
+	 * rxlat's own files only, where the kernel cannot narrow the walk: the
+	 * iterator runs in the read() of the process that asks, and its pid
+	 * is the kernel's, also inside a container's pid namespace.
+	 */
+	if (!task || !file || task->tgid != bpf_get_current_pid_tgid() >> 32)
 		return 0;
 	if (BPF_CORE_READ(file, f_inode, i_sb, s_magic) != NSFS_MAGIC_)
 		return 0;
