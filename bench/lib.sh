@@ -218,7 +218,7 @@ xdp_prog_id()
 	link_xdp_prog "$NS_R" "$IF_R"
 }
 
-# The stamper loaded by xdp-loader alone, as the README's standalone use
+# The stamper loaded by xdp-loader alone, as docs/tc-stamper.md's standalone use
 # has it: no rxlat, so no poll-end reset.
 XL_PIN=""
 xl_load()
