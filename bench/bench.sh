@@ -3,8 +3,10 @@
 #
 # rxlat benchmark (`make bench`; not part of `make test`). Run as root from
 # anywhere; `make bench` builds what it needs (bench-binaries in
-# bench/bench.mk). It measures every target of issue 11 in one run and
-# ends with a table: each figure beside its target, "met" or "not met".
+# bench/bench.mk). It measures every target in one run and ends with a
+# table: each figure beside its target, "met" or "not met"; the same table
+# goes into bench/results.md (BENCH_RESULTS) with the date, the machine,
+# the kernel and the parts that ran.
 # This file holds the settings, their checks, which parts run and the
 # table; bench/lib.sh the helpers every part uses; bench/part_*.sh one part
 # each (part F: bench/bench_features.sh).
@@ -111,6 +113,8 @@
 #   BENCH_PROM            "only": the Prometheus figure alone (part 8);
 #                         any other non-empty value: the parts, then part 8
 #   BENCH_PROM_SECONDS    length of each part 8 run (default 60)
+#   BENCH_RESULTS         where the final table is written (default
+#                         bench/results.md; not with BENCH_PROM=only)
 #   BUILD                 build directory (default: build/ of this tree)
 
 set -u -o pipefail
@@ -148,6 +152,7 @@ VMC_UDP=${BENCH_VMCOST_UDP:-10000}
 VMC_TCP_BYTES=${BENCH_VMCOST_TCP_BYTES:-40M}
 PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm vmcost}
 PIN=${BENCH_PIN:-off}
+RESULTS=${BENCH_RESULTS:-$HERE/results.md}
 
 # Unique per run: namespaces are global, interface names live inside them.
 # netns-tests/lib.sh's cleanup removes everything named with T_PREFIX.
@@ -279,15 +284,10 @@ has_part vmcost && part_vmcost
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
 
 echo
-echo "Targets of issue 11 (kernel $(uname -r), $(nproc) CPUs; parts run: $PARTS)"
+echo "Targets (kernel $(uname -r), $(nproc) CPUs; parts run: $PARTS)"
 echo
-awk -F'\t' '
-	{ n++; f[n] = $1; m[n] = $2; t[n] = $3; v[n] = $4; if (length($1) > wf) wf = length($1); if (length($3) > wt) wt = length($3) }
-	END {
-		fmt = "%-" wf "s | %-" wt "s | %-8s | %s\n"
-		printf fmt, "figure", "target", "verdict", "measured"
-		for (i = 1; i <= n; i++)
-			printf fmt, f[i], t[i], v[i], m[i]
-	}' "$ROWS"
+table_print "$ROWS"
 echo
-echo "took $(($(date +%s) - START)) s"
+took=$(($(date +%s) - START))
+echo "took $took s"
+results_write "$ROWS" "$RESULTS" "$PARTS" "$took"

@@ -84,6 +84,58 @@ row()
 	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >>"$ROWS"
 }
 
+# table_print ROWS: the final table as the terminal shows it, in columns
+table_print()
+{
+	awk -F'\t' '
+		{ n++; f[n] = $1; m[n] = $2; t[n] = $3; v[n] = $4; if (length($1) > wf) wf = length($1); if (length($3) > wt) wt = length($3) }
+		END {
+			fmt = "%-" wf "s | %-" wt "s | %-8s | %s\n"
+			printf fmt, "figure", "target", "verdict", "measured"
+			for (i = 1; i <= n; i++)
+				printf fmt, f[i], t[i], v[i], m[i]
+		}' "$1"
+}
+
+# results_write ROWS FILE PARTS SECONDS: the final table into FILE as
+# Markdown, after the run's date, machine, kernel, settings and parts, so
+# that a figure never travels without them. FILE is replaced whole (through
+# a temporary file beside it): a run that stops early leaves the last one.
+results_write()
+{
+	local rows=$1 file=$2 parts=$3 secs=$4 cpu mem settings tmp
+	cpu=$(awk -F': *' '$1 ~ /^model name/ { print $2; exit }' /proc/cpuinfo)
+	mem=$(awk '$1 == "MemTotal:" { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	settings=$(env | awk -F= '/^BENCH_/ && $1 != "BENCH_RESULTS"' | sort | paste -sd " ")
+	tmp="$file.tmp$$"
+	{
+		echo "# rxlat benchmark results"
+		echo
+		echo "Written by \`make bench\` (bench/bench.sh), replaced by each run: the"
+		echo "figures of the last run, each beside its target. How to read them:"
+		echo "[docs/performance.md](../docs/performance.md)."
+		echo
+		echo "## The last run"
+		echo
+		echo "- date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+		echo "- machine: $(nproc) CPUs, ${cpu:-CPU model unknown}, ${mem:-unknown} memory"
+		echo "- kernel: $(uname -r)"
+		echo "- parts run: $parts"
+		echo "- settings: ${settings:-the defaults}"
+		echo "- took: $secs s"
+		echo
+		echo "| figure | target | verdict | measured |"
+		echo "|---|---|---|---|"
+		awk -F'\t' '{ for (i = 1; i <= 4; i++) gsub(/\|/, "\\|", $i); printf "| %s | %s | %s | %s |\n", $1, $3, $4, $2 }' "$rows"
+	} >"$tmp" || { rm -f "$tmp"; note "could not write $tmp"; return 1; }
+	if ! mv -f "$tmp" "$file"; then
+		rm -f "$tmp"
+		note "could not write $file"
+		return 1
+	fi
+	note "results written to $file"
+}
+
 # verdict A OP B: "met" when the awk comparison holds, else "not met"
 verdict()
 {
@@ -166,7 +218,7 @@ xdp_prog_id()
 	link_xdp_prog "$NS_R" "$IF_R"
 }
 
-# The stamper loaded by xdp-loader alone, as the README's standalone use
+# The stamper loaded by xdp-loader alone, as docs/tc-stamper.md's standalone use
 # has it: no rxlat, so no poll-end reset.
 XL_PIN=""
 xl_load()

@@ -142,7 +142,7 @@ assert_exact_counts()	# NAME NS IF IFINDEX COUNT NOISE
 
 # xdp-loader as a hint names it, in NS. Where libxdp's dispatcher refuses the
 # stamper (Debian's libxdp 1.3 on 6.12), the same without the dispatcher, as
-# the README says for that kernel; noted in a comment line.
+# docs/tc-stamper.md says for that kernel; noted in a comment line.
 follow_loader_hint()	# CHECK NS HINT PIN-DIR
 {
 	local words out

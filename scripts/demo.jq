@@ -103,10 +103,10 @@ def summary:
 		+ " \(map(.queue) | unique | queues) (\(map(.reason) | unique | join(", ")): the demo's nft"
 		+ " rule capping UDP to pod-dns)"),
 	"  TCP's ip_rcv reads tens of us where UDP's reads hundreds of ns: GRO holds TCP segments to merge",
-	"  them before IP sees them, and the stamp is taken once per NAPI poll (README, \"The stamp\").",
+	"  them before IP sees them, and the stamp is taken once per NAPI poll (docs/design.md).",
 	"  sock_read also counts the time data waited for the application to read it: a big step up from",
 	"  tcp_do_rcv or udp_queue_rcv to sock_read is the application's time, not the stack's.",
-	"  next: README.md, \"Container hosts\" (the netns, cgroup and container labels, --by) and",
-	"  \"Prometheus\" (configs/: the rules, and the dashboard's \"Containers\" row per pod and stage).";
+	"  next: docs/containers.md (the netns, cgroup and container labels, --by) and",
+	"  docs/prometheus.md (configs/: the rules, and the dashboard's \"Containers\" row per pod and stage).";
 
 if $mode == "live" then live else summary end

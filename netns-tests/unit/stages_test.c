@@ -2,7 +2,7 @@
 /*
  * The stage table of include/rxlat.h against the two places that describe it
  * to people: the "Stages" list of collector/cli/rxlat.8 and the stage table of
- * README.md. Both must name exactly the table's stages, in its order, with
+ * docs/design.md. Both must name exactly the table's stages, in its order, with
  * its fentry targets and fallback attach points, so that a stage added,
  * renamed or moved to another attach point cannot leave the docs behind.
  * Runs from the repository root; one PASS or FAIL line per check.
@@ -42,7 +42,7 @@ static const char *target(const char *point)
 	return colon ? colon + 1 : point;
 }
 
-/* ---- README: | `stage` | preferred (fentry) | fallback ... | ---------- */
+/* ---- docs/design.md: | `stage` | preferred (fentry) | fallback ... | -- */
 
 /*
  * The backquoted words of one table cell, "type:word" where a program type
@@ -86,7 +86,7 @@ static bool cell_has(char words[][64], int n, const char *want)
 	return false;
 }
 
-static void check_readme_row(const struct stage *st, const char *row, const char *end)
+static void check_design_row(const struct stage *st, const char *row, const char *end)
 {
 	const char *c1 = strchr(row + 1, '|'), *c2 = c1 ? strchr(c1 + 1, '|') : NULL;
 	const char *c3 = c2 ? strchr(c2 + 1, '|') : NULL;
@@ -123,32 +123,32 @@ static void check_readme_row(const struct stage *st, const char *row, const char
 		if (!cell_has(fb, nfb, st->fallback))
 			check_fail("%s: fallback %s missing", st->name, st->fallback);
 	} else if (strncmp(c2 + 1 + strspn(c2 + 1, " "), "none", 4)) {
-		check_fail("%s: no fallback in the table, the README names one", st->name);
+		check_fail("%s: no fallback in the table, docs/design.md names one", st->name);
 	}
 	if (nfb != want)
 		check_fail("%s: %d attach points in the fallback cell, the table has %d", st->name,
 			   nfb, want);
 }
 
-static void check_readme(void)
+static void check_design(void)
 {
 	const char *hdr = "| stage | preferred (fentry) | fallback";
-	char *text = slurp("README.md");
+	char *text = slurp("docs/design.md");
 	const char *p;
 	int s = 0;
 
 	if (!text) {
-		check_failed("readme.stage_table",
-			     "cannot read README.md (run from the repo root)");
+		check_failed("design.stage_table",
+			     "cannot read docs/design.md (run from the repo root)");
 		return;
 	}
 	p = strstr(text, hdr);
 	if (!p) {
-		check_failed("readme.stage_table", "no line starting with '%s'", hdr);
+		check_failed("design.stage_table", "no line starting with '%s'", hdr);
 		free(text);
 		return;
 	}
-	check_pass("readme.stage_table");
+	check_pass("design.stage_table");
 	p = strchr(p, '\n');
 	if (p)
 		p = strchr(p + 1, '\n'); /* past the |---| line */
@@ -160,32 +160,32 @@ static void check_readme(void)
 		if (!end)
 			end = row + strlen(row);
 		if (sscanf(row, "| `%63[^`]` |%n", name, &len) != 1) {
-			check_failed("readme.rows", "row without a `stage` name: %.*s",
+			check_failed("design.rows", "row without a `stage` name: %.*s",
 				     (int)(end - row), row);
 			free(text);
 			return;
 		}
 		if (s >= RXLAT_NR_STAGES) {
-			check_failed("readme.rows", "stage %s is not in the stage table", name);
+			check_failed("design.rows", "stage %s is not in the stage table", name);
 			free(text);
 			return;
 		}
 		if (strcmp(name, stages[s].name)) {
-			check_failed("readme.rows", "row %d is %s, the stage table has %s", s + 1,
+			check_failed("design.rows", "row %d is %s, the stage table has %s", s + 1,
 				     name, stages[s].name);
 			free(text);
 			return;
 		}
-		check_readme_row(&stages[s], row, end);
-		snprintf(name, sizeof(name), "readme.%s", stages[s].name);
+		check_design_row(&stages[s], row, end);
+		snprintf(name, sizeof(name), "design.%s", stages[s].name);
 		check_done(name);
 		s++;
 		p = end;
 	}
 	if (s == RXLAT_NR_STAGES)
-		check_pass("readme.rows");
+		check_pass("design.rows");
 	else
-		check_failed("readme.rows", "%d stages in the README, %d in the stage table", s,
+		check_failed("design.rows", "%d stages in docs/design.md, %d in the stage table", s,
 			     RXLAT_NR_STAGES);
 	free(text);
 }
@@ -255,7 +255,7 @@ static void check_man(void)
 
 int main(void)
 {
-	check_readme();
+	check_design();
 	check_man();
 	return check_exit_status();
 }
