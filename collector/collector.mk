@@ -3,7 +3,8 @@
 #   collector/attach  what goes into the kernel: the hooks (plan, loader,
 #                     series store), the XDP and tc stampers, interfaces
 #   collector/read    the model: every map's snapshots, baselines, cursors
-#   collector/render  text and JSON reports, the Prometheus exposition
+#   collector/render  text and JSON reports, --slow records, the Prometheus
+#                     exposition
 #   collector/cli     the command line, messages, signals, the main loop
 # plus the skeletons of its BPF objects. Its unit tests are in
 # netns-tests/unit.
