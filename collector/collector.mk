@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # The rxlat command, one folder per job along the data's path:
 #   collector/attach  what goes into the kernel: the hooks (plan, loader,
-#                     series store), the XDP and tc stampers, interfaces
+#                     series store), the XDP and tc stampers and which one
+#                     each named interface gets (stamping.c), interfaces
 #   collector/read    the model: every map's snapshots, baselines, cursors
-#   collector/render  text and JSON reports, the Prometheus exposition
+#   collector/render  text and JSON reports, --slow records, the Prometheus
+#                     exposition
 #   collector/cli     the command line, messages, signals, the main loop
 # plus the skeletons of its BPF objects. Its unit tests are in
 # netns-tests/unit.

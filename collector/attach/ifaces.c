@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Interfaces: names, the named ones, and their going and coming back (ifaces.h). */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,6 +15,7 @@
 #include "log.h"
 #include "opt.h"
 #include "stamper.h"
+#include "stamping.h"
 #include "tc.h"
 #include "xdp_counters.h"
 
@@ -38,11 +36,9 @@ struct ifname {
 
 struct rxlat_ifaces {
 	const struct rxlat_config *cfg;
-	/* named interface i: where it is now, gone, stamped at tc */
+	/* named interface i: where it is now, gone (its stamper: stamping.c) */
 	__u32 ifindex[RXLAT_MAX_CLI_IFACES];
 	bool gone[RXLAT_MAX_CLI_IFACES];
-	bool use_tc[RXLAT_MAX_CLI_IFACES];
-	bool tc_default[RXLAT_MAX_CLI_IFACES]; /* a veth (stamper.c) */
 	enum meta_room meta[RXLAT_MAX_CLI_IFACES];
 	/* With -i: the stamper counters of these ifindexes only (each one a
 	 * named interface has had) */
@@ -52,6 +48,7 @@ struct rxlat_ifaces {
 	struct ifname *names;
 	size_t nnames;
 	struct rxlat_hooks *hooks;
+	struct rxlat_stamping *stamping;
 	struct rxlat_stamper *stamper;
 	struct rxlat_tc **tc; /* opened when the first interface needs it */
 	struct rxlat_links *links;
@@ -88,7 +85,6 @@ int ifaces_new(struct rxlat_ifaces **out, const struct rxlat_config *cfg)
 
 	for (int i = 0; f && i < cfg->nifaces && !err; i++) {
 		f->ifindex[i] = cfg->ifindexes[i];
-		f->use_tc[i] = cfg->tc;
 		err = ifaces_want(f, cfg->ifindexes[i]);
 		if (!err)
 			err = ifaces_name(f, cfg->ifindexes[i], cfg->ifnames[i]);
@@ -161,28 +157,11 @@ bool ifaces_wanted(const struct rxlat_ifaces *f, __u32 ifindex)
 	return false;
 }
 
-bool *ifaces_tc_default(struct rxlat_ifaces *f)
-{
-	return f->tc_default;
-}
-
-bool ifaces_any_tc(const struct rxlat_ifaces *f)
-{
-	for (int i = 0; i < f->cfg->nifaces; i++)
-		if (f->use_tc[i])
-			return true;
-	return false;
-}
-
-bool *ifaces_use_tc(struct rxlat_ifaces *f)
-{
-	return f->use_tc;
-}
-
-void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
-		 struct rxlat_tc **tc, struct rxlat_links *links)
+void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamping *stamping,
+		 struct rxlat_stamper *st, struct rxlat_tc **tc, struct rxlat_links *links)
 {
 	f->hooks = hooks;
+	f->stamping = stamping;
 	f->stamper = st;
 	f->tc = tc;
 	f->links = links;
@@ -209,10 +188,11 @@ static int named_left(const struct rxlat_ifaces *f)
 
 static void iface_gone(struct rxlat_ifaces *f, int i)
 {
-	const char *what = f->cfg->no_xdp && !f->use_tc[i] ? "" : ": its stamper was detached";
+	bool tc = stamping_uses_tc(f->stamping, i);
+	const char *what = f->cfg->no_xdp && !tc ? "" : ": its stamper was detached";
 
 	f->gone[i] = true;
-	if (f->use_tc[i]) {
+	if (tc) {
 		tc_detach(*f->tc, i, true);
 		hooks_tc_iface(f->hooks, f->ifindex[i], false);
 	} else {
@@ -267,7 +247,7 @@ static void iface_back(struct rxlat_ifaces *f, int i, __u32 ifindex)
 	}
 	f->ifindex[i] = ifindex;
 	f->gone[i] = false;
-	if (f->use_tc[i]) {
+	if (stamping_uses_tc(f->stamping, i)) {
 		if (stamp_at_tc(f, i, ifindex) == RXLAT_TC_NONE)
 			rxlat_err(
 			    "%s is back (ifindex %u) but the tc stamper cannot be attached to "
@@ -285,7 +265,7 @@ static void iface_back(struct rxlat_ifaces *f, int i, __u32 ifindex)
 			   name, ifindex, opt(OPT_NO_XDP));
 		return;
 	}
-	err = stamper_reattach(f->stamper, cfg, i, ifindex);
+	err = stamper_attach_iface(f->stamper, cfg, i, ifindex);
 	f->meta[i] = META_UNKNOWN; /* perhaps another device, another driver */
 	if (err)
 		rxlat_err("%s is back (ifindex %u) but the stamper cannot be attached to it: %s; "
@@ -330,36 +310,8 @@ int ifaces_handle_links(struct rxlat_ifaces *f)
 /* Is named interface i stamped by rxlat's own XDP stamper, and watched? */
 static bool meta_watched(const struct rxlat_ifaces *f, int i)
 {
-	return !f->gone[i] && !f->use_tc[i] && f->meta[i] != META_TOLD &&
+	return !f->gone[i] && !stamping_uses_tc(f->stamping, i) && f->meta[i] != META_TOLD &&
 	       stamper_attached(f->stamper, i);
-}
-
-void iface_driver(const char *ifname, char *out, size_t len)
-{
-	struct ethtool_drvinfo info = { .cmd = ETHTOOL_GDRVINFO };
-	struct ifreq ifr = { .ifr_data = (void *)&info };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	char path[PATH_MAX], link[PATH_MAX], *base;
-	ssize_t n;
-
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (fd >= 0 && !ioctl(fd, SIOCETHTOOL, &ifr) && info.driver[0]) {
-		close(fd);
-		snprintf(out, len, "%.*s", (int)sizeof(info.driver), info.driver);
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	/* sysfs shows the namespace it was mounted in: the fallback only */
-	snprintf(path, sizeof(path), "/sys/class/net/%s/device/driver", ifname);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n > 0) {
-		link[n] = '\0';
-		base = strrchr(link, '/');
-		snprintf(out, len, "%.32s", base ? base + 1 : link);
-		return;
-	}
-	snprintf(out, len, "(unknown)");
 }
 
 bool ifaces_meta_needs_admin(const struct rxlat_ifaces *f)
@@ -380,25 +332,20 @@ static int meta_refused(struct rxlat_ifaces *f, int i, __u64 refused)
 {
 	const struct rxlat_config *cfg = f->cfg;
 	const char *name = cfg->ifnames[i], *how = "";
-	char drv[64], why[256], hint[64] = "";
+	char drv[64], why[256], hint[64];
+	int err;
 
-	iface_driver(name, drv, sizeof(drv));
+	stamping_driver(name, drv, sizeof(drv));
 	snprintf(why, sizeof(why),
 		 "driver %s gives XDP programs no room for metadata (the stamper's first %llu "
 		 "packets, none stamped)",
 		 drv, (unsigned long long)refused);
-	if (cfg->xdp_forced) {
-		/* generic XDP builds its buffers with room for metadata */
-		if (cfg->xdp_mode == RXLAT_XDP_NATIVE)
-			snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP, or ",
-				 opt(OPT_XDP_MODE));
-		rxlat_err("%s: %s: %s %s asks for the XDP stamper; %srun without %s to stamp at "
-			  "tc ingress",
-			  name, why, opt(OPT_XDP_MODE),
-			  cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native", hint,
-			  opt(OPT_XDP_MODE));
-		return -EOPNOTSUPP;
-	}
+	/* generic XDP builds its buffers with room for metadata */
+	snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
+	err = stamping_may_leave_xdp(f->stamping, i, why,
+				     cfg->xdp_mode == RXLAT_XDP_NATIVE ? hint : NULL);
+	if (err)
+		return err;
 	switch (*f->tc ? stamp_at_tc(f, i, f->ifindex[i]) : RXLAT_TC_NONE) {
 	case RXLAT_TC_NONE:
 		rxlat_warn("%s: %s, and the tc stamper cannot be attached: its packets are "
@@ -416,8 +363,7 @@ static int meta_refused(struct rxlat_ifaces *f, int i, __u64 refused)
 		break;
 	}
 	stamper_detach_iface(f->stamper, i);
-	f->use_tc[i] = true;
-	rxlat_info("%s: %s: stamping at tc ingress instead%s", name, why, how);
+	stamping_switch_to_tc(f->stamping, i, STAMPING_TC_NO_META, why, how);
 	return 0;
 }
 
@@ -461,7 +407,7 @@ static void meta_found(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 		f->meta_told = p;
 		f->meta_told[f->nmeta_told++] = keys[k].ifindex;
 		ifaces_ifname(f, keys[k].ifindex, name);
-		iface_driver(name, drv, sizeof(drv));
+		stamping_driver(name, drv, sizeof(drv));
 		rxlat_warn(
 		    "%s: driver %s gives the XDP stamper loaded without rxlat no room for "
 		    "metadata (%llu packets, none stamped): no stage gets its stamps; unload "
@@ -472,21 +418,22 @@ static void meta_found(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 	}
 }
 
-int ifaces_check_meta(struct rxlat_ifaces *f)
+bool ifaces_meta_watched(const struct rxlat_ifaces *f)
 {
-	struct rxlat_xdp_key *keys = NULL;
-	struct rxlat_xdp_counters *vals = NULL, c;
+	for (int i = 0; i < f->cfg->nifaces; i++)
+		if (meta_watched(f, i))
+			return true;
+	return stamper_found(f->stamper);
+}
+
+int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
+		      const struct rxlat_xdp_counters *vals, size_t n)
+{
 	bool found = stamper_found(f->stamper);
+	struct rxlat_xdp_counters c;
 	int i, err = 0, pending = 0;
 	char drv[64];
-	size_t n = 0;
 
-	for (i = 0; i < f->cfg->nifaces && !meta_watched(f, i); i++)
-		;
-	if (i == f->cfg->nifaces && !found)
-		return 0;
-	if (stamper_counters(f->stamper, &keys, &vals, &n))
-		return 1; /* out of memory, or a map read failed: at the next check */
 	if (found)
 		meta_found(f, keys, vals, n);
 	for (i = 0; i < f->cfg->nifaces && !err; i++) {
@@ -501,7 +448,7 @@ int ifaces_check_meta(struct rxlat_ifaces *f)
 		} else if (!c.stamped) {
 			err = meta_refused(f, i, c.meta_refused);
 		} else {
-			iface_driver(f->cfg->ifnames[i], drv, sizeof(drv));
+			stamping_driver(f->cfg->ifnames[i], drv, sizeof(drv));
 			rxlat_warn(
 			    "%s: driver %s gave XDP programs no room for metadata for %llu of "
 			    "%llu packets: those are counted in meta_refused and measured "
@@ -511,8 +458,6 @@ int ifaces_check_meta(struct rxlat_ifaces *f)
 			f->meta[i] = META_TOLD;
 		}
 	}
-	free(keys);
-	free(vals);
 	return err ? err : pending;
 }
 
@@ -533,14 +478,16 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
 				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
-		if (!f->use_tc[i])
+		bool veth = stamping_why(f->stamping, i) == STAMPING_TC_VETH;
+
+		if (!stamping_uses_tc(f->stamping, i))
 			continue;
 		if (!*f->tc && (err = tc_open(f->tc, cfg->bpf.netns_ino)))
 			return err;
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
 			return -EBUSY;
-		if (f->tc_default[i])
+		if (veth)
 			rxlat_info(
 			    "%s: a veth: stamping at tc ingress, rxlat's default there (XDP on "
 			    "a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing "
@@ -564,7 +511,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 			break;
 		}
 		/* the veth line above says it already */
-		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns && !f->tc_default[i]) {
+		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns && !veth) {
 			rxlat_info("tc stamps do not reach other network namespaces (the kernel "
 				   "clears skb->tstamp when it forwards a packet or hands it to "
 				   "another namespace): containers behind %s are not measured "
@@ -598,8 +545,8 @@ void ifaces_tell_foreign(struct rxlat_ifaces *f)
 			   "here: stages where they carry no stamp of this rxlat's%s measure them "
 			   "from that stamp, reported as ifname if%u with if_netns %s, never under "
 			   "an interface of this namespace",
-			   ns, ifindex, ifaces_any_tc(f) ? " (before tc ingress)" : "", ifindex,
-			   ns);
+			   ns, ifindex, stamping_any_tc(f->stamping) ? " (before tc ingress)" : "",
+			   ifindex, ns);
 		f->told_foreign = true;
 		return;
 	}

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interfaces: their names (also once gone), which ones -i named and where
- * each of those is now, how each is stamped (XDP or tc), and what follows
- * when a named one goes and comes back (from rtnetlink's link messages).
- * The configuration keeps what the command line said; this module keeps
- * what is found at run time.
+ * each of those is now, and what follows when a named one goes and comes
+ * back (from rtnetlink's link messages). The configuration keeps what the
+ * command line said; this module keeps what is found at run time. Which
+ * stamper each named one has, and why, is stamping.c's.
  */
 #ifndef RXLAT_IFACES_H
 #define RXLAT_IFACES_H
@@ -15,6 +15,7 @@
 #include "report.h"
 
 struct rxlat_hooks;
+struct rxlat_stamping;
 struct rxlat_stamper;
 struct rxlat_tc;
 struct rxlat_links;
@@ -31,31 +32,26 @@ void ifaces_ifname(struct rxlat_ifaces *f, __u32 ifindex, char name[RXLAT_IFNAME
 /* Are ifindex's stamper counters reported (all without -i, else the named ones)? */
 bool ifaces_wanted(const struct rxlat_ifaces *f, __u32 ifindex);
 
-/* The driver of ifname as ethtool names it; sysfs where ethtool says nothing. */
-void iface_driver(const char *ifname, char *out, size_t len);
-
-/* Named interface i is stamped at tc (--tc, or XDP taken or refused). */
-bool *ifaces_use_tc(struct rxlat_ifaces *f);
-bool ifaces_any_tc(const struct rxlat_ifaces *f);
-/* ... of which, stamped at tc as rxlat's default for the kind of interface (a veth) */
-bool *ifaces_tc_default(struct rxlat_ifaces *f);
-
 /* What an interface that goes or comes back touches; set once attached. */
-void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamper *st,
-		 struct rxlat_tc **tc, struct rxlat_links *links);
-/* The tc stamper on the named interfaces that use it: 0 or -errno (said). */
+void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat_stamping *stamping,
+		 struct rxlat_stamper *st, struct rxlat_tc **tc, struct rxlat_links *links);
+/* The tc stamper on the named interfaces stamping.c gives it: 0 or -errno (said). */
 int ifaces_attach_tc(struct rxlat_ifaces *f);
 /*
  * Drivers that give XDP programs no room for metadata (vmxnet3, ENA, gve's
- * GQI format, hv_netvsc, ...): from the stamper's counters, a named
- * interface whose packets were all refused is switched to the tc stamper
- * (said in one line; with --xdp-mode an error, -EOPNOTSUPP), one where some
- * were refused is said once. A stamper loaded without rxlat (--no-xdp)
- * whose packets were all refused is said once per interface, with the way
- * to stamp at tc. 1 while an interface has had no packet yet (check again
- * soon), 0 when every one is known, or -errno.
+ * GQI format, hv_netvsc, ...): from the stamper's counters (keys, vals: n
+ * rows per (ifindex, queue) since it was attached, as the model reads them),
+ * a named interface whose packets were all refused is switched to the tc
+ * stamper (stamping_switch_to_tc(); with --xdp-mode an error, -EOPNOTSUPP),
+ * one where some were refused is said once. A stamper loaded without rxlat
+ * (--no-xdp) whose packets were all refused is said once per interface,
+ * with the way to stamp at tc. 1 while an interface has had no packet yet
+ * (check again soon), 0 when every one is known, or -errno.
  */
-int ifaces_check_meta(struct rxlat_ifaces *f);
+int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
+		      const struct rxlat_xdp_counters *vals, size_t n);
+/* Is there anything left for ifaces_check_meta() to check (no read without)? */
+bool ifaces_meta_watched(const struct rxlat_ifaces *f);
 /*
  * Would switching an interface still unknown to tc need CAP_NET_ADMIN (a
  * cls_bpf filter: no tcx links before 6.6)?

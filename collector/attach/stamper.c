@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,11 +17,9 @@
 #include <bpf/libbpf.h>
 #include <linux/if_link.h>
 #include "holders.h"
-#include "ifaces.h"
 #include "objects.h"
 #include "stamper.h"
 #include "stamper_impl.h"
-#include "tc.h"
 #include "log.h"
 #include "opt.h"
 #include "xdp_counters.h"
@@ -105,51 +102,20 @@ int stamper_xdp_progs(__u32 ifindex, struct xdp_mode_ids modes[3])
 	return 0;
 }
 
-static const char *mode_name(const struct rxlat_config *cfg)
-{
-	return cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native";
-}
-
 /*
- * ifname cannot be stamped in XDP, for the reason given: the tc stamper
- * takes over, said in one line, 1. With --xdp-mode, which asks for the XDP
- * stamper, an error instead, -EOPNOTSUPP (nothing is attached yet). hint,
- * when not NULL, is how to stamp in XDP all the same.
+ * Says what holds the interface's XDP hook, as stamping.c decides from it.
+ * Another rxlat stamper there: an error with the way to read its stamps,
+ * -EBUSY. Any other program: 1, with why it is taken in why, and in hint
+ * how to stamp in XDP all the same ("" when there is no way), nothing said.
+ * Free: 0. Each hint is one that works as written: a link cannot be removed
+ * from outside (xdp-loader unload gets EBUSY), and libxdp adds programs
+ * only beside its own dispatcher.
  */
-static int __attribute__((format(printf, 4, 5)))
-tc_instead(const struct rxlat_config *cfg, const char *ifname, const char *hint, const char *fmt,
-	   ...)
-{
-	char why[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	if (!cfg->xdp_forced) {
-		rxlat_info("%s: %s: stamping at tc ingress instead%s%s", ifname, why,
-			   hint ? "; " : "", hint ? hint : "");
-		return 1;
-	}
-	rxlat_err("%s: %s: %s %s asks for the XDP stamper; %s%srun without %s to stamp at tc "
-		  "ingress",
-		  ifname, why, opt(OPT_XDP_MODE), mode_name(cfg), hint ? hint : "",
-		  hint ? ", or " : "", opt(OPT_XDP_MODE));
-	return -EOPNOTSUPP;
-}
-
-/*
- * Says what holds the interface's XDP hook. Another rxlat stamper there:
- * an error with the way to read its stamps, -EBUSY. Any other program: the
- * tc stamper takes over, said in one line, 1 (tc_instead()). Free: 0. Each
- * hint is one that works as written: a link cannot be removed from outside
- * (xdp-loader unload gets EBUSY), and libxdp adds programs only beside its
- * own dispatcher.
- */
-static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, const char *ifname)
+int stamper_xdp_holder(__u32 ifindex, const char *ifname, char *why, size_t why_len, char *hint,
+		       size_t hint_len)
 {
 	struct xdp_mode_ids modes[3], *m = NULL;
-	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX], read_cmd[64], hint[PATH_MAX + 256];
+	char name[BPF_OBJ_NAME_LEN], comm[16], obj[PATH_MAX], read_cmd[64];
 	struct xdp_att att;
 	__u32 link_id;
 	pid_t pid;
@@ -166,6 +132,7 @@ static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, cons
 			m = &modes[i];
 	if (!m)
 		return 0;
+	hint[0] = '\0';
 	/* how to read the stamps of a stamper found there */
 	snprintf(read_cmd, sizeof(read_cmd), "rxlat %s %s %s", opt(OPT_NO_XDP),
 		 opt_short(OPT_INTERFACE), ifname);
@@ -194,14 +161,17 @@ static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, cons
 	if (link_id) {
 		pid = link_holder(link_id, comm);
 		if (pid)
-			return tc_instead(cfg, ifname, NULL,
-					  "XDP is taken by program '%s' (id %u) through a BPF link "
-					  "held by %s (pid %d)",
-					  name, m->id, comm, pid);
-		return tc_instead(cfg, ifname, NULL,
-				  "XDP is taken by program '%s' (id %u) through BPF link %u, which "
-				  "no running process holds",
-				  name, m->id, link_id);
+			snprintf(why, why_len,
+				 "XDP is taken by program '%s' (id %u) through a BPF link held by "
+				 "%s (pid %d)",
+				 name, m->id, comm, pid);
+		else
+			snprintf(
+			    why, why_len,
+			    "XDP is taken by program '%s' (id %u) through BPF link %u, which no "
+			    "running process holds",
+			    name, m->id, link_id);
+		return 1;
 	}
 	if (!strcmp(name, DISPATCHER_NAME)) {
 		if (for_each_link(stamper_match_dispatched, &m->id)) {
@@ -211,14 +181,14 @@ static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, cons
 			return -EBUSY;
 		}
 		stamper_object(obj, sizeof(obj));
-		snprintf(hint, sizeof(hint),
+		snprintf(hint, hint_len,
 			 "to stamp in XDP, stop rxlat, load the stamper beside its programs with "
 			 "'xdp-loader load -m %s %s %s' (xdp-tools 1.5 or later on Linux 6.12 and "
 			 "later), then run '%s'",
 			 m->loader, ifname, obj, read_cmd);
-		return tc_instead(cfg, ifname, hint,
-				  "XDP is taken by libxdp's dispatcher (id %u, %s mode)", m->id,
-				  m->loader);
+		snprintf(why, why_len, "XDP is taken by libxdp's dispatcher (id %u, %s mode)",
+			 m->id, m->loader);
+		return 1;
 	}
 	if (!strcmp(name, STAMPER_NAME)) {
 		rxlat_err("%s already has an XDP program attached (id %u, the rxlat stamper, "
@@ -227,42 +197,11 @@ static int describe_existing(const struct rxlat_config *cfg, __u32 ifindex, cons
 			  ifname, m->id, m->loader, read_cmd, ifname, m->ip);
 		return -EBUSY;
 	}
-	return tc_instead(cfg, ifname, NULL,
-			  "XDP is taken by program '%s' (id %u, %s mode, without libxdp's "
-			  "dispatcher, so nothing can run beside it)",
-			  name, m->id, m->loader);
-}
-
-/*
- * Where the command line names no stamper, rxlat picks one by the kind of
- * interface. On a veth, tc: any XDP program there switches its peer's
- * TSO/GSO off, so the peer segments in software and TCP runs at 0.26-0.41x
- * of nothing attached, where the tc stamper keeps 0.85-1.12x (make bench,
- * part A). What only the XDP stamp gives is worth little there: the time
- * before the veth's GRO, and stamps that reach the namespaces a packet is
- * forwarded to, while a veth is most often a container's own link. On every
- * other driver, XDP where it can: the stamp is taken in the driver's poll and
- * reaches the containers behind the interface. 1 when ifname is stamped at
- * tc by this rule (said once the tc stamper is attached, ifaces.c), else 0,
- * with *veth_xdp set where a veth keeps XDP for want of tcx links.
- */
-static int tc_by_default(const struct rxlat_config *cfg, __u32 ifindex, const char *ifname,
-			 bool *veth_xdp)
-{
-	char drv[64];
-
-	/* --stamp packet asks for per-packet XDP stamps */
-	if (cfg->xdp_forced || cfg->stamp == RXLAT_STAMP_PACKET)
-		return 0;
-	iface_driver(ifname, drv, sizeof(drv));
-	if (strcmp(drv, "veth"))
-		return 0;
-	/*
-	 * Without tcx links (before 6.6) the tc stamper is a cls_bpf filter,
-	 * which a killed rxlat leaves behind: XDP there, said once attached.
-	 */
-	*veth_xdp = !tc_has_tcx(ifindex);
-	return !*veth_xdp;
+	snprintf(why, why_len,
+		 "XDP is taken by program '%s' (id %u, %s mode, without libxdp's dispatcher, so "
+		 "nothing can run beside it)",
+		 name, m->id, m->loader);
+	return 1;
 }
 
 /*
@@ -342,32 +281,12 @@ struct rxlat_stamper *stamper_new(void)
 	return st;
 }
 
-int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[],
-		   bool tc_default[])
+int stamper_load(struct rxlat_stamper **out, const struct rxlat_config *cfg)
 {
-	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
-	const char *mode = mode_name(cfg);
-	char hint[64];
-	bool veth_xdp[RXLAT_MAX_CLI_IFACES] = { false };
-	struct rxlat_stamper *st;
-	int err, i, nxdp = 0;
+	struct rxlat_stamper *st = stamper_new();
+	int err;
 
-	/* generic XDP runs on every device */
-	snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
-	for (i = 0; i < cfg->nifaces; i++) {
-		err = describe_existing(cfg, cfg->ifindexes[i], cfg->ifnames[i]);
-		if (err < 0)
-			return err;
-		if (!err)
-			err = tc_default[i] =
-			    tc_by_default(cfg, cfg->ifindexes[i], cfg->ifnames[i], &veth_xdp[i]);
-		use_tc[i] = err > 0;
-		nxdp += !use_tc[i];
-	}
 	*out = NULL;
-	if (!nxdp)
-		return 0;
-	st = stamper_new();
 	if (!st) {
 		rxlat_err("out of memory");
 		return -ENOMEM;
@@ -392,7 +311,8 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 			rxlat_err("cannot load the XDP stamper: %s (run with %s for the "
 				  "verifier log)",
 				  strerror(-err), opt_short(OPT_VERBOSE));
-		goto fail;
+		stamper_destroy(st);
+		return err;
 	}
 	if (cfg->stamp == RXLAT_STAMP_PACKET)
 		rxlat_warn("%s packet gives every packet its own stamp: GRO then "
@@ -404,52 +324,10 @@ int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, b
 	st->slots_fds[st->nslots++] = bpf_map__fd(st->skel->maps.rxlat_xdp_slots);
 	st->stats_fds[st->nstats++] = bpf_map__fd(st->skel->maps.rxlat_xdp_stats);
 	st->overflow_fds[st->noverflow++] = bpf_map__fd(st->skel->maps.rxlat_xdp_overflow);
-
-	for (i = 0; i < cfg->nifaces; i++) {
-		LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
-		int fd = -1;
-
+	for (int i = 0; i < cfg->nifaces; i++)
 		st->link_fds[st->nlinks++] = -1;
-		if (use_tc[i])
-			continue;
-		/* A link, not a netlink attach: the kernel detaches it when the
-		 * last fd closes, so no exit path of rxlat leaves it behind. */
-		fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), cfg->ifindexes[i],
-				     BPF_XDP, &opts);
-		if (fd < 0) {
-			err = -errno;
-			if (err == -EBUSY || err == -EEXIST) {
-				/* taken since the check above */
-				err = describe_existing(cfg, cfg->ifindexes[i], cfg->ifnames[i]);
-			} else {
-				err = tc_instead(cfg, cfg->ifnames[i],
-						 cfg->xdp_mode == RXLAT_XDP_SKB ? NULL : hint,
-						 "the XDP stamper cannot attach in %s mode (%s)",
-						 mode, strerror(-err));
-			}
-			if (err < 0)
-				goto fail;
-			use_tc[i] = true;
-			continue;
-		}
-		st->link_fds[i] = fd;
-		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
-			   mode, cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
-		if (veth_xdp[i])
-			rxlat_info(
-			    "%s: a veth, stamped in XDP: this kernel has no tcx links, and "
-			    "the tc stamper's cls_bpf filter would outlive a killed rxlat; its "
-			    "peer's TSO/GSO are off while rxlat runs (%s keeps them)",
-			    cfg->ifnames[i], opt(OPT_TC));
-	}
-	err = stamper_attach_reset(st);
-	if (err)
-		goto fail;
 	*out = st;
 	return 0;
-fail:
-	stamper_destroy(st);
-	return err ? err : -EINVAL;
 }
 
 static bool ifindex_here(const struct rxlat_stamper *st, __u32 ifindex)
@@ -592,7 +470,8 @@ void stamper_detach_iface(struct rxlat_stamper *st, int i)
 	st->link_fds[i] = -1;
 }
 
-int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i, __u32 ifindex)
+int stamper_attach_iface(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i,
+			 __u32 ifindex)
 {
 	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
@@ -601,6 +480,8 @@ int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, i
 	if (!st || !st->skel || i >= st->nlinks)
 		return -EOPNOTSUPP;
 	stamper_detach_iface(st, i);
+	/* A link, not a netlink attach: the kernel detaches it when the last
+	 * fd closes, so no exit path of rxlat leaves it behind. */
 	fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), ifindex, BPF_XDP, &opts);
 	if (fd < 0)
 		return -errno;

@@ -13,12 +13,26 @@
  */
 struct rxlat_stamper;
 /*
- * Attaches the XDP stamper to the named interfaces; use_tc[i] is set for
- * each where another program holds XDP or the stamper cannot attach (said
- * in one line). *out is NULL when no interface has it.
+ * Where the XDP stamper goes is stamping.c's decision; this module loads
+ * it, attaches it where it is told, and says what it finds.
+ *
+ * Loads rxlat's XDP stamper, attached to no interface yet: 0 or -errno
+ * (said).
  */
-int stamper_attach(struct rxlat_stamper **out, const struct rxlat_config *cfg, bool use_tc[],
-		   bool tc_default[]);
+int stamper_load(struct rxlat_stamper **out, const struct rxlat_config *cfg);
+/*
+ * What holds ifindex's XDP hook: 0 free; 1 another program, why it is
+ * taken in why, and how to stamp in XDP all the same in hint ("": no way),
+ * nothing said; -EBUSY another rxlat stamper (said, with the way to read
+ * its stamps).
+ */
+int stamper_xdp_holder(__u32 ifindex, const char *ifname, char *why, size_t why_len, char *hint,
+		       size_t hint_len);
+/*
+ * Attaches the poll-end reset beside st's batch map, once the stamper is
+ * attached or found: 0 or -errno, said.
+ */
+int stamper_attach_reset(struct rxlat_stamper *st);
 int stamper_find(struct rxlat_stamper **out, bool quiet);
 /* Does rxlat's own stamper run on named interface i (not one found)? */
 bool stamper_attached(const struct rxlat_stamper *st, int i);
@@ -37,12 +51,12 @@ int stamper_counters(const struct rxlat_stamper *st, struct rxlat_xdp_key **keys
 		     struct rxlat_xdp_counters **vals, size_t *n);
 void stamper_destroy(struct rxlat_stamper *st);
 /*
- * Named interface i (of cfg) is gone: its link is closed. Attached again to
- * ifindex (the interface came back): 0, -EOPNOTSUPP when rxlat
- * did not attach the stamper itself (--no-xdp), or -errno.
+ * Named interface i (of cfg) is gone: its link is closed. Attached to
+ * ifindex (at start, or the interface came back): 0, -EOPNOTSUPP when rxlat
+ * did not load the stamper itself (--no-xdp), or -errno (not said).
  */
 void stamper_detach_iface(struct rxlat_stamper *st, int i);
-int stamper_reattach(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i,
-		     __u32 ifindex);
+int stamper_attach_iface(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i,
+			 __u32 ifindex);
 
 #endif

@@ -41,8 +41,6 @@ struct xdp_mode_ids {
 
 /* A stamper with nothing yet; NULL when out of memory (not said). */
 struct rxlat_stamper *stamper_new(void);
-/* Attaches the poll-end reset beside st's batch map: 0 or -errno, said. */
-int stamper_attach_reset(struct rxlat_stamper *st);
 /* Where the stamper object for xdp-loader is. */
 void stamper_object(char *path, size_t size);
 /* modes[]: native, skb, hw. 0 or -errno. */

@@ -16,6 +16,7 @@
 struct collector {
 	const struct rxlat_config *cfg;
 	struct rxlat_hooks *hooks;
+	struct rxlat_stamping *stamping; /* XDP or tc per named interface, and why */
 	struct rxlat_stamper *stamper;
 	struct rxlat_tc *tc;
 	struct rxlat_hooks_info info;

@@ -29,6 +29,7 @@
 #include "holders.h"
 #include "hooks.h"
 #include "stamper.h"
+#include "stamping.h"
 #include "tc.h"
 #include "drops.h"
 #include "links.h"
@@ -132,7 +133,7 @@ static int report_out(struct collector *c, bool final)
 	if (!err && c->drops) {
 		err = model_report_drops(c->model, &drops, &r.ndrops);
 		r.drops_on = true;
-		r.drops_lost = hooks_drops_lost(c->hooks);
+		r.drops_lost = model_report_drops_lost(c->model);
 	}
 	if (err) {
 		rxlat_err("reading the maps failed: %s", strerror(-err));
@@ -228,14 +229,27 @@ static void tend_slots(struct collector *c)
 }
 
 /*
- * Drivers that refuse XDP metadata (ifaces_check_meta()): checked every
- * 0.2 s until each named interface has had packets, at each report after
- * that. CAP_NET_ADMIN, kept for a switch to a cls_bpf filter, goes once
- * no interface is left to switch.
+ * Drivers that refuse XDP metadata (ifaces_check_meta()), from the
+ * stamper's counters as the model reads them: checked every 0.2 s until
+ * each named interface has had packets, at each report after that.
+ * CAP_NET_ADMIN, kept for a switch to a cls_bpf filter, goes once no
+ * interface is left to switch.
  */
 static int check_meta(struct collector *c)
 {
-	int r = ifaces_check_meta(c->ifaces);
+	struct rxlat_xdp_key *keys = NULL;
+	struct rxlat_xdp_counters *vals = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	if (ifaces_meta_watched(c->ifaces)) {
+		if (model_stamper_now(c->model, &keys, &vals, &n))
+			r = 1; /* out of memory, or a map read failed: at the next check */
+		else
+			r = ifaces_check_meta(c->ifaces, keys, vals, n);
+		free(keys);
+		free(vals);
+	}
 
 	if (r < 0)
 		return r;
@@ -581,8 +595,10 @@ int main(int argc, char **argv)
 	cfg.bpf.netns_ino = netns_self();
 	c.cfg = &cfg;
 	c.out.json = cfg.output == RXLAT_OUT_JSON;
-	if (ifaces_new(&c.ifaces, &cfg))
+	if (ifaces_new(&c.ifaces, &cfg) || stamping_new(&c.stamping, &cfg)) {
+		ifaces_free(c.ifaces);
 		return 1;
+	}
 
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		rxlat_err("/sys/kernel/btf/vmlinux is missing: rxlat needs a kernel built with "
@@ -635,19 +651,18 @@ int main(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (cfg.nifaces && !cfg.no_xdp && !cfg.tc)
-		err = stamper_attach(&c.stamper, &cfg, ifaces_use_tc(c.ifaces),
-				     ifaces_tc_default(c.ifaces));
+	if (stamping_attaches_xdp(c.stamping))
+		err = stamping_attach_xdp(c.stamping, &c.stamper);
 	else if (cfg.no_xdp)
 		err = stamper_find(&c.stamper, false);
-	else if (stamper_find(&c.stamper, true) && !cfg.tc)
+	else if (stamper_find(&c.stamper, true) && !stamping_any_tc(c.stamping))
 		rxlat_info("no XDP stamper attached (no %s given and none loaded): only "
 			   "kernel receive timestamps can be measured",
 			   opt_short(OPT_INTERFACE));
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
 	if (stopped() || err)
 		goto out;
-	ifaces_bind(c.ifaces, c.hooks, c.stamper, &c.tc, c.links);
+	ifaces_bind(c.ifaces, c.hooks, c.stamping, c.stamper, &c.tc, c.links);
 	err = ifaces_attach_tc(c.ifaces);
 	if (stopped() || err)
 		goto out;
@@ -656,7 +671,7 @@ int main(int argc, char **argv)
 	if (stopped() || err)
 		goto out;
 	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
-	if (ifaces_any_tc(c.ifaces) && c.info.attach[RXLAT_STAGE_IP_RCV] &&
+	if (stamping_any_tc(c.stamping) && c.info.attach[RXLAT_STAGE_IP_RCV] &&
 	    strstr(c.info.attach[RXLAT_STAGE_IP_RCV], "netif_receive_skb"))
 		rxlat_info("ip_rcv is measured before tc ingress here (its fallback, tp_btf "
 			   "netif_receive_skb): packets stamped at tc count there as none, and "
@@ -680,6 +695,7 @@ out:
 	groups_free(c.groups);
 	model_free(c.model);
 	ifaces_free(c.ifaces);
+	stamping_free(c.stamping);
 	out_free(&c.out);
 	return err && !signals_stop() ? 1 : 0;
 }

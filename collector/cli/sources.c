@@ -65,6 +65,13 @@ static int src_drops(void *ctx, struct rxlat_drop_key **keys, struct rxlat_drop 
 	return drops_read(hooks_drops_fd(c->hooks), keys, vals, n);
 }
 
+static __u64 src_drops_lost(void *ctx)
+{
+	const struct collector *c = ctx;
+
+	return hooks_drops_lost(c->hooks);
+}
+
 static const char *src_reason(void *ctx, __u32 reason)
 {
 	const struct collector *c = ctx;
@@ -92,6 +99,7 @@ int new_model(struct collector *c)
 		.wanted = src_wanted,
 		.xdp = src_xdp,
 		.drops = c->drops ? src_drops : NULL,
+		.drops_lost = c->drops ? src_drops_lost : NULL,
 		.reason = src_reason,
 		.slow = c->slow ? src_slow : NULL,
 	};

@@ -74,6 +74,8 @@ struct model_src {
 		   size_t *n);
 	/* --drops (NULL without): the drop map's totals, malloc'ed */
 	int (*drops)(void *ctx, struct rxlat_drop_key **keys, struct rxlat_drop **vals, size_t *n);
+	/* --drops: drops not counted since the hooks were loaded (the map was full) */
+	__u64 (*drops_lost)(void *ctx);
 	/* the kernel's name of a drop reason */
 	const char *(*reason)(void *ctx, __u32 reason);
 	/* --slow (NULL without): records sent, suppressed, lost */
@@ -121,8 +123,18 @@ void model_iter_free(struct model_iter *it);
 int model_report_xdp(struct rxlat_model *m, struct rxlat_xdp_row **out, size_t *n);
 /* --drops: the drops since the last report, per (ifindex, queue, reason). */
 int model_report_drops(struct rxlat_model *m, struct rxlat_drop_row **out, size_t *n);
+/* --drops: drops not counted since the hooks were loaded (the drop map was full). */
+__u64 model_report_drops_lost(struct rxlat_model *m);
 /* --slow: records sent, suppressed and lost since the last report. */
 int model_report_slow(struct rxlat_model *m, __u64 counts[3]);
+
+/*
+ * The stamper's counters as they are now, since it was attached (no
+ * baseline, no cursor moved), malloc'ed: what the check for drivers that
+ * refuse XDP metadata (ifaces_check_meta()) reads.
+ */
+int model_stamper_now(struct rxlat_model *m, struct rxlat_xdp_key **keys,
+		      struct rxlat_xdp_counters **vals, size_t *n);
 
 /*
  * Interface slot slot is about to be released (its interface is gone): its

@@ -158,6 +158,17 @@ int model_report_slow(struct rxlat_model *m, __u64 counts[3])
 	return 0;
 }
 
+__u64 model_report_drops_lost(struct rxlat_model *m)
+{
+	return m->src.drops_lost ? m->src.drops_lost(m->src.ctx) : 0;
+}
+
+int model_stamper_now(struct rxlat_model *m, struct rxlat_xdp_key **keys,
+		      struct rxlat_xdp_counters **vals, size_t *n)
+{
+	return model_read_xdp(m, (void **)keys, (void **)vals, n);
+}
+
 static __u64 larger(__u64 a, __u64 b)
 {
 	return a > b ? a : b;

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* --slow: the ring buffer's records as text lines or JSON objects. */
+/*
+ * --slow: the ring buffer's records, each with its names found, rendered
+ * by collector/render/slow_render.c as a text line or a JSON object.
+ */
 #ifndef RXLAT_SLOW_H
 #define RXLAT_SLOW_H
 
