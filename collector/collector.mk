@@ -1,5 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# The rxlat command, one folder per job along the data's path:
+# The rxlat command, one folder per job along the data's path, above a base
+# that every one of them uses:
+#   collector/base    the shared vocabulary: the configuration, the option
+#                     names, messages, stop signals, the series and their
+#                     names
 #   collector/attach  what goes into the kernel: the hooks (plan, loader,
 #                     series store), the XDP and tc stampers and which one
 #                     each named interface gets (stamping.c), interfaces
@@ -8,9 +12,10 @@
 #                     exposition
 #   collector/cli     the command line, messages, signals, the main loop
 # plus the skeletons of its BPF objects. Its unit tests are in
-# netns-tests/unit.
+# netns-tests/unit. A folder includes only from itself and the folders
+# listed before it (include/ first): scripts/check-layers.sh, in make lint.
 
-COLLECTOR_DIRS := collector/attach collector/read collector/render collector/cli
+COLLECTOR_DIRS := collector/base collector/attach collector/read collector/render collector/cli
 # cli/man.c is a build tool: it makes the man page from the option table
 USER_SOURCES := $(filter-out %.bpf.c collector/cli/man.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
 USER_HEADERS := $(wildcard $(addsuffix /*.h,$(COLLECTOR_DIRS)))

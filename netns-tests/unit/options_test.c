@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The option table (collector/cli/options_table.h) and what is made from
+ * The option table (collector/base/options_table.h) and what is made from
  * it: the names messages use, each option's default and field, the exact
  * error lines of bad values, and the OPTIONS of the built man page. Needs
  * no privilege and no BPF: -i names lo. One PASS or FAIL line per check.

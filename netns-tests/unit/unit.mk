@@ -42,10 +42,10 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
-OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/cli/log.c \
+OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c \
                collector/render/report.c collector/attach/objects.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
-		collector/cli/options_table.h collector/cli/opt.h collector/cli/config.h \
+		collector/base/options_table.h collector/base/opt.h collector/base/config.h \
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_MAN_PAGE='"$(BUILD)/rxlat.8"' $< $(OPTIONS_SRC) -o $@ \
 		-largtable2 -lbpf -ljson-c -lm
