@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "config.h"
-#include "report.h"
+#include "series.h"
 
 /*
  * The latency hooks, one attach point per stage: the plan (plan.h: probe.c

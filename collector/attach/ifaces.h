@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 #include "config.h"
-#include "report.h"
+#include "series.h"
 
 struct rxlat_hooks;
 struct rxlat_stamping;

@@ -18,7 +18,7 @@
 #include "hooks_impl.h"
 #include "log.h"
 #include "opt.h"
-#include "report.h"
+#include "series.h"
 #include "signals.h"
 #include "hooks_bpf.skel.h"
 

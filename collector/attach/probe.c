@@ -29,7 +29,7 @@
 #include "drops.h"
 #include "log.h"
 #include "opt.h"
-#include "report.h"
+#include "series.h"
 #include "signals.h"
 #include "hooks_bpf.skel.h"
 

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "report.h"
+#include "series.h"
 
 /*
  * The report is rendered into memory first (see write_out()). A memory

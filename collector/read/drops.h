@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "rxlat.h"
-#include "report.h"
+#include "series.h"
 
 struct btf;
 struct rxlat_drops;

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "rxlat.h"
-#include "report.h"
+#include "series.h"
 #include "live.h"
 
 /* The names of a group (--by); empty where it has none. */

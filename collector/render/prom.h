@@ -18,7 +18,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 #include "rxlat.h"
-#include "report.h"
+#include "series.h"
 
 /* Exported buckets per power of two: 8 is the map's own resolution. */
 #define PROM_BUCKETS_DEFAULT 2

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
-#include "report.h"
+#include "series.h"
 
 struct rxlat_slow_line {
 	struct rxlat_slow_rec rec; /* as the hooks sent it */

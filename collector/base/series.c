@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "rxlat_hist.h"
-#include "report.h"
+#include "series.h"
 
 #define STAGE_NAME(id, name, ...) [RXLAT_STAGE_##id] = name,
 const char *const rxlat_stage_names[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_NAME) };

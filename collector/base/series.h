@@ -4,8 +4,8 @@
  * read from, and the renderers that print it. The collector fills a struct
  * rxlat_report with per-interval deltas; nothing here touches BPF.
  */
-#ifndef RXLAT_REPORT_H
-#define RXLAT_REPORT_H
+#ifndef RXLAT_SERIES_H
+#define RXLAT_SERIES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -210,4 +210,4 @@ void rxlat_report_text_restart(void);
  */
 int rxlat_report_json(FILE *f, const struct rxlat_report *r);
 
-#endif /* RXLAT_REPORT_H */
+#endif /* RXLAT_SERIES_H */
