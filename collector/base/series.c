@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Report arithmetic (merging, percentiles) and the text and JSON renderers.
+ * The names of stages, protocols and counters, the labels of a series, and
+ * the arithmetic on its counts (merging, percentiles).
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -164,23 +166,6 @@ __u64 rxlat_percentile(const struct rxlat_stats *st, double q)
 		hi = st->max_ns > lo ? st->max_ns : lo;
 	v = lo + scale(hi - lo, rank - cum, st->buckets[i]);
 	return v < st->max_ns ? v : st->max_ns;
-}
-
-/*
- * Series i of r, or r's next one: 1 with *s set (to buf when it comes from
- * next_series), 0 after the last, or a negative errno.
- */
-int rxlat_report_series(const struct rxlat_report *r, size_t i, struct rxlat_series *buf,
-			const struct rxlat_series **s)
-{
-	if (r->next_series) {
-		*s = buf;
-		return r->next_series(r->series_ctx, buf);
-	}
-	if (i >= r->nseries)
-		return 0;
-	*s = &r->series[i];
-	return 1;
 }
 
 bool rxlat_stats_empty(const struct rxlat_stats *st)

@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "series.h"
+#include "report.h"
 
 /*
  * The report is rendered into memory first (see write_out()). A memory

@@ -37,7 +37,7 @@
 #include "options.h"
 #include "output.h"
 #include "prom.h"
-#include "series.h"
+#include "report.h"
 #include "signals.h"
 #include "slow.h"
 #include "groups.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The JSON report: one line per report (see rxlat_report_json() in series.h). */
+/* The JSON report: one line per report (see rxlat_report_json() in report.h). */
 #include <errno.h>
 #include <stdarg.h>
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 #include <json-c/json.h>
 
 #include "rxlat_hist.h"
-#include "series.h"
+#include "report.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 

@@ -9,7 +9,7 @@
 
 #include "rxlat_hist.h"
 #include "opt.h"
-#include "series.h"
+#include "report.h"
 
 /* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
 #define ROWS  (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
-#include "series.h"
+#include "report.h"
 #include "rxlat_hist.h"
 
 #define NB   ((int)RXLAT_HIST_BUCKETS)

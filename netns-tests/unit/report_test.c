@@ -18,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "rxlat_hist.h"
-#include "series.h"
+#include "report.h"
 #include "check.h"
 #include "report_fixture.h"
 

@@ -8,17 +8,20 @@ UNIT := netns-tests/unit
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
 MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/container.c collector/read/model_rows.c collector/read/model_frozen.c \
           collector/read/tally.c
-RENDER := collector/base/series.c collector/render/text.c collector/render/json.c
+SERIES := collector/base/series.c
+RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
+		netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
+		netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-hist-bpf-test: $(UNIT)/hist_bpf_run_test.c include/rxlat.h \
@@ -26,8 +29,8 @@ $(BUILD)/rxlat-hist-bpf-test: $(UNIT)/hist_bpf_run_test.c include/rxlat.h \
 	$(CC) $(UNIT_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
-		collector/base/series.c collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) collector/base/series.c -o $@ -ljson-c -lm
+		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@
@@ -35,15 +38,15 @@ $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/ch
 # The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
 # that never go down.
 $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom.h $(MODEL) \
-		collector/base/series.c collector/base/series.h include/rxlat.h include/rxlat_hist.h \
+		$(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
 		netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c $(MODEL) collector/base/series.c \
+	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c $(MODEL) $(SERIES) \
 		-o $@ -ljson-c -lm
 
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
 OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c \
-               collector/base/series.c collector/attach/objects.c
+               $(SERIES) collector/attach/objects.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
 		collector/base/options_table.h collector/base/opt.h collector/base/config.h \
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
