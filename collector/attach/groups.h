@@ -9,7 +9,7 @@
 
 #include <linux/types.h>
 #include "config.h"
-#include "model.h"
+#include "group_names.h"
 
 struct rxlat_hooks;
 struct rxlat_groups;

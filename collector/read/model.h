@@ -27,25 +27,7 @@
 #include "rxlat.h"
 #include "series.h"
 #include "live.h"
-
-/* The names of a group (--by); empty where it has none. */
-struct model_group {
-	bool named;
-	__u64 key;		     /* the group key (a claim's token) these names are of */
-	char netns[RXLAT_LABEL_LEN]; /* empty: rxlat's own namespace */
-	__u32 netns_ino;
-	__u64 netns_cookie;
-	char cgroup[RXLAT_LABEL_LEN]; /* the cgroup's path; empty: not a cgroup group */
-	char container[72];	      /* the container id in that path */
-};
-
-/*
- * The container id in a cgroup path: the innermost component that ends in
- * 64 hex digits, alone (Docker and containerd with the cgroupfs driver) or
- * after a '-' in a systemd scope (docker-ID.scope, cri-containerd-ID.scope,
- * crio-ID.scope, libpod-ID.scope). False with id empty when there is none.
- */
-bool model_container_id(const char *path, char *id, size_t len);
+#include "group_names.h"
 
 /* Where the model reads from. */
 struct model_src {

@@ -6,7 +6,7 @@
 
 UNIT := netns-tests/unit
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
-MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/container.c collector/read/model_rows.c collector/read/model_frozen.c \
+MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/model_rows.c collector/read/model_frozen.c \
           collector/read/tally.c
 SERIES := collector/base/series.c
 RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c

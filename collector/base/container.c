@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The container id in a cgroup path (model.h, model_container_id()). */
+/* The container id in a cgroup path (group_names.h, model_container_id()). */
 #include <stdio.h>
 #include <string.h>
-#include "model.h"
+#include "group_names.h"
 
 #define ID_LEN 64
 
