@@ -26,7 +26,6 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "plan.h"
-#include "drops.h"
 #include "log.h"
 #include "opt.h"
 #include "series.h"
@@ -212,6 +211,20 @@ static bool consume_skb_has_location(const struct btf *vmlinux)
 	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
 	t = btf__type_by_id(vmlinux, t->type);				  /* func proto */
 	return btf_is_func_proto(t) && btf_vlen(t) >= 3;
+}
+
+/* The kfree_skb tracepoint passes a drop reason (5.17+). */
+static bool drops_supported(const struct btf *vmlinux)
+{
+	int id = btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF);
+	const struct btf_type *t;
+
+	if (id < 0)
+		return false;
+	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
+	t = btf__type_by_id(vmlinux, t->type);				  /* func proto */
+	/* void *ctx, skb, location, reason [, rx_sk since 6.12] */
+	return btf_is_func_proto(t) && btf_vlen(t) >= 4;
 }
 
 /*

@@ -23,20 +23,6 @@ struct rxlat_drops {
 	char unknown[64][24]; /* "reason N" for values this kernel's BTF lacks */
 };
 
-/* The kfree_skb tracepoint passes a drop reason (5.17+). */
-bool drops_supported(const struct btf *vmlinux)
-{
-	int id = btf__find_by_name_kind(vmlinux, "btf_trace_kfree_skb", BTF_KIND_TYPEDEF);
-	const struct btf_type *t;
-
-	if (id < 0)
-		return false;
-	t = btf__type_by_id(vmlinux, btf__type_by_id(vmlinux, id)->type); /* pointer */
-	t = btf__type_by_id(vmlinux, t->type);				  /* func proto */
-	/* void *ctx, skb, location, reason [, rx_sk since 6.12] */
-	return btf_is_func_proto(t) && btf_vlen(t) >= 4;
-}
-
 int drops_open(struct rxlat_drops **out)
 {
 	struct rxlat_drops *d = calloc(1, sizeof(*d));

@@ -3,17 +3,12 @@
 #ifndef RXLAT_DROPS_H
 #define RXLAT_DROPS_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "rxlat.h"
-#include "series.h"
 
-struct btf;
 struct rxlat_drops;
 
-/* Does the kfree_skb tracepoint pass a drop reason here (5.17+)? */
-bool drops_supported(const struct btf *vmlinux);
 /* The reason names of the running kernel: 0 or -errno. */
 int drops_open(struct rxlat_drops **out);
 void drops_close(struct rxlat_drops *d);
