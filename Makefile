@@ -94,8 +94,10 @@ SHELL_SCRIPTS := $(wildcard netns-tests/*.sh netns-tests/vm/*.sh scripts/*.sh be
 
 # cppcheck leaves out build/: the skeletons embed whole BPF objects and
 # take it minutes to read. shellcheck runs from the top of the tree, where
-# the "shellcheck source=" paths of the scripts start.
+# the "shellcheck source=" paths of the scripts start. check-layers.sh
+# refuses an include from a folder above the includer's (collector.mk).
 lint:
+	./scripts/check-layers.sh
 	clang-format --dry-run --Werror $(LINT_SOURCES)
 	shellcheck -x $(SHELL_SCRIPTS)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
