@@ -117,8 +117,8 @@ static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_me
 }
 
 /*
- * Loaded alone at start-up (collector/attach/probe.c): whether this kernel
- * takes the direct metadata reads. Never attached.
+ * Loaded alone at start-up (collector/attach/hooks_probe.c): whether this
+ * kernel takes the direct metadata reads. Never attached.
  */
 SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(rxlat_probe_mem, struct sk_buff *skb)

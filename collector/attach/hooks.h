@@ -9,9 +9,9 @@
 #include "series.h"
 
 /*
- * The latency hooks, one attach point per stage: the plan (plan.h: probe.c
- * finds what the kernel offers, plan.c decides), the loader (loader.c) and
- * the series store (store.c).
+ * The latency hooks, one attach point per stage: the plan (plan.h:
+ * hooks_probe.c finds what the kernel offers, plan.c decides), the loader
+ * (hooks_load.c) and the series store (hooks_store.c).
  */
 struct rxlat_hooks;
 struct rxlat_hooks_info {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Inside the latency hooks, for their own files only: the loader (loader.c)
- * carries the plan out, the series store (store.c) holds what the hooks
- * record: the histogram chunks, the interface slots, the counters.
+ * Inside the latency hooks, for their own files only: the loader
+ * (hooks_load.c) carries the plan out, the series store (hooks_store.c)
+ * holds what the hooks record: the histogram chunks, the interface slots,
+ * the counters.
  */
 #ifndef RXLAT_HOOKS_IMPL_H
 #define RXLAT_HOOKS_IMPL_H
@@ -27,7 +28,7 @@ struct rxlat_hooks {
 };
 
 /*
- * store.c. Between open and load: the sizes of the store's maps, and room
+ * hooks_store.c. Between open and load: the sizes of the store's maps, and room
  * for the chunks (0 or -ENOMEM). After load: the slots of the interfaces
  * named with -i, the series table mapped, the first chunks (0 or -errno,
  * said). store_unmap() undoes what there is of both.

@@ -2,9 +2,9 @@
 /*
  * The decisions of the attach plan: for each stage the attach point and
  * the reason, from the configuration and what the kernel offers (struct
- * plan_kernel, filled by probe.c). Nothing here touches the kernel, so a
- * unit test can check every decision; and the program table, made from
- * the stage table of include/rxlat.h.
+ * plan_kernel, filled by hooks_probe.c). Nothing here touches the kernel,
+ * so a unit test can check every decision; and the program table, made
+ * from the stage table of include/rxlat.h.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -2,12 +2,14 @@
 /*
  * The attach plan of the latency hooks: for each stage, the attach point
  * chosen on this kernel and why. Two halves:
- *   probe.c  what the kernel offers (struct plan_kernel), found by trying:
- *            a function can be in BTF and still refuse a trampoline, and
- *            some kernels refuse all trampolines before the verifier runs;
- *   plan.c   the decisions, from the configuration and a struct plan_kernel
- *            alone: no kernel, no BPF, no messages, so that a unit test
- *            gives it any kernel it likes (netns-tests/unit/plan_test.c).
+ *   hooks_probe.c  what the kernel offers (struct plan_kernel), found by
+ *                  trying: a function can be in BTF and still refuse a
+ *                  trampoline, and some kernels refuse all trampolines
+ *                  before the verifier runs;
+ *   plan.c         the decisions, from the configuration and a struct
+ *                  plan_kernel alone: no kernel, no BPF, no messages, so
+ *                  that a unit test gives it any kernel it likes
+ *                  (netns-tests/unit/plan_test.c).
  * plan.c also holds the program table: which program of hooks.bpf.c
  * serves which attach point of the stage table, and when it loads.
  */
@@ -96,7 +98,7 @@ unsigned int plan_prog_protos(const struct plan_prog *pp);
 
 /*
  * The programs of hooks.bpf.c outside the stage table, by name: the direct
- * read probe (loaded alone by probe.c, never with the hooks), --drops, and
+ * read probe (loaded alone by hooks_probe.c, never with the hooks), --drops, and
  * the out-of-order tracker of TCP's sock_read.
  */
 struct plan_extra {
@@ -108,7 +110,7 @@ struct plan_extra {
 #define PLAN_OOO       "rxlat_tp_tcp_ooo" /* with sock_read: reads held behind ooo data */
 extern const struct plan_extra plan_extras[3];
 
-/* ---- probe.c: what this kernel offers ------------------------------ */
+/* ---- hooks_probe.c: what this kernel offers ------------------------ */
 
 /*
  * Probe, then decide: the whole plan for cfg on this kernel, with the

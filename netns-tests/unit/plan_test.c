@@ -375,7 +375,7 @@ static void test_prog_protos(void)
 	check_done("every_attach_point_sees_a_protocol");
 }
 
-/* What probe.c probes: a stage's fallback needs only where it falls back. */
+/* What hooks_probe.c probes: a stage's fallback needs only where it falls back. */
 static void test_wants_fallback(void)
 {
 	struct rxlat_config cfg = config(RXLAT_ATTACH_AUTO);
