@@ -126,7 +126,7 @@ int groups_new(struct rxlat_groups **out, const struct rxlat_config *cfg, struct
 		return -ENOMEM;
 	}
 	if (cfg->bpf.by == RXLAT_BY_CGROUP) {
-		g->cg_root = plan_cgroup2_open(how, sizeof(how));
+		g->cg_root = cgroup2_root_open(how, sizeof(how));
 		if (g->cg_root < 0) {
 			rxlat_warn("--by cgroup: no cgroup v2 to name cgroups by (%s): they are "
 				   "named by their id",

@@ -86,7 +86,7 @@ static int attach_all(struct rxlat_hooks *h)
 	}
 	if (!bpf_program__autoload(cg))
 		return 0;
-	h->cgroup_fd = plan_cgroup2_open(how, sizeof(how));
+	h->cgroup_fd = cgroup2_root_open(how, sizeof(how));
 	if (h->cgroup_fd < 0) {
 		rxlat_err("udp_queue_rcv fallback: %s", how);
 		return h->cgroup_fd;
@@ -140,7 +140,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		return -ENOMEM;
 	}
 	h->cgroup_fd = -1;
-	err = plan_make(cfg, &h->plan, info);
+	err = probe_and_decide(cfg, &h->plan, info);
 	if (!err && signals_stop())
 		err = -EINTR;
 	if (!err)
@@ -148,7 +148,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	if (err)
 		goto fail;
 	if (cfg->drops) {
-		err = plan_drops_check();
+		err = probe_drops();
 		if (err)
 			goto fail;
 		h->plan.drops = true;
@@ -163,7 +163,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc = &h->skel->rodata->rxlat_cfg;
 	*bc = cfg->bpf;
 	bc->ifaces_fixed = cfg->nifaces > 0;
-	bc->direct_mem = plan_direct_mem();
+	bc->direct_mem = probe_direct_mem();
 	rxlat_debug("metadata read with %s",
 		    bc->direct_mem ? "direct loads" : "bpf_probe_read_kernel()");
 	bc->udp_consume_lo = h->plan.udp_consume_lo;

@@ -115,7 +115,7 @@ static int cgroup2_root(char *path, size_t len)
  * rxlat's cgroup namespace, as a mounted one would be. (fsopen() is 5.2+;
  * the cgroup_skb fallback needs 6.3+ anyway.)
  */
-int plan_cgroup2_open(char *how, size_t len)
+int cgroup2_root_open(char *how, size_t len)
 {
 	char root[PATH_MAX];
 	int fs = -1, mnt = -1, fd = -1, err;
@@ -311,7 +311,7 @@ out:
  * call (RXLAT_META_DIRECT in include/rxlat_meta.bpf.h): the probe program
  * alone, loaded, never attached.
  */
-bool plan_direct_mem(void)
+bool probe_direct_mem(void)
 {
 	struct hooks_bpf *skel = hooks_bpf__open();
 	struct bpf_program *p;
@@ -330,7 +330,7 @@ bool plan_direct_mem(void)
 	return ok;
 }
 
-int plan_drops_check(void)
+int probe_drops(void)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	bool ok = vmlinux && drops_supported(vmlinux);
@@ -381,7 +381,7 @@ static int probe_kernel(const struct rxlat_config *cfg, struct plan_kernel *k)
 			    btf__find_by_name_kind(vmlinux, "bpf_cast_to_kern_ctx",
 						   BTF_KIND_FUNC) >= 0;
 			if (k->cast_to_kern_ctx) {
-				int fd = plan_cgroup2_open(k->cgroup2_how, sizeof(k->cgroup2_how));
+				int fd = cgroup2_root_open(k->cgroup2_how, sizeof(k->cgroup2_how));
 
 				k->cgroup2 = fd < 0 ? fd : 0;
 				if (fd >= 0)
@@ -405,7 +405,8 @@ static int probe_kernel(const struct rxlat_config *cfg, struct plan_kernel *k)
 	return 0;
 }
 
-int plan_make(const struct rxlat_config *cfg, struct plan *plan, struct rxlat_hooks_info *info)
+int probe_and_decide(const struct rxlat_config *cfg, struct plan *plan,
+		     struct rxlat_hooks_info *info)
 {
 	struct plan_kernel k;
 	int err = probe_kernel(cfg, &k);
@@ -430,5 +431,5 @@ int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
 {
 	struct plan plan;
 
-	return plan_make(cfg, &plan, info);
+	return probe_and_decide(cfg, &plan, info);
 }

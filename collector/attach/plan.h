@@ -116,12 +116,13 @@ extern const struct plan_extra plan_extras[3];
  * Probe, then decide: the whole plan for cfg on this kernel, with the
  * reason of every refusal said in one line. 0 or -errno.
  */
-int plan_make(const struct rxlat_config *cfg, struct plan *plan, struct rxlat_hooks_info *info);
+int probe_and_decide(const struct rxlat_config *cfg, struct plan *plan,
+		     struct rxlat_hooks_info *info);
 /* --drops needs the kfree_skb tracepoint's drop reason: 0, or -EOPNOTSUPP said. */
-int plan_drops_check(void);
+int probe_drops(void);
 /* Whether the kernel lets the hooks load through skb->head (direct_mem). */
-bool plan_direct_mem(void);
+bool probe_direct_mem(void);
 /* An fd on the cgroup v2 root, *how says where from (or why not): fd or -errno. */
-int plan_cgroup2_open(char *how, size_t len);
+int cgroup2_root_open(char *how, size_t len);
 
 #endif
