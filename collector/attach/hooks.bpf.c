@@ -195,7 +195,7 @@ static __always_inline __s32 iface_slot(__u32 ifindex, __u32 netns)
 	/*
 	 * With -i only the named interfaces of rxlat's namespace count; a key
 	 * of another namespace gets here only for a packet that came in on a
-	 * named interface (record_held() checks), and claims a slot.
+	 * named interface (record_sample() checks), and claims a slot.
 	 */
 	if (rxlat_cfg.ifaces_fixed && !netns) {
 		if (key < RXLAT_IFINDEX_DIRECT)
@@ -244,7 +244,7 @@ static __always_inline struct net *net_sk(const struct sock *sk)
 /*
  * Whether a stage that runs in namespace net is measured: rxlat's own
  * always, the others with --by netns or cgroup (where only packets stamped
- * on rxlat's interfaces count, see record_in()).
+ * on rxlat's interfaces count, see record()).
  */
 static __always_inline bool netns_wanted(const struct net *net)
 {
@@ -381,8 +381,8 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
  * bridge passes up to its own device). Later stages read skb_iif, the last
  * device __netif_receive_skb_core() ran for.
  */
-static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, bool at_dev,
-					const struct net *net, __u64 cgid, bool held)
+static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage, bool at_dev,
+					  const struct net *net, __u64 cgid, bool held)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
 	__u32 own = rxlat_cfg.netns_ino, netns = net->ns.inum, ifindex, queue, qslot, idx, src,
@@ -453,10 +453,11 @@ static __always_inline void record_held(const struct sk_buff *skb, __u32 stage, 
 	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
 }
 
-static __always_inline void record_in(const struct sk_buff *skb, __u32 stage, bool at_dev,
-				      const struct net *net, __u64 cgid)
+/* record_sample() of a sample that no out-of-order data held back. */
+static __always_inline void record(const struct sk_buff *skb, __u32 stage, bool at_dev,
+				   const struct net *net, __u64 cgid)
 {
-	record_held(skb, stage, at_dev, net, cgid, false);
+	record_sample(skb, stage, at_dev, net, cgid, false);
 }
 
 /* A stage with a socket. */
@@ -465,7 +466,7 @@ static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, co
 	struct net *net = net_sk(sk);
 
 	if (netns_wanted(net))
-		record_in(skb, stage, false, net, sk_group(sk));
+		record(skb, stage, false, net, sk_group(sk));
 }
 
 #include "ooo.bpf.h"
@@ -488,7 +489,7 @@ int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 	struct net *net = net_dev(skb);
 
 	if (filter_ip(skb) && netns_wanted(net))
-		record_in(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
+		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	return 0;
 }
 
@@ -498,7 +499,7 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 	struct net *net = net_dev(skb);
 
 	if (filter_ip(skb) && netns_wanted(net))
-		record_in(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
+		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	return 0;
 }
 
@@ -579,7 +580,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 		return 0;
 	net = net_dev(skb);
 	if (!dev_passes_up(skb->dev) && netns_wanted(net))
-		record_in(skb, RXLAT_STAGE_IP_RCV, true, net, 0);
+		record(skb, RXLAT_STAGE_IP_RCV, true, net, 0);
 	return 0;
 }
 
@@ -642,7 +643,7 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	seq = TCP_CB_U32(skb, seq);
 	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
-	record_held(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk), ooo_held(sk, seq));
+	record_sample(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk), ooo_held(sk, seq));
 	return 0;
 }
 
@@ -681,8 +682,8 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 	t = bpf_get_current_task_btf();
 	net = t->nsproxy->net_ns;
 	if (netns_wanted(net))
-		record_in(skb, RXLAT_STAGE_SOCK_READ, false, net,
-			  rxlat_cfg.by == RXLAT_BY_CGROUP ? bpf_get_current_cgroup_id() : 0);
+		record(skb, RXLAT_STAGE_SOCK_READ, false, net,
+		       rxlat_cfg.by == RXLAT_BY_CGROUP ? bpf_get_current_cgroup_id() : 0);
 	return 0;
 }
 
