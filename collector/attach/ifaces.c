@@ -87,7 +87,7 @@ int ifaces_new(struct rxlat_ifaces **out, const struct rxlat_config *cfg)
 		f->ifindex[i] = cfg->ifindexes[i];
 		err = ifaces_want(f, cfg->ifindexes[i]);
 		if (!err)
-			err = ifaces_name(f, cfg->ifindexes[i], cfg->ifnames[i]);
+			err = ifaces_set_name(f, cfg->ifindexes[i], cfg->ifnames[i]);
 	}
 	if (err) {
 		rxlat_err("out of memory");
@@ -111,7 +111,7 @@ void ifaces_free(struct rxlat_ifaces *f)
 	free(f);
 }
 
-int ifaces_name(struct rxlat_ifaces *f, __u32 ifindex, const char *name)
+int ifaces_set_name(struct rxlat_ifaces *f, __u32 ifindex, const char *name)
 {
 	struct ifname *p;
 	size_t i;
@@ -144,7 +144,7 @@ void ifaces_ifname(struct rxlat_ifaces *f, __u32 ifindex, char name[RXLAT_IFNAME
 	/* remembered either way: a lookup opens a socket (without memory: again) */
 	if (!if_indextoname(ifindex, name))
 		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
-	ifaces_name(f, ifindex, name);
+	ifaces_set_name(f, ifindex, name);
 }
 
 bool ifaces_wanted(const struct rxlat_ifaces *f, __u32 ifindex)
@@ -174,7 +174,7 @@ static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
 	f->check |= deleted;
 	/* without memory the name is looked up again at the next report */
 	if (name)
-		ifaces_name(f, ifindex, name);
+		ifaces_set_name(f, ifindex, name);
 }
 
 static int named_left(const struct rxlat_ifaces *f)
@@ -239,7 +239,7 @@ static void iface_back(struct rxlat_ifaces *f, int i, __u32 ifindex)
 	if (!err)
 		err = ifaces_want(f, ifindex);
 	if (!err)
-		err = ifaces_name(f, ifindex, name);
+		err = ifaces_set_name(f, ifindex, name);
 	if (err) {
 		rxlat_err("%s is back (ifindex %u) but cannot be followed: %s", name, ifindex,
 			  strerror(-err));

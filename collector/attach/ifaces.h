@@ -26,7 +26,7 @@ int ifaces_new(struct rxlat_ifaces **out, const struct rxlat_config *cfg);
 void ifaces_free(struct rxlat_ifaces *f);
 
 /* Remembers name for ifindex: used from now on, also once it is gone. 0 or -ENOMEM. */
-int ifaces_name(struct rxlat_ifaces *f, __u32 ifindex, const char *name);
+int ifaces_set_name(struct rxlat_ifaces *f, __u32 ifindex, const char *name);
 /* The name last seen for ifindex, else the kernel's, "if<N>" when unknown, "other" for 0. */
 void ifaces_ifname(struct rxlat_ifaces *f, __u32 ifindex, char name[RXLAT_IFNAME_LEN]);
 /* Are ifindex's stamper counters reported (all without -i, else the named ones)? */
