@@ -185,14 +185,13 @@ static void retire_group(void *ctx, __u32 slot)
 	model_retire_group(c->model, slot);
 }
 
-/* Samples in the overflow slot of the dimension with this limit, all stages. */
-static __u64 overflow(const struct collector *c, const char *limit)
+/* Samples in the overflow slot of dimension d, all stages. */
+static __u64 overflow(const struct collector *c, enum model_dim_id d)
 {
-	int i = model_overflow_dim(limit);
 	__u64 other = 0;
 
-	for (__u32 st = 0; i >= 0 && st < RXLAT_NR_STAGES; st++)
-		other += model_total_overflow(c->model, i, st);
+	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++)
+		other += model_total_overflow(c->model, d, st);
 	return other;
 }
 
@@ -204,7 +203,7 @@ static void tend_slots(struct collector *c)
 		rxlat_debug("out of memory releasing the slots of deleted interfaces");
 	if (groups_release_gone(c->groups, retire_group, c) < 0)
 		rxlat_debug("cannot list the network namespaces in use: no group released");
-	if (c->groups && !c->told_groups_full && overflow(c, "max_groups")) {
+	if (c->groups && !c->told_groups_full && overflow(c, MODEL_DIM_GROUP)) {
 		rxlat_warn("every group slot is taken: namespaces or cgroups past %s %u are "
 			   "reported as netns=\"other\" until one of theirs is gone; raise %s",
 			   opt(OPT_MAX_GROUPS), c->cfg->bpf.max_groups, opt(OPT_MAX_GROUPS));
@@ -213,7 +212,7 @@ static void tend_slots(struct collector *c)
 	ifaces_tell_foreign(c->ifaces);
 	if (c->told_full)
 		return;
-	other = overflow(c, "max_ifaces");
+	other = overflow(c, MODEL_DIM_IFACE);
 	if (!other)
 		return;
 	c->told_full = true;

@@ -494,39 +494,11 @@ int model_total_next(struct model_iter *it, struct rxlat_series *out, struct rxl
 	return next_frozen(it, out, h);
 }
 
-unsigned int model_overflow_dims(void)
+const char *model_overflow_limit(enum model_dim_id d)
 {
-	unsigned int n = 0;
-
-	for (int d = 0; d < MODEL_ND; d++)
-		n += model_dims[d].limit != NULL;
-	return n;
+	return d < MODEL_ND ? model_dims[d].limit : NULL;
 }
 
-static int overflow_dim(unsigned int i)
-{
-	for (int d = 0; d < MODEL_ND; d++)
-		if (model_dims[d].limit && !i--)
-			return d;
-	return -1;
-}
-
-int model_overflow_dim(const char *limit)
-{
-	for (unsigned int i = 0; model_overflow_limit(i); i++)
-		if (!strcmp(model_overflow_limit(i), limit))
-			return (int)i;
-	return -1;
-}
-
-const char *model_overflow_limit(unsigned int i)
-{
-	int d = overflow_dim(i);
-
-	return d < 0 ? NULL : model_dims[d].limit;
-}
-
-/* Samples (every counter of the sources) of stage in the overflow slot of dimension i. */
 /*
  * Calls fn(m, idx, pos, arg) on every series whose slot in dimension d is
  * at[d], for each d where at[d] is not SUMMED; pos is its slot in each.
@@ -570,18 +542,17 @@ static void sum_sources(struct rxlat_model *m, __u32 idx, const __u32 *pos, void
 		*(__u64 *)arg += h.sources[s];
 }
 
-/* Samples (every counter of the sources) of stage in the overflow slot of dimension i. */
-__u64 model_total_overflow(struct rxlat_model *m, unsigned int i, __u32 stage)
+/* Samples (every counter of the sources) of stage in the overflow slot of dimension od. */
+__u64 model_total_overflow(struct rxlat_model *m, enum model_dim_id od, __u32 stage)
 {
-	int od = overflow_dim(i);
 	__u32 at[MODEL_ND];
 	__u64 sum = 0;
 
-	if (od < 0)
+	if (!model_overflow_limit(od))
 		return 0;
 	for (int d = 0; d < MODEL_ND; d++)
 		at[d] = SUMMED;
-	at[0] = stage;
+	at[MODEL_DIM_STAGE] = stage;
 	at[od] = model_dims[od].size(m) - 1;
 	each_at(m, at, sum_sources, &sum);
 	return sum;

@@ -14,9 +14,10 @@
  *
  * A series is a point in the dimensions of the series index (stage, group
  * slot, interface slot, queue slot: rxlat_series_index()); the table
- * model_dims[] in model_dims.c says, per dimension, its size, its labels and whether its slots
- * are summed (the queues without --per-queue). A new dimension is a line of
- * that table and its labeller.
+ * model_dims[] in model_dims.c says, per dimension, its size, its labels
+ * and whether its slots are summed (the queues without --per-queue). A new
+ * dimension is a name in enum model_dim_id, a line of that table and its
+ * labeller.
  */
 #ifndef RXLAT_MODEL_H
 #define RXLAT_MODEL_H
@@ -141,12 +142,16 @@ struct model_iter *model_total_begin(struct rxlat_model *m);
 /* The next series: 1 with *out and *h set (h's max_ns unused), 0 after the last. */
 int model_total_next(struct model_iter *it, struct rxlat_series *out, struct rxlat_hist *h);
 
-/* The dimensions with an overflow slot, and its samples of one stage. */
-unsigned int model_overflow_dims(void);
-const char *model_overflow_limit(unsigned int i); /* "max_groups", "max_ifaces", .. */
-/* The index i of the overflow dimension with this limit, -1 if none. */
-int model_overflow_dim(const char *limit);
-__u64 model_total_overflow(struct rxlat_model *m, unsigned int i, __u32 stage);
+/*
+ * The dimensions of the series index, outermost first, as
+ * rxlat_series_index() lays the series out (model_dims[] in model_dims.c).
+ */
+enum model_dim_id { MODEL_DIM_STAGE, MODEL_DIM_GROUP, MODEL_DIM_IFACE, MODEL_DIM_QUEUE, MODEL_ND };
+
+/* The limit whose overflow slot dimension d has ("max_groups", ..), NULL if none. */
+const char *model_overflow_limit(enum model_dim_id d);
+/* Samples of one stage in the overflow slot of dimension d, 0 where it has none. */
+__u64 model_total_overflow(struct rxlat_model *m, enum model_dim_id d, __u32 stage);
 
 /* The stamper's totals per (ifindex, queue), the largest seen of each. */
 struct model_xdp_total {

@@ -140,8 +140,11 @@ static void queue_label(const struct rxlat_model *m, __u32 slot, bool total, str
 
 /* Outermost first, as rxlat_series_index() lays the series out. */
 const struct model_dim model_dims[MODEL_ND] = {
-	{ stage_size, never, always, stage_label, NULL, MODEL_RELEASED_NONE },
-	{ group_size, never, group_valid, group_label, "max_groups", MODEL_RELEASED_GROUP },
-	{ iface_size, never, iface_valid, iface_label, "max_ifaces", MODEL_RELEASED_IFACE },
-	{ queue_size, queue_summed, always, queue_label, "max_queues", MODEL_RELEASED_NONE },
+	[MODEL_DIM_STAGE] = { stage_size, never, always, stage_label, NULL, MODEL_RELEASED_NONE },
+	[MODEL_DIM_GROUP] = { group_size, never, group_valid, group_label, "max_groups",
+			      MODEL_RELEASED_GROUP },
+	[MODEL_DIM_IFACE] = { iface_size, never, iface_valid, iface_label, "max_ifaces",
+			      MODEL_RELEASED_IFACE },
+	[MODEL_DIM_QUEUE] = { queue_size, queue_summed, always, queue_label, "max_queues",
+			      MODEL_RELEASED_NONE },
 };

@@ -41,8 +41,7 @@ struct rxlat_model {
 
 /* ---- the dimensions of the series index (model_dims.c) --------------- */
 
-#define SUMMED	 ((__u32)-1) /* the slot of a dimension whose slots are summed */
-#define MODEL_ND 4	     /* stage, group, interface, queue */
+#define SUMMED ((__u32)-1) /* the slot of a dimension whose slots are summed */
 
 enum model_released { MODEL_RELEASED_NONE, MODEL_RELEASED_GROUP, MODEL_RELEASED_IFACE };
 

@@ -350,12 +350,14 @@ static void render_overflow(struct prom_scrape *s)
 		char prefix[64];
 
 		snprintf(prefix, sizeof(prefix), "stage=\"%s\"", rxlat_stage_names[st]);
-		for (unsigned int i = 0; i < model_overflow_dims(); i++) {
+		for (enum model_dim_id d = 0; d < MODEL_ND; d++) {
 			char extra[64];
 
-			snprintf(extra, sizeof(extra), ",limit=\"%s\"", model_overflow_limit(i));
+			if (!model_overflow_limit(d))
+				continue;
+			snprintf(extra, sizeof(extra), ",limit=\"%s\"", model_overflow_limit(d));
 			put_sample(&s->out, OVER, prefix, extra,
-				   model_total_overflow(s->m->model, i, st));
+				   model_total_overflow(s->m->model, d, st));
 		}
 	}
 }
