@@ -41,7 +41,7 @@
 #include "signals.h"
 #include "slow.h"
 #include "groups.h"
-#include "collector.h"
+#include "run.h"
 
 /*
  * Histogram chunks ahead of the series the hooks claim, and a word when

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the model of a run reads (collector/read/model.h): rxlat's maps and names. */
 #include <errno.h>
-#include "collector.h"
+#include "run.h"
 #include "drops.h"
 #include "groups.h"
 #include "ifaces.h"

@@ -3,8 +3,8 @@
  * The state of one run of rxlat (collector/cli/rxlat.c), and the sources the
  * model reads it through (sources.c).
  */
-#ifndef RXLAT_COLLECTOR_H
-#define RXLAT_COLLECTOR_H
+#ifndef RXLAT_RUN_H
+#define RXLAT_RUN_H
 
 #include <stdbool.h>
 #include <time.h>
