@@ -13,7 +13,7 @@
 #include "hooks.h"
 #include "output.h"
 
-struct collector {
+struct rxlat_run {
 	const struct rxlat_config *cfg;
 	struct rxlat_hooks *hooks;
 	struct rxlat_stamping *stamping; /* XDP or tc per named interface, and why */
@@ -24,7 +24,6 @@ struct collector {
 	struct rxlat_model *model;
 	struct timespec last; /* CLOCK_MONOTONIC of the last report */
 	struct rxlat_links *links;
-	bool torn;		     /* a report was cut short: the next starts on a new line */
 	struct prom_server *prom;    /* --prometheus, else NULL */
 	struct rxlat_drops *drops;   /* --drops, else NULL */
 	struct rxlat_slow *slow;     /* --slow, else NULL */
@@ -39,6 +38,6 @@ struct collector {
 };
 
 /* The model of the run, reading the maps of c: 0 or -ENOMEM (said). */
-int new_model(struct collector *c);
+int new_model(struct rxlat_run *c);
 
 #endif

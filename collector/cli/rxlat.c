@@ -47,7 +47,7 @@
  * Histogram chunks ahead of the series the hooks claim, and a word when
  * samples found none (past the memory limit, or many new series at once).
  */
-static void grow(struct collector *c)
+static void grow(struct rxlat_run *c)
 {
 	int err = hooks_grow(c->hooks);
 	__u64 lost = hooks_series_lost(c->hooks);
@@ -63,7 +63,7 @@ static void grow(struct collector *c)
 }
 
 /* --slow: the records waiting in the ring buffer, to stdout. */
-static int flush_slow(struct collector *c, bool final)
+static int flush_slow(struct rxlat_run *c, bool final)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -83,7 +83,7 @@ static int flush_slow(struct collector *c, bool final)
 }
 
 /* --slow: the interval's counts into r */
-static void slow_counts(struct collector *c, struct rxlat_report *r)
+static void slow_counts(struct rxlat_run *c, struct rxlat_report *r)
 {
 	__u64 n[3];
 
@@ -100,7 +100,7 @@ static int next_series(void *ctx, struct rxlat_series *out)
 	return model_report_next(ctx, out);
 }
 
-static int report_out(struct collector *c, bool final)
+static int report_out(struct rxlat_run *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
 	struct model_iter *it = NULL;
@@ -168,7 +168,7 @@ out:
 
 static void retire(void *ctx, __u32 slot)
 {
-	struct collector *c = ctx;
+	struct rxlat_run *c = ctx;
 
 	model_retire_slot(c->model, slot);
 }
@@ -180,13 +180,13 @@ static void retire(void *ctx, __u32 slot)
  */
 static void retire_group(void *ctx, __u32 slot)
 {
-	struct collector *c = ctx;
+	struct rxlat_run *c = ctx;
 
 	model_retire_group(c->model, slot);
 }
 
 /* Samples in the overflow slot of dimension d, all stages. */
-static __u64 overflow(const struct collector *c, enum model_dim_id d)
+static __u64 overflow(const struct rxlat_run *c, enum model_dim_id d)
 {
 	__u64 other = 0;
 
@@ -195,7 +195,7 @@ static __u64 overflow(const struct collector *c, enum model_dim_id d)
 	return other;
 }
 
-static void tend_slots(struct collector *c)
+static void tend_slots(struct rxlat_run *c)
 {
 	__u64 other;
 
@@ -234,7 +234,7 @@ static void tend_slots(struct collector *c)
  * CAP_NET_ADMIN, kept for a switch to a cls_bpf filter, goes once no
  * interface is left to switch.
  */
-static int check_meta(struct collector *c)
+static int check_meta(struct rxlat_run *c)
 {
 	struct rxlat_xdp_key *keys = NULL;
 	struct rxlat_xdp_counters *vals = NULL;
@@ -265,7 +265,7 @@ static int check_meta(struct collector *c)
  * (that rxlat or xdp-loader let go), the samples lose their XDP stamps. Said
  * once when it happens, and once when an XDP program runs there again.
  */
-static void tend_found_stamper(struct collector *c)
+static void tend_found_stamper(struct rxlat_run *c)
 {
 	__u32 now = 0, gone = c->cfg->no_xdp ? stamper_found_gone(c->stamper, &now) : 0;
 	char name[IF_NAMESIZE];
@@ -291,7 +291,7 @@ static void tend_found_stamper(struct collector *c)
 	c->stamps_gone = 0;
 }
 
-static int report(struct collector *c, bool final)
+static int report(struct rxlat_run *c, bool final)
 {
 	int err = report_out(c, final);
 
@@ -387,7 +387,7 @@ static int drain(int fd, void *buf, size_t len, const char *what)
 	return n < 0 ? -errno : -EIO;
 }
 
-static int run_loop(struct collector *c)
+static int run_loop(struct rxlat_run *c)
 {
 	int ep = -1, tick = -1, stop = -1, sfd = signals_fd(), lfd = links_fd(c->links), err;
 	int grow_tick = -1;
@@ -534,7 +534,7 @@ static bool stopped(void)
 }
 
 /* Everything attached: from here every report covers its own interval. */
-static int start_measuring(struct collector *c)
+static int start_measuring(struct rxlat_run *c)
 {
 	int err;
 
@@ -582,7 +582,7 @@ static int start_measuring(struct collector *c)
 int main(int argc, char **argv)
 {
 	struct rxlat_config cfg = {};
-	struct collector c = {};
+	struct rxlat_run c = {};
 	int err;
 
 	if (check_std_fds() || signals_init())
