@@ -145,9 +145,33 @@ static inline void compare_text(const char *got, const char *want)
 		   want + start);
 }
 
-static inline void text_fixture(struct rxlat_series *s, size_t *n, struct rxlat_xdp_row *x,
-				size_t *nx)
+/* One row of the stamper's counters. */
+static inline void xdp_row(struct rxlat_xdp_row *x, const char *ifname, __u32 ifindex, int queue,
+			   __u64 seen, __u64 stamped, __u64 meta_refused)
 {
+	memset(x, 0, sizeof(*x));
+	snprintf(x->ifname, sizeof(x->ifname), "%s", ifname);
+	x->ifindex = ifindex;
+	x->queue = queue;
+	x->seen = seen;
+	x->stamped = stamped;
+	x->meta_refused = meta_refused;
+}
+
+/* The veth1 row, the first of both the text and the JSON report. */
+static inline void xdp_row_veth1(struct rxlat_xdp_row *x)
+{
+	xdp_row(x, "veth1", 5, 0, 100, 98, 2);
+}
+
+/*
+ * The report of the text tests, with its 5 series s and 2 stamper rows x
+ * (as the text renderer's tests and the one-at-a-time test want them).
+ */
+static inline void text_fixture(struct rxlat_report *r, struct rxlat_series s[5],
+				struct rxlat_xdp_row x[2])
+{
+	report_init(r);
 	memset(s, 0, 5 * sizeof(*s));
 
 	/* the example of the familiar libbpf-tools look */
@@ -186,21 +210,13 @@ static inline void text_fixture(struct rxlat_series *s, size_t *n, struct rxlat_
 	s[4].st.max_ns = 999999;
 	s[4].st.sources[RXLAT_SRC_TC] = 2;
 	s[4].st.counts[RXLAT_COUNT_HELD_OOO] = 3; /* printed: not 0 */
-	*n = 5;
+	r->series = s;
+	r->nseries = 5;
 
-	memset(x, 0, 2 * sizeof(*x));
-	strcpy(x[0].ifname, "veth1");
-	x[0].ifindex = 5;
-	x[0].queue = 0;
-	x[0].seen = 100;
-	x[0].stamped = 98;
-	x[0].meta_refused = 2;
-	strcpy(x[1].ifname, "eth0");
-	x[1].ifindex = 2;
-	x[1].queue = RXLAT_QUEUE_OTHER;
-	x[1].seen = 123456789012ULL;
-	x[1].stamped = 123456789012ULL;
-	*nx = 2;
+	xdp_row_veth1(&x[0]);
+	xdp_row(&x[1], "eth0", 2, RXLAT_QUEUE_OTHER, 123456789012ULL, 123456789012ULL, 0);
+	r->xdp = x;
+	r->nxdp = 2;
 }
 
 #endif

@@ -215,20 +215,9 @@ static void test_json(void)
 	pct_d[2] = rxlat_percentile(&s[3].st, 0.99);
 	pct_d[3] = rxlat_percentile(&s[3].st, 0.999);
 
-	memset(x, 0, sizeof(x));
-	strcpy(x[0].ifname, "veth1");
-	x[0].ifindex = 5;
-	x[0].queue = 0;
-	x[0].seen = 100;
-	x[0].stamped = 98;
-	x[0].meta_refused = 2;
-	strcpy(x[1].ifname, "eth0");
-	x[1].ifindex = 2;
-	x[1].queue = RXLAT_QUEUE_OTHER;
-	x[1].seen = UINT64_MAX;
-	strcpy(x[2].ifname, "eth1");
-	x[2].ifindex = 3;
-	x[2].queue = RXLAT_QUEUE_ALL;
+	xdp_row_veth1(&x[0]);
+	xdp_row(&x[1], "eth0", 2, RXLAT_QUEUE_OTHER, UINT64_MAX, 0, 0);
+	xdp_row(&x[2], "eth1", 3, RXLAT_QUEUE_ALL, 0, 0, 0);
 
 	report_init(&r);
 	r.series = s;
@@ -516,10 +505,7 @@ static void test_series_one_at_a_time(void)
 	struct rxlat_report r, it;
 	struct series_feed feed;
 
-	report_init(&r);
-	text_fixture(s, &r.nseries, x, &r.nxdp);
-	r.series = s;
-	r.xdp = x;
+	text_fixture(&r, s, x);
 	for (int i = 0; i < 2; i++) {
 		char *want, *got, *buf = NULL;
 		size_t len = 0;

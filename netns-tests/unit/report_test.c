@@ -461,10 +461,7 @@ static void test_text(void)
 	char *got;
 
 	rxlat_report_text_restart();
-	report_init(&r);
-	text_fixture(s, &r.nseries, x, &r.nxdp);
-	r.series = s;
-	r.xdp = x;
+	text_fixture(&r, s, x);
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, text_want);
@@ -485,10 +482,7 @@ static void test_text_head_once(void)
 	char *got;
 
 	rxlat_report_text_restart();
-	report_init(&r);
-	text_fixture(s, &r.nseries, x, &r.nxdp);
-	r.series = s;
-	r.xdp = x;
+	text_fixture(&r, s, x);
 	free(render(rxlat_report_text, &r));
 
 	r.time.tv_sec += 1;
