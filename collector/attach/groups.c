@@ -53,7 +53,7 @@ struct group {
 	struct rxlat_group_key key;
 	__u32 netns;	  /* its namespace's inode */
 	__u64 gone_token; /* its token when the last check found it gone */
-	struct model_group names;
+	struct group_names names;
 };
 
 struct rxlat_groups {
@@ -407,7 +407,7 @@ static int pid_in_netns(__u32 ino)
  * each only while the namespace that has that inode is the group's own
  * (same cookie); else net:[inode]#cookie.
  */
-static void name_netns(const struct rxlat_groups *g, const struct group *s, struct model_group *out)
+static void name_netns(const struct rxlat_groups *g, const struct group *s, struct group_names *out)
 {
 	char path[PATH_MAX];
 	__u64 cookie = s->key.netns_cookie;
@@ -450,7 +450,7 @@ static bool name_slot(struct rxlat_groups *g, __u32 i, __u64 token)
 		snprintf(s->names.cgroup, sizeof(s->names.cgroup), "cgroup:%llu",
 			 (unsigned long long)s->key.cgid);
 	}
-	model_container_id(s->names.cgroup, s->names.container, sizeof(s->names.container));
+	container_id(s->names.cgroup, s->names.container, sizeof(s->names.container));
 	return true;
 }
 
@@ -464,7 +464,7 @@ void groups_tend(struct rxlat_groups *g)
 			name_slot(g, i, g->token[i]);
 }
 
-bool groups_name(struct rxlat_groups *g, __u64 token, __u32 netns, struct model_group *out)
+bool groups_name(struct rxlat_groups *g, __u64 token, __u32 netns, struct group_names *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (int pass = 0; pass < 2; pass++) {

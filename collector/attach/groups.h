@@ -33,7 +33,7 @@ void groups_tend(struct rxlat_groups *g);
  * The names of the group of the claim token (hooks_groups()), in namespace
  * netns: true, or false while the claim is not complete (ask again).
  */
-bool groups_name(struct rxlat_groups *g, __u64 token, __u32 netns, struct model_group *out);
+bool groups_name(struct rxlat_groups *g, __u64 token, __u32 netns, struct group_names *out);
 
 /*
  * At most every 2 s, after a report: the slots of groups found gone at the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The container id in a cgroup path (group_names.h, model_container_id()). */
+/* The container id in a cgroup path (group_names.h, container_id()). */
 #include <stdio.h>
 #include <string.h>
 #include "group_names.h"
@@ -32,7 +32,7 @@ static bool component_id(const char *c, size_t n, char *id, size_t len)
 	return true;
 }
 
-bool model_container_id(const char *path, char *id, size_t len)
+bool container_id(const char *path, char *id, size_t len)
 {
 	const char *end = path + strlen(path);
 

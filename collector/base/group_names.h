@@ -12,7 +12,7 @@
 #include "series.h"
 
 /* The names of a group (--by); empty where it has none. */
-struct model_group {
+struct group_names {
 	bool named;
 	__u64 key;		     /* the group key (a claim's token) these names are of */
 	char netns[RXLAT_LABEL_LEN]; /* empty: rxlat's own namespace */
@@ -28,6 +28,6 @@ struct model_group {
  * after a '-' in a systemd scope (docker-ID.scope, cri-containerd-ID.scope,
  * crio-ID.scope, libpod-ID.scope). False with id empty when there is none.
  */
-bool model_container_id(const char *path, char *id, size_t len);
+bool container_id(const char *path, char *id, size_t len);
 
 #endif

@@ -29,7 +29,7 @@ static void src_groups(void *ctx, __u64 *key, __u32 *netns, __u32 n)
 	hooks_groups(c->hooks, key, netns, n);
 }
 
-static bool src_group_name(void *ctx, __u64 key, __u32 netns, struct model_group *g)
+static bool src_group_name(void *ctx, __u64 key, __u32 netns, struct group_names *g)
 {
 	const struct rxlat_run *c = ctx;
 

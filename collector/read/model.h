@@ -49,7 +49,7 @@ struct model_src {
 	 * the names of the group of key, seen in namespace netns: true, or
 	 * false where they are not known yet (asked again at the next look)
 	 */
-	bool (*group_name)(void *ctx, __u64 key, __u32 netns, struct model_group *g);
+	bool (*group_name)(void *ctx, __u64 key, __u32 netns, struct group_names *g);
 	/* whether the stamper's counters of ifindex are reported (-i) */
 	bool (*wanted)(void *ctx, __u32 ifindex);
 	/* the stamper's totals per (ifindex, queue), malloc'ed; NULL: no stamper */

@@ -95,7 +95,7 @@ static bool group_valid(const struct rxlat_model *m, __u32 slot, bool total)
  */
 static void group_label(const struct rxlat_model *m, __u32 slot, bool total, struct rxlat_series *s)
 {
-	const struct model_group *g = &m->group[slot];
+	const struct group_names *g = &m->group[slot];
 
 	(void)total;
 	if (slot == 0)

@@ -20,7 +20,7 @@ struct rxlat_model {
 	/* group slots (--by), max_groups + 2: key as of the cursor's begin, names */
 	__u64 *group_key;
 	__u32 *group_netns;
-	struct model_group *group;
+	struct group_names *group;
 	struct tally xdp, drops;
 	__u64 slow_prev[3];
 	/* Prometheus: the largest totals seen, also of keys a map no longer has */
