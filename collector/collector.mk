@@ -2,15 +2,15 @@
 # The rxlat command, one folder per job along the data's path, above a base
 # that every one of them uses:
 #   collector/base    the shared vocabulary: the configuration, the option
-#                     names, messages, stop signals, the series and their
-#                     names
+#                     table and names, messages, stop signals, the series
+#                     and their names, a group's names
 #   collector/attach  what goes into the kernel: the hooks (plan, loader,
 #                     series store), the XDP and tc stampers and which one
 #                     each named interface gets (stamping.c), interfaces
 #   collector/read    the model: every map's snapshots, baselines, cursors
 #   collector/render  text and JSON reports, --slow records, the Prometheus
 #                     exposition
-#   collector/cli     the command line, messages, signals, the main loop
+#   collector/cli     the command line, its parser, stdout, the main loop
 # plus the skeletons of its BPF objects. Its unit tests are in
 # netns-tests/unit. A folder includes only from itself and the folders
 # listed before it (include/ first): scripts/check-layers.sh, in make lint.
