@@ -40,6 +40,7 @@
 #include "report.h"
 #include "signals.h"
 #include "slow.h"
+#include "slow_render.h"
 #include "groups.h"
 #include "run.h"
 
@@ -642,8 +643,8 @@ int main(int argc, char **argv)
 		}
 	}
 	if (cfg.bpf.slow_ns) {
-		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), cfg.output == RXLAT_OUT_JSON,
-				c.ifaces, c.drops);
+		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), slow_render,
+				cfg.output == RXLAT_OUT_JSON, c.ifaces, c.drops);
 		if (err) {
 			rxlat_err("%s: cannot read the ring buffer: %s", opt(OPT_SLOW),
 				  strerror(-err));

@@ -2,9 +2,9 @@
 /*
  * --slow on the user side: the records of the hooks' ring buffer, consumed
  * from the main loop's epoll set (never a thread, never a wait in the
- * datapath), each handed with its names to collector/render/slow_render.c,
- * which makes it one text line or one JSON object in the same stream as
- * the reports.
+ * datapath), each handed with its names to the renderer slow_open() is
+ * given (collector/render/slow_render.c), which makes it one text line or
+ * one JSON object in the same stream as the reports.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,11 +16,11 @@
 #include "drops.h"
 #include "log.h"
 #include "slow.h"
-#include "slow_render.h"
 #include "groups.h"
 
 struct rxlat_slow {
 	struct ring_buffer *rb;
+	slow_render_fn *render;
 	bool json;
 	struct rxlat_ifaces *ifaces;
 	struct rxlat_drops *drops;
@@ -49,12 +49,12 @@ static int handle(void *ctx, void *data, size_t size)
 		groups_netns_name(l.rec.netns, l.netns, sizeof(l.netns));
 	if (l.rec.if_netns)
 		groups_netns_name(l.rec.if_netns, l.if_netns, sizeof(l.if_netns));
-	s->err = slow_render(s->out, &l, s->json);
+	s->err = s->render(s->out, &l, s->json);
 	return s->err;
 }
 
-int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_ifaces *ifaces,
-	      struct rxlat_drops *drops)
+int slow_open(struct rxlat_slow **out, int map_fd, slow_render_fn *render, bool json,
+	      struct rxlat_ifaces *ifaces, struct rxlat_drops *drops)
 {
 	struct rxlat_slow *s = calloc(1, sizeof(*s));
 	struct timespec rt, mono;
@@ -62,6 +62,7 @@ int slow_open(struct rxlat_slow **out, int map_fd, bool json, struct rxlat_iface
 
 	if (!s)
 		return -ENOMEM;
+	s->render = render;
 	s->json = json;
 	s->ifaces = ifaces;
 	s->drops = drops;
