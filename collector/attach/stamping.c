@@ -24,7 +24,6 @@
 struct rxlat_stamping {
 	const struct rxlat_config *cfg;
 	enum stamping_why why[RXLAT_MAX_CLI_IFACES];
-	char reason[RXLAT_MAX_CLI_IFACES][512];
 };
 
 int stamping_new(struct rxlat_stamping **out, const struct rxlat_config *cfg)
@@ -36,11 +35,8 @@ int stamping_new(struct rxlat_stamping **out, const struct rxlat_config *cfg)
 		return -ENOMEM;
 	}
 	s->cfg = cfg;
-	for (int i = 0; i < cfg->nifaces; i++) {
+	for (int i = 0; i < cfg->nifaces; i++)
 		s->why[i] = cfg->tc ? STAMPING_TC_ASKED : STAMPING_XDP;
-		snprintf(s->reason[i], sizeof(s->reason[i]), "%s",
-			 cfg->tc ? opt(OPT_TC) : "the XDP stamper");
-	}
 	*out = s;
 	return 0;
 }
@@ -66,11 +62,6 @@ bool stamping_any_tc(const struct rxlat_stamping *s)
 enum stamping_why stamping_why(const struct rxlat_stamping *s, int i)
 {
 	return s->why[i];
-}
-
-const char *stamping_reason(const struct rxlat_stamping *s, int i)
-{
-	return s->reason[i];
 }
 
 bool stamping_attaches_xdp(const struct rxlat_stamping *s)
@@ -130,7 +121,6 @@ void stamping_switch_to_tc(struct rxlat_stamping *s, int i, enum stamping_why w,
 			   const char *tail)
 {
 	s->why[i] = w;
-	snprintf(s->reason[i], sizeof(s->reason[i]), "%s", why);
 	rxlat_info("%s: %s: stamping at tc ingress instead%s", s->cfg->ifnames[i], why, tail);
 }
 
@@ -189,13 +179,9 @@ static void by_default(struct rxlat_stamping *s, int i)
 	 */
 	if (!tc_has_tcx(cfg->ifindexes[i])) {
 		s->why[i] = STAMPING_XDP_VETH;
-		snprintf(s->reason[i], sizeof(s->reason[i]),
-			 "a veth, stamped in XDP: this kernel has no tcx links");
 		return;
 	}
 	s->why[i] = STAMPING_TC_VETH;
-	snprintf(s->reason[i], sizeof(s->reason[i]),
-		 "a veth: stamping at tc ingress, rxlat's default there");
 }
 
 /* What holds named interface i's XDP hook decides first, then its kind. */
@@ -231,11 +217,8 @@ static int attach_failed(struct rxlat_stamping *s, int i, int err)
 		if (err > 0)
 			return tc_instead(s, i, STAMPING_TC_TAKEN, hint[0] ? hint : NULL, "%s",
 					  why);
-		if (!err) {
-			/* free again by now: tc all the same, as the attach said taken */
-			s->why[i] = STAMPING_TC_TAKEN;
-			snprintf(s->reason[i], sizeof(s->reason[i]), "XDP was taken");
-		}
+		if (!err)
+			s->why[i] = STAMPING_TC_TAKEN; /* free again by now: tc all the same */
 		return err;
 	}
 	/* generic XDP runs on every device */

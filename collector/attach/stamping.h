@@ -49,8 +49,6 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **st);
 bool stamping_uses_tc(const struct rxlat_stamping *s, int i);
 bool stamping_any_tc(const struct rxlat_stamping *s);
 enum stamping_why stamping_why(const struct rxlat_stamping *s, int i);
-/* Why, in words: the reason said when it was decided. */
-const char *stamping_reason(const struct rxlat_stamping *s, int i);
 
 /*
  * Named interface i cannot be stamped in XDP, for why (a phrase): may tc
