@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# rxlat: everything builds into build/. See README.md for the targets.
+# rxlat: everything builds into build/. docs/install.md and docs/tests.md say
+# what the targets do.
 
 BUILD    ?= build
 PREFIX   ?= /usr/local
@@ -39,7 +40,7 @@ BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
 # One rule for every BPF object, wherever its source lives; the collector's
 # programs also include collector/attach/*.bpf.h.
-vpath %.bpf.c xdp tc collector/attach netns-tests netns-tests/unit bench
+vpath %.bpf.c xdp tc collector/attach netns-tests unit-tests bench
 
 $(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -64,7 +65,7 @@ $(BUILD)/rxlat.service: configs/rxlat.service.in Makefile | $(BUILD)
 include collector/collector.mk
 include xdp/xdp.mk
 include netns-tests/tests.mk
-include netns-tests/unit/unit.mk
+include unit-tests/unit.mk
 include netns-tests/vm/vm.mk
 include bench/bench.mk
 include configs/deploy.mk
@@ -104,7 +105,7 @@ lint:
 		--inline-suppr --std=c11 -Iinclude $(addprefix -I,$(COLLECTOR_DIRS)) \
 		--include=/usr/include/bpf/libbpf_common.h \
 		--include=scripts/cppcheck-macros.h \
-		$(USER_SOURCES) collector/cli/man.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c netns-tests/unit/*.c bench/*.c))
+		$(USER_SOURCES) collector/cli/man.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c unit-tests/*.c bench/*.c))
 
 format:
 	clang-format -i $(LINT_SOURCES)

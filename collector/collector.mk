@@ -12,7 +12,7 @@
 #                     exposition
 #   collector/cli     the command line, its parser, stdout, the main loop
 # plus the skeletons of its BPF objects. Its unit tests are in
-# netns-tests/unit. A folder includes only from itself and the folders
+# unit-tests. A folder includes only from itself and the folders
 # listed before it (include/ first): scripts/check-layers.sh, in make lint.
 
 COLLECTOR_DIRS := collector/base collector/attach collector/read collector/render collector/cli
@@ -20,7 +20,7 @@ COLLECTOR_DIRS := collector/base collector/attach collector/read collector/rende
 USER_SOURCES := $(filter-out %.bpf.c collector/cli/man.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
 USER_HEADERS := $(wildcard $(addsuffix /*.h,$(COLLECTOR_DIRS)))
 LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c $(addsuffix /*.c,$(COLLECTOR_DIRS)) \
-                 $(USER_HEADERS) netns-tests/*.c netns-tests/*.h netns-tests/unit/*.c \
+                 $(USER_HEADERS) netns-tests/*.c netns-tests/*.h unit-tests/*.c \
                  bench/*.c)
 USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lmnl -lcap -lmicrohttpd -lm
 CFLAGS       += $(addprefix -I,$(COLLECTOR_DIRS))

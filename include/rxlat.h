@@ -127,8 +127,8 @@ struct rxlat_batch {
  * fallback: the attach point without trampolines, "type:target", or NULL;
  * no_fallback: why there is no fallback (NULL when there is one);
  * common: an attach point used in both sets, or NULL.
- * A stage's name is the name in every output; the man page and the README
- * list the same stages and attach points (netns-tests/unit/stages_test.c checks).
+ * A stage's name is the name in every output; the man page and docs/design.md
+ * list the same stages and attach points (unit-tests/stages_test.c checks).
  */
 #define RXLAT_STAGES(X)                                                                            \
 	X(IP_RCV, "ip_rcv", "ip_rcv_core", "ip6_rcv_core", "tp_btf:netif_receive_skb", NULL, NULL) \
@@ -299,7 +299,7 @@ static inline __u64 rxlat_if_key(__u32 ifindex, __u32 netns)
  * with the number of CPUs (a per-CPU copy costs 1.9 KB per series per CPU),
  * user space reads them without a syscall,
  * and a per-queue series is mostly written by the one CPU that polls that
- * queue, so the atomic adds rarely contend (figures in the README).
+ * queue, so the atomic adds rarely contend (docs/output.md).
  */
 struct rxlat_hist {
 	__u64 buckets[RXLAT_HIST_BUCKETS];

@@ -38,7 +38,7 @@ static enum ooo_where ooo_where(const struct plan *plan, __u8 proto)
 /*
  * Every program of hooks.bpf.c is one of the stage table's attach points,
  * found by its section (plan_prog_of()), or one of plan_extras by name:
- * netns-tests/unit/progs_test.c checks the object against both tables.
+ * unit-tests/progs_test.c checks the object against both tables.
  */
 static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 proto)
 {

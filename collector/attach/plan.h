@@ -9,7 +9,7 @@
  *   plan.c         the decisions, from the configuration and a struct
  *                  plan_kernel alone: no kernel, no BPF, no messages, so
  *                  that a unit test gives it any kernel it likes
- *                  (netns-tests/unit/plan_test.c).
+ *                  (unit-tests/plan_test.c).
  * plan.c also holds the program table: which program of hooks.bpf.c
  * serves which attach point of the stage table, and when it loads.
  */

@@ -4,7 +4,7 @@
 # stage table against the docs. netns-tests/run.sh runs every
 # build/rxlat-*-test. Included from the top Makefile.
 
-UNIT := netns-tests/unit
+UNIT := unit-tests
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
 MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/model_rows.c collector/read/model_frozen.c \
           collector/read/tally.c
