@@ -33,7 +33,7 @@ const volatile __u32 rxlat_netns = 0;
 
 /*
  * The maps are pinned by name, so that every interface xdp-loader attaches
- * the object to shares them and rxlat finds them (see README, "Pin path").
+ * the object to shares them and rxlat finds them (see docs/tc-stamper.md, "Pin path").
  * rxlat's own loader switches pinning off.
  *
  * Counters per (interface, queue) live in a per-CPU array of slots, each

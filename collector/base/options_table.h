@@ -163,7 +163,7 @@ OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR
 	      "counters, rxlat_stage_measured (1 or 0 per stage and protocol) and\n"
 	      "rxlat_build_info with each stage's attach point; counted from the first\n"
 	      "interval on, never reset. The port is bound before anything is\n"
-	      "attached; one in use is refused. See the README, section Prometheus.\n")
+	      "attached; one in use is refused. See docs/prometheus.md.\n")
 
 /* 1..8 here, and a power of two: options.c checks that with the same message */
 OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(PROMETHEUS),

@@ -8,7 +8,7 @@
  * HTTP, so a test feeds it a model over plain memory (prom_test.c).
  *
  * prom_http.c serves it over HTTP with libmicrohttpd, driven from rxlat's
- * own epoll loop (see the README for why not a thread of its own).
+ * own epoll loop (docs/prometheus.md says why not a thread of its own).
  */
 #ifndef RXLAT_PROM_H
 #define RXLAT_PROM_H
