@@ -472,11 +472,12 @@ PROM_IFACES=16
 PROM_QUEUES=64
 
 # A namespace with 16 veth pairs of 64 queues, for rxlat -i rxp0..15; rxlat
-# runs there from now on (rxlat_start uses NS_R).
+# runs there (rxlat_start uses NS_R) for the part that called this, which
+# keeps NS_R local: the parts after it run on the benchmark's own veth.
 many_setup()
 {
 	local i
-	[ -n "$NS_P" ] && return 0
+	[ -n "$NS_P" ] && { NS_R=$NS_P; return 0; }
 	ns_create NS_P || die "cannot create the namespace of parts 7 and 8"
 	for ((i = 0; i < PROM_IFACES; i++)); do
 		if ! { ip -n "$NS_P" link add "rxp$i" numrxqueues "$PROM_QUEUES" \

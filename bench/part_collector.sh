@@ -10,7 +10,7 @@
 
 part_collector()
 {
-	local args=() ml0 rss0 ml1 t0 n0 n1 cpu hwm live full i fill_pid v mib
+	local args=() ml0 rss0 ml1 t0 n0 n1 cpu hwm live full i fill_pid v mib NS_R=$NS_R
 	many_setup
 	mapfile -t args < <(many_args)
 	note "collector: rxlat -r 1, $PROM_IFACES x $PROM_QUEUES x 5 series kept live, ${COLL_SECS}s"

@@ -29,7 +29,7 @@ prom_run()	# K
 	t0=$(proc_ticks "$RX_PID")
 	t1=$(date +%s%N)
 	for ((i = 0; i < PROM_SECS; i++)); do
-		out=$(in_ns "$NS_P" curl -s -o "$T_DIR/scrape.prom" -w '%{http_code} %{size_download} %{time_total}' \
+		out=$(in_ns "$NS_R" curl -s -o "$T_DIR/scrape.prom" -w '%{http_code} %{size_download} %{time_total}' \
 			--max-time 10 http://127.0.0.1:9474/metrics) || die "scrape $i failed"
 		read -r code size secs <<<"$out"
 		[ "$code" = 200 ] || die "scrape $i: HTTP $code"
@@ -51,7 +51,7 @@ prom_run()	# K
 
 part_prometheus()
 {
-	local k
+	local k NS_R=$NS_R
 	command -v curl >/dev/null || die "'curl' not found (make deps installs it)"
 	many_setup
 	echo
