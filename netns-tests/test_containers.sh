@@ -136,6 +136,13 @@ ns_ifnames()	# NETNS
 		join(",")'
 }
 
+# udp_queue_rcv samples stamped in XDP of namespace NETNS in a scrape FILE.
+prom_pod_udp()	# FILE NETNS
+{
+	awk -v n="$2" 'index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
+		/source="xdp"/ { s += $2 } END { print s + 0 }' "$1"
+}
+
 udp_reads_hidden()
 {
 	grep -q 'sock_read.*TCP only' "$T_DIR/rxlat.err"
@@ -179,9 +186,7 @@ routed_two_pods()
 		"the host's own ip_rcv: every forwarded datagram, no netns label"
 	assert_eq host_no_socket_stage 0 "$(ns_sum udp_queue_rcv "" .count)"
 	assert_eq no_other_group 0 "$(ns_sum ip_rcv other .count)"
-	assert_eq prometheus_pod1 300 "$(awk -v n="$POD_1" '
-		index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
-		/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom.txt")"
+	assert_eq prometheus_pod1 300 "$(prom_pod_udp "$T_DIR/prom.txt" "$POD_1")"
 	assert_eq prometheus_host_unlabelled 500 "$(awk '
 		index($0, "rxlat_stage_samples_total{stage=\"ip_rcv\",ifname=") == 1 &&
 		/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom.txt")"
@@ -520,9 +525,7 @@ pod_inode_reuse()
 		if ((round == 1)); then
 			assert_eq reuse_old_by_name 11 "$(ns_sum udp_queue_rcv "${!old}" .sources.xdp)" \
 				"the first pod's samples, under its own name"
-			assert_eq reuse_old_prometheus 11 "$(awk -v n="${!old}" '
-				index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
-				/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom1.txt")"
+			assert_eq reuse_old_prometheus 11 "$(prom_pod_udp "$T_DIR/prom1.txt" "${!old}")"
 		else
 			assert_eq reuse_gone_unnamed 11 "$(q --arg l "net:[${!ino}]#" '[.[].series[] |
 				select(.stage == "udp_queue_rcv" and ((.netns // "") | startswith($l))) |
@@ -531,9 +534,7 @@ pod_inode_reuse()
 		fi
 		assert_eq "reuse_new_by_name_$round" 12 "$(ns_sum udp_queue_rcv "${!new}" .sources.xdp)" \
 			"the second pod's samples, under its own name"
-		assert_eq "reuse_new_prometheus_$round" 12 "$(awk -v n="${!new}" '
-			index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
-			/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom$round.txt")"
+		assert_eq "reuse_new_prometheus_$round" 12 "$(prom_pod_udp "$T_DIR/prom$round.txt" "${!new}")"
 		# the first pod: by its name in round 1, net:[inode]#cookie in round 2
 		label=${!old}
 		((round == 2)) && label="net:[${!ino}]#"
@@ -577,9 +578,7 @@ pod_churn_fast()
 		n=$(q --arg n "${!ns}" '[.[].series[] | select(.stage == "udp_queue_rcv" and
 			.netns == $n and .cgroup != null) | .sources.xdp] | add // 0')
 		assert_eq "churn_fast_udp_$i" "$want" "$n" "udp_queue_rcv samples of pod $i, under its name"
-		assert_eq "churn_fast_prometheus_$i" "$want" "$(awk -v n="${!ns}" '
-			index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
-			/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/prom.txt")"
+		assert_eq "churn_fast_prometheus_$i" "$want" "$(prom_pod_udp "$T_DIR/prom.txt" "${!ns}")"
 	done
 	assert_eq churn_fast_all_counted "$total" "$(q '[.[].series[] | select(.stage == "udp_queue_rcv") |
 		.sources.xdp] | add // 0')"
