@@ -189,32 +189,89 @@ static __u64 cookie_of(const struct rxlat_groups *g, const char *path)
 	return cookie;
 }
 
+/* A network namespace file found by each_netns_file(). */
+struct netns_file {
+	const char *path;
+	const char *name; /* a bind mount's name; NULL for /proc/PID/ns/net */
+	int pid;	  /* 0 for a bind mount */
+	__u32 ino;
+};
+
+#define WALK_PROCS  1 /* /proc/PID/ns/net of every process */
+#define WALK_MOUNTS 2 /* the bind mounts under netns_dirs[] */
+
+/*
+ * Calls fn for each network namespace file of which (WALK_*) that stat()
+ * reads, until fn returns non-zero, which it returns; 0 at the end.
+ */
+static int each_netns_file(int which, int (*fn)(void *ctx, const struct netns_file *f), void *ctx)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	int r = 0;
+
+	for (size_t i = 0; !r && i <= NETNS_DIRS; i++) {
+		bool procs = i == 0;
+		const char *dir = procs ? "/proc" : netns_dirs[i - 1];
+		DIR *d;
+
+		if (!(which & (procs ? WALK_PROCS : WALK_MOUNTS)) || !(d = opendir(dir)))
+			continue;
+		while (!r && (e = readdir(d))) {
+			if (procs ? e->d_name[0] < '0' || e->d_name[0] > '9' : e->d_name[0] == '.')
+				continue;
+			if (procs)
+				snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
+			else
+				snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (stat(path, &st))
+				continue;
+			r = fn(ctx, &(struct netns_file){ path, procs ? NULL : e->d_name,
+							  procs ? atoi(e->d_name) : 0,
+							  (__u32)st.st_ino });
+		}
+		closedir(d);
+	}
+	return r;
+}
+
+/* What bind_mount_of() and pid_in_netns() look for, and what they found. */
+struct netns_find {
+	__u32 ino;
+	char *name, *path;
+	size_t len, plen;
+	int pid;
+};
+
+static int find_file(void *ctx, const struct netns_file *f)
+{
+	struct netns_find *w = ctx;
+
+	if (f->ino != w->ino)
+		return 0;
+	if (w->name)
+		snprintf(w->name, w->len, "%s", f->name);
+	if (w->path)
+		snprintf(w->path, w->plen, "%s", f->path);
+	w->pid = f->pid;
+	return 1;
+}
+
 /* The bind mount of namespace ino: its name, and its path where path is given. */
 static bool bind_mount_of(__u32 ino, char *name, size_t len, char *path, size_t plen)
 {
-	char at[PATH_MAX];
-	struct dirent *e;
-	struct stat st;
-	bool found = false;
+	struct netns_find w = { .ino = ino, .name = name, .len = len, .path = path, .plen = plen };
 
-	for (size_t i = 0; !found && i < NETNS_DIRS; i++) {
-		DIR *d = opendir(netns_dirs[i]);
+	return each_netns_file(WALK_MOUNTS, find_file, &w);
+}
 
-		while (!found && d && (e = readdir(d))) {
-			if (e->d_name[0] == '.')
-				continue;
-			snprintf(at, sizeof(at), "%s/%s", netns_dirs[i], e->d_name);
-			if (!stat(at, &st) && st.st_ino == ino) {
-				snprintf(name, len, "%s", e->d_name);
-				if (path)
-					snprintf(path, plen, "%s", at);
-				found = true;
-			}
-		}
-		if (d)
-			closedir(d);
-	}
-	return found;
+/* A process in namespace ino; 0 if none. */
+static int pid_in_netns(__u32 ino)
+{
+	struct netns_find w = { .ino = ino };
+
+	return each_netns_file(WALK_PROCS, find_file, &w) ? w.pid : 0;
 }
 
 void groups_netns_name(__u32 ino, char *name, size_t len)
@@ -293,21 +350,27 @@ static int cmp_live(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int live_add(struct rxlat_groups *g, size_t *cap, const char *path, int pid)
-{
-	struct stat st;
+/* live_netns()'s walk: each file's namespace into the list. */
+struct live_walk {
+	struct rxlat_groups *g;
+	size_t cap;
+};
 
-	if (stat(path, &st))
-		return 0;
-	if (g->nlive == *cap) {
-		struct live *n = realloc(g->live, (*cap ? *cap * 2 : 256) * sizeof(*n));
+static int live_add(void *ctx, const struct netns_file *f)
+{
+	struct live_walk *w = ctx;
+	struct rxlat_groups *g = w->g;
+
+	if (g->nlive == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 256;
+		struct live *n = realloc(g->live, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
 		g->live = n;
-		*cap = *cap ? *cap * 2 : 256;
+		w->cap = cap;
 	}
-	g->live[g->nlive++] = (struct live){ (__u32)st.st_ino, pid };
+	g->live[g->nlive++] = (struct live){ f->ino, f->pid };
 	return 0;
 }
 
@@ -317,32 +380,11 @@ static int live_add(struct rxlat_groups *g, size_t *cap, const char *path, int p
  */
 static int live_netns(struct rxlat_groups *g)
 {
-	char path[PATH_MAX];
-	size_t cap = 0;
-	struct dirent *e;
-	int err = 0;
-	DIR *d;
+	struct live_walk w = { .g = g };
+	int err;
 
 	g->nlive = 0;
-	d = opendir("/proc");
-	while (!err && d && (e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
-		err = live_add(g, &cap, path, atoi(e->d_name));
-	}
-	if (d)
-		closedir(d);
-	for (size_t i = 0; !err && i < NETNS_DIRS; i++) {
-		d = opendir(netns_dirs[i]);
-		while (!err && d && (e = readdir(d))) {
-			snprintf(path, sizeof(path), "%s/%s", netns_dirs[i], e->d_name);
-			if (e->d_name[0] != '.')
-				err = live_add(g, &cap, path, 0);
-		}
-		if (d)
-			closedir(d);
-	}
+	err = each_netns_file(WALK_PROCS | WALK_MOUNTS, live_add, &w);
 	if (!err)
 		qsort(g->live, g->nlive, sizeof(*g->live), cmp_live);
 	return err;
@@ -379,27 +421,6 @@ static bool netns_alive(const struct rxlat_groups *g, __u32 ino, __u64 cookie)
 	}
 	/* in use, and no file of it could be read (gone since the walk, or no access) */
 	return true;
-}
-
-/* A process in namespace ino, found by a walk of /proc; 0 if none. */
-static int pid_in_netns(__u32 ino)
-{
-	char path[PATH_MAX];
-	struct dirent *e;
-	struct stat st;
-	int pid = 0;
-	DIR *d = opendir("/proc");
-
-	while (!pid && d && (e = readdir(d))) {
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/ns/net", e->d_name);
-		if (!stat(path, &st) && (__u32)st.st_ino == ino)
-			pid = atoi(e->d_name);
-	}
-	if (d)
-		closedir(d);
-	return pid;
 }
 
 /*
