@@ -132,30 +132,46 @@ static void put_listen(const struct sockaddr *sa, char *buf, size_t len)
 	}
 }
 
-/* sa with want's port binds and listens here now */
-static bool can_listen(const struct sockaddr *sa, const struct sockaddr *want)
+/* sa with want's port (and no IPv6 scope) into ss; its length */
+static socklen_t with_port(const struct sockaddr *sa, const struct sockaddr *want,
+			   struct sockaddr_storage *ss)
 {
-	struct sockaddr_storage ss = {};
 	socklen_t len =
 	    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, sa, len);
+	if (sa->sa_family == AF_INET6) {
+		((struct sockaddr_in6 *)ss)->sin6_port =
+		    ((const struct sockaddr_in6 *)want)->sin6_port;
+		((struct sockaddr_in6 *)ss)->sin6_scope_id = 0;
+	} else {
+		((struct sockaddr_in *)ss)->sin_port = ((const struct sockaddr_in *)want)->sin_port;
+	}
+	return len;
+}
+
+/* sa binds and listens here now */
+static bool can_listen(const struct sockaddr *sa, socklen_t len)
+{
 	int one = 1, fd, ok;
 
-	memcpy(&ss, sa, len);
-	if (sa->sa_family == AF_INET6) {
-		((struct sockaddr_in6 *)&ss)->sin6_port =
-		    ((const struct sockaddr_in6 *)want)->sin6_port;
-		((struct sockaddr_in6 *)&ss)->sin6_scope_id = 0;
-	} else {
-		((struct sockaddr_in *)&ss)->sin_port =
-		    ((const struct sockaddr_in *)want)->sin_port;
-	}
 	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return false;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ok = !bind(fd, (const struct sockaddr *)&ss, len) && !listen(fd, 1);
+	ok = !bind(fd, sa, len) && !listen(fd, 1);
 	close(fd);
 	return ok;
+}
+
+/* The name of this namespace's loopback interface where it is down; NULL if up. */
+static const char *lo_down(struct ifaddrs *ifs)
+{
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
+		if ((i->ifa_flags & IFF_LOOPBACK) && !(i->ifa_flags & IFF_UP))
+			return i->ifa_name;
+	return NULL;
 }
 
 /*
@@ -171,7 +187,8 @@ static void alternatives(struct ifaddrs *ifs, const struct sockaddr *want, char 
 	buf[0] = '\0';
 	for (struct ifaddrs *i = ifs; i && n < 3 && used < len; i = i->ifa_next) {
 		char l[INET6_ADDRSTRLEN + 10];
-		struct sockaddr_storage ss = {};
+		struct sockaddr_storage ss;
+		socklen_t sl;
 
 		if (!i->ifa_addr || i->ifa_addr->sa_family != want->sa_family ||
 		    !(i->ifa_flags & IFF_UP) || same_addr(i->ifa_addr, want))
@@ -179,17 +196,9 @@ static void alternatives(struct ifaddrs *ifs, const struct sockaddr *want, char 
 		if (want->sa_family == AF_INET6 &&
 		    IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr))
 			continue; /* would need its interface: not a plain ADDR:PORT */
-		if (!can_listen(i->ifa_addr, want))
+		sl = with_port(i->ifa_addr, want, &ss);
+		if (!can_listen((const struct sockaddr *)&ss, sl))
 			continue;
-		memcpy(&ss, i->ifa_addr,
-		       want->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						   : sizeof(struct sockaddr_in));
-		if (want->sa_family == AF_INET6)
-			((struct sockaddr_in6 *)&ss)->sin6_port =
-			    ((const struct sockaddr_in6 *)want)->sin6_port;
-		else
-			((struct sockaddr_in *)&ss)->sin_port =
-			    ((const struct sockaddr_in *)want)->sin_port;
 		put_listen((const struct sockaddr *)&ss, l, sizeof(l));
 		used += snprintf(buf + used, len - used, "%s%s %s", n ? " or " : "", name, l);
 		n++;
@@ -218,12 +227,10 @@ static void say_not_available(const struct rxlat_config *cfg)
 		      ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
 		      : (const void *)&((const struct sockaddr_in *)sa)->sin_addr,
 		  a, sizeof(a));
-	for (struct ifaddrs *i = ifs; i; i = i->ifa_next) {
-		if ((i->ifa_flags & IFF_LOOPBACK) && !(i->ifa_flags & IFF_UP))
-			lo = i->ifa_name;
+	lo = lo_down(ifs);
+	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
 		if (!(i->ifa_flags & IFF_UP) && same_addr(i->ifa_addr, sa))
 			down = i->ifa_name;
-	}
 	if (is_loopback(sa) && lo)
 		down = lo;
 	alternatives(ifs, sa, alt, sizeof(alt));
@@ -263,18 +270,17 @@ static void check_lo_up(const struct rxlat_config *cfg)
 	const struct sockaddr *sa = (const struct sockaddr *)&cfg->prom_addr;
 	struct ifaddrs *ifs = NULL;
 	char ip[PATH_MAX + 8];
+	const char *lo;
 
 	if (!is_loopback(sa) || getifaddrs(&ifs))
 		return;
-	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
-		if ((i->ifa_flags & IFF_LOOPBACK) && !(i->ifa_flags & IFF_UP)) {
-			ip_command(ip, sizeof(ip));
-			rxlat_warn("%s %s: %s is down in this network namespace: nothing can "
-				   "connect until '%s link set %s up'",
-				   opt(OPT_PROMETHEUS), cfg->prom_listen, i->ifa_name, ip,
-				   i->ifa_name);
-			break;
-		}
+	lo = lo_down(ifs);
+	if (lo) {
+		ip_command(ip, sizeof(ip));
+		rxlat_warn("%s %s: %s is down in this network namespace: nothing can connect "
+			   "until '%s link set %s up'",
+			   opt(OPT_PROMETHEUS), cfg->prom_listen, lo, ip, lo);
+	}
 	freeifaddrs(ifs);
 }
 
