@@ -405,6 +405,12 @@ struct rxlat_bpf_config {
 	 */
 	__u64 slow_ns;
 	__u64 slow_cost_ns;
+	/*
+	 * rxlat_tc_fwd has fwd_mask + 1 slots, shared with rxlat's tc stamper;
+	 * 0: no tc stamper of rxlat's runs, no table to read.
+	 */
+	__u32 fwd_mask;
+	__u32 pad3;
 };
 
 /*
@@ -448,6 +454,28 @@ struct rxlat_bpf_state {
  * odd realtime stamp is the tc stamper's (see tc/README.md).
  */
 #define RXLAT_TC_MARK 1ull
+
+/*
+ * A forwarded packet (one that leaves rxlat's namespace: routed into a
+ * container, or out again) loses a realtime skb->tstamp at ip_forward and
+ * at the namespace crossing. For such a packet the tc stamper writes a
+ * monotonic delivery time instead, which both keep (until the receiving
+ * namespace's ip_local_deliver), and puts the stamp itself, with the
+ * interface and queue, in a table the hooks share (rxlat_tc_fwd): slot
+ * key & fwd_mask holds the rxlat_meta of the packet whose skb->tstamp is
+ * key. A key is the latest time at or before the stamp whose low bits
+ * name the slot, so that it never lies in the future: a qdisc that reads
+ * skb->tstamp as a departure time (fq) sends the packet at once, as it
+ * would with no stamp. Each CPU takes the slots of its own range in turn,
+ * RXLAT_FWD_SLOTS_CPU of them, so a slot is reused after that many
+ * forwarded packets of one CPU, not when two stamps share low bits.
+ */
+#define RXLAT_FWD_SLOTS_CPU 2048u
+
+struct rxlat_fwd_slot {
+	__u64 key; /* skb->tstamp of the packet */
+	struct rxlat_meta m;
+};
 
 /*
  * rxlat's own tc filter (netlink attach, kernels without tcx links): one

@@ -378,6 +378,8 @@ struct recv_counts {
 	unsigned long received, valid, invalid, dup;
 	unsigned long stamps; /* datagrams with an SCM_TIMESTAMPNS */
 	long long max_off_ns; /* largest |CLOCK_REALTIME at read - stamp| */
+	unsigned long future; /* stamps later than the read */
+	long long first_ns;   /* the earliest stamp, CLOCK_REALTIME ns */
 	uint8_t *seen;	      /* one bit per sequence number */
 };
 
@@ -557,8 +559,12 @@ static ssize_t read_one(int fd, uint8_t *buf, size_t len, struct recv_counts *c)
 			continue;
 		memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
 		off = (now.tv_sec - ts.tv_sec) * 1000000000LL + (now.tv_nsec - ts.tv_nsec);
-		if (off < 0)
+		if (!c->stamps || ts.tv_sec * 1000000000LL + ts.tv_nsec < c->first_ns)
+			c->first_ns = ts.tv_sec * 1000000000LL + ts.tv_nsec;
+		if (off < 0) {
 			off = -off;
+			c->future++;
+		}
 		if (off > c->max_off_ns)
 			c->max_off_ns = off;
 		c->stamps++;
@@ -646,7 +652,8 @@ static int cmd_recv(int argc, char **argv)
 	ret = 1;
 	if (!receive(fd, &o, &c)) {
 		if (o.timestamp || o.timestamp_late)
-			printf("timestamps %lu max_offset_ns %lld\n", c.stamps, c.max_off_ns);
+			printf("timestamps %lu max_offset_ns %lld future %lu first_ns %lld\n",
+			       c.stamps, c.max_off_ns, c.future, c.first_ns);
 		printf("received %lu valid %lu invalid %lu duplicate %lu\n", c.received, c.valid,
 		       c.invalid, c.dup);
 		fflush(stdout);

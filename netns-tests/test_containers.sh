@@ -11,7 +11,8 @@
 # without a netns label. Also: IPv6, TCP, --by none and cgroup, rxlat
 # inside a pod (stamps of the host never under a pod's interface; with -i,
 # the pod's own stamp first, every datagram counted), pods
-# that come and go, and the tc stamper, whose stamps do not cross.
+# that come and go, and the tc stamper: routed pods measured from its
+# stamps up to the socket, bridged ones not.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -136,11 +137,12 @@ ns_ifnames()	# NETNS
 		join(",")'
 }
 
-# udp_queue_rcv samples stamped in XDP of namespace NETNS in a scrape FILE.
-prom_pod_udp()	# FILE NETNS
+# udp_queue_rcv samples of namespace NETNS in a scrape FILE, stamped in XDP
+# (or SOURCE).
+prom_pod_udp()	# FILE NETNS [SOURCE]
 {
-	awk -v n="$2" 'index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
-		/source="xdp"/ { s += $2 } END { print s + 0 }' "$1"
+	awk -v n="$2" -v src="source=\"${3:-xdp}\"" 'index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=\"" n "\"") == 1 &&
+		index($0, src) { s += $2 } END { print s + 0 }' "$1"
 }
 
 udp_reads_hidden()
@@ -636,17 +638,123 @@ groups_full()
 # The host's NIC stamped at tc: the stamp is a realtime skb->tstamp, which
 # the kernel clears on forwarding and on entering another namespace. rxlat
 # says so at start-up, and measures no pod from it.
-tc_host()
+
+# The stages of a pod that received COUNT datagrams stamped at tc on h0:
+# up to the socket, not at sock_read (said at start-up).
+assert_pod_udp_tc()	# NAME POD COUNT
 {
+	assert_eq "$1_ip_rcv" "$3" "$(ns_sum ip_rcv "$2" .sources.tc)" "ip_rcv samples in the pod"
+	assert_eq "$1_udp_queue_rcv" "$3" "$(ns_sum udp_queue_rcv "$2" .sources.tc)" \
+		"udp_queue_rcv samples in the pod"
+	assert_eq "$1_unstamped" 0 "$(ns_sum udp_queue_rcv "$2" .sources.none)"
+	assert_eq "$1_sock_read_not_tc" 0 "$(ns_sum sock_read "$2" .sources.tc)"
+	assert_eq "$1_stamped_on_h0" h0 "$(ns_ifnames "$2")" "interfaces of the pod's series"
+}
+
+tc_line_once()
+{
+	assert_eq tc_says_once 1 "$(grep -c "^rxlat: containers that h0 routes to are measured from its tc stamps up to the socket, not at sock_read (counted there as none); containers bridged to it are not measured from them (the kernel clears the stamp when it hands a packet to another namespace unrouted)\$" "$T_DIR/rxlat.err")"
+}
+
+# h0 stamped at tc, two routed pods, IPv4 and IPv6: each pod's stages from
+# the NIC queue, exact, with source tc, in JSON and in Prometheus; the
+# host's own ip_rcv once per datagram (from the stamp where it runs after
+# tc, none before).
+tc_routed()
+{
+	need curl || return 1
+	{ host_setup && routed_pod 1 && routed_pod 2; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --tc --prometheus "$PROM" || return 1
+	{ recv_in 1 "$POD_1" 300 && recv_in 2 "$POD_2" 200 --v6; } ||
+		t_abort recv "receivers did not start"
+	{ send_to 10.31.1.2 300 && send_to fd31:2::2 200; } || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	assert_received 2 200
+	sleep 1.2
+	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom.txt"
+	stop_rxlat || return 1
+	tc_line_once
+	assert_pod_udp_tc tc_pod1 "$POD_1" 300
+	assert_pod_udp_tc tc_pod2_v6 "$POD_2" 200
+	assert_eq tc_host_ip_rcv 500 "$(ns_sum ip_rcv "" '(.sources.tc + .sources.none)')" \
+		"the host's own ip_rcv"
+	if grep -q 'ip_rcv is measured before tc ingress' "$T_DIR/rxlat.err"; then
+		assert_eq tc_host_ip_rcv_before_tc 500 "$(ns_sum ip_rcv "" .sources.none)"
+	else
+		assert_eq tc_host_ip_rcv_from_tc 500 "$(ns_sum ip_rcv "" .sources.tc)"
+	fi
+	assert_eq tc_prometheus_pod1 300 "$(prom_pod_udp "$T_DIR/prom.txt" "$POD_1" tc)"
+	assert_eq tc_prometheus_pod2 200 "$(prom_pod_udp "$T_DIR/prom.txt" "$POD_2" tc)"
+}
+
+# TCP into a pod behind h0 stamped at tc: every segment at tcp_do_rcv (and
+# tcp_data_queue where it is attached) from the tc stamp.
+tc_tcp_into_pod()
+{
+	local n
+	need iperf3 || return 1
 	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --tc || return 1
+	t_bg iperf_s in_ns "$POD_1" iperf3 -s -1 -p 5201
+	sleep 0.3
+	assert_cmd iperf3 in_ns "$NS_O" timeout 30 iperf3 -c 10.31.1.2 -p 5201 -t 1
+	sleep 1.2
+	stop_rxlat || return 1
+	n=$(ns_sum tcp_do_rcv "$POD_1" .count)
+	assert_ge tc_pod_tcp_do_rcv 100 "$n" "tcp_do_rcv samples in the pod"
+	assert_eq tc_pod_tcp_all_from_tc "$n" "$(ns_sum tcp_do_rcv "$POD_1" .sources.tc)"
+	assert_eq tc_pod_ip_rcv_unstamped 0 "$(ns_sum ip_rcv "$POD_1" .sources.none)"
+	n=$(ns_sum tcp_data_queue "$POD_1" .count)
+	assert_eq tc_pod_data_queue_from_tc "$n" "$(ns_sum tcp_data_queue "$POD_1" .sources.tc)"
+}
+
+# A pod bridged to h0 stamped at tc: said at start-up, and not measured
+# (no series of the pod, never a wrong sample).
+tc_bridged()
+{
+	host_setup || t_abort setup "cannot build the host"
+	ns_create POD_1 || t_abort setup "cannot create the pod"
+	{ ip -n "$NS_H" addr flush dev h0 &&
+		ip -n "$NS_H" link add br0 type bridge &&
+		ip -n "$NS_H" link set h0 master br0 &&
+		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$POD_1" &&
+		ip -n "$NS_H" link set h1 master br0 &&
+		ip -n "$NS_H" link set br0 up && ip -n "$NS_H" link set h1 up &&
+		ip -n "$POD_1" addr add 10.31.0.9/24 dev p0 && ip -n "$POD_1" link set p0 up; } ||
+		t_abort setup "cannot build the bridge"
+	MAC_H0=$(link_mac "$POD_1" p0)
+	start_rxlat -i h0 --tc || return 1
 	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.0.9 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	tc_line_once
+	assert_eq tc_bridged_not_measured 0 "$(q --arg n "$POD_1" '[.[].series[] |
+		select(.netns == $n)] | length')" "series of the pod"
+}
+
+# An application in the pod reading SO_TIMESTAMPNS gets receive times as
+# right as without rxlat: none in the future of its read, none before the
+# datagrams were sent, all within a second.
+tc_pod_timestamps()
+{
+	local t0 line
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --tc || return 1
+	recv_in 1 "$POD_1" 300 --timestamp || t_abort recv "receiver did not start"
+	t0=$(date +%s%N)
 	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
 	assert_received 1 300
 	sleep 1.2
 	stop_rxlat || return 1
-	assert_eq tc_says_once 1 "$(grep -c 'tc stamps do not reach other network namespaces' "$T_DIR/rxlat.err")"
-	assert_eq tc_no_pod_series 0 "$(q '[.[].series[] | select(.netns)] | length')"
+	line=$(grep '^timestamps' "$T_DIR/recv_1.out")
+	assert_eq tc_pod_all_stamped 300 "$(awk '{ print $2 }' <<<"$line")"
+	assert_eq tc_pod_none_future 0 "$(awk '{ print $6 }' <<<"$line")"
+	assert_le tc_pod_within_1s 999999999 "$(awk '{ print $4 }' <<<"$line")"
+	assert_ge tc_pod_after_send "$t0" "$(awk '{ print $8 }' <<<"$line")" \
+		"earliest stamp against the time before the send"
+	assert_eq tc_pod_measured 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
 }
 
 suite_begin
@@ -666,5 +774,8 @@ run_test pod_inode_reuse pod_inode_reuse
 run_test pod_churn_fast pod_churn_fast
 run_test shared_cgroup shared_cgroup
 run_test groups_full groups_full
-run_test tc_host tc_host
+run_test tc_routed tc_routed
+run_test tc_tcp_into_pod tc_tcp_into_pod
+run_test tc_bridged tc_bridged
+run_test tc_pod_timestamps tc_pod_timestamps
 suite_end

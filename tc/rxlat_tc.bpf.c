@@ -8,9 +8,13 @@
  *
  * The stamp lives in skb->tstamp, as a CLOCK_REALTIME value: the type the
  * socket layer reports to SO_TIMESTAMP* users, and the one forwarding
- * clears (why this slot, and what it changes: tc/README.md). Its lowest bit
- * is set; a kernel receive stamp passing here gets that bit cleared, which
- * moves it by at most 1 ns, so that the hooks can tell the two apart.
+ * clears (why this slot, and what it changes: docs/tc-stamper.md). Its
+ * lowest bit is set; a kernel receive stamp passing here gets that bit
+ * cleared, which moves it by at most 1 ns, so that the hooks can tell the
+ * two apart. A packet this namespace forwards (into a routed container)
+ * gets a monotonic delivery time instead, which outlives the forwarding,
+ * and its stamp goes to a table that rxlat's hooks read (include/rxlat.h,
+ * struct rxlat_fwd_slot).
  *
  * Loads with iproute2 alone:
  *   tc qdisc add dev IF clsact
@@ -18,6 +22,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
 #include "rxlat.h"
 #include "rxlat_clock.bpf.h"
 #include "rxlat_meta.bpf.h"
@@ -32,8 +37,109 @@ char LICENSE[] SEC("license") = "GPL";
  */
 const volatile __u32 rxlat_netns = 0;
 
-SEC("tc")
-int rxlat_tc(struct __sk_buff *skb)
+/*
+ * The stamps of forwarded packets (include/rxlat.h, struct rxlat_fwd_slot),
+ * which rxlat shares with its hooks and sizes: fwd_mask + 1 slots. With
+ * iproute2 alone the mask is 0, and forwarded packets are stamped like
+ * the others.
+ */
+const volatile __u32 rxlat_fwd_mask = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by rxlat */
+	__type(key, __u32);
+	__type(value, struct rxlat_fwd_slot);
+} rxlat_tc_fwd SEC(".maps");
+
+/* Each CPU's next slot in its own range of rxlat_tc_fwd. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rxlat_tc_fwd_next SEC(".maps");
+
+#define AF_INET_  2
+#define AF_INET6_ 10
+
+/*
+ * Whether this namespace routes the packet on to another interface, not to
+ * a socket of its own: a routed container's packets, which leave it. The
+ * kernel's own FIB lookup says so; a frame a bridge passes to another port
+ * without routing is not seen as forwarded (its IP destination is not
+ * routed here), nor is anything when forwarding is off on the interface.
+ */
+static __always_inline bool forwarded(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
+	struct bpf_fib_lookup p = { .ifindex = skb->ingress_ifindex };
+	long rc;
+
+	if (skb->protocol == bpf_htons(0x0800)) {
+		struct iphdr *ip = data + sizeof(struct ethhdr);
+
+		if ((void *)(ip + 1) > end)
+			return false;
+		p.family = AF_INET_;
+		p.tos = ip->tos;
+		p.l4_protocol = ip->protocol;
+		p.tot_len = bpf_ntohs(ip->tot_len);
+		p.ipv4_src = ip->saddr;
+		p.ipv4_dst = ip->daddr;
+	} else if (skb->protocol == bpf_htons(0x86DD)) {
+		struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
+
+		if ((void *)(ip6 + 1) > end)
+			return false;
+		p.family = AF_INET6_;
+		p.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0FFFFFFF);
+		p.l4_protocol = ip6->nexthdr;
+		p.tot_len = bpf_ntohs(ip6->payload_len);
+		__builtin_memcpy(p.ipv6_src, &ip6->saddr, 16);
+		__builtin_memcpy(p.ipv6_dst, &ip6->daddr, 16);
+	} else {
+		return false;
+	}
+	rc = bpf_fib_lookup(skb, &p, sizeof(p), 0);
+	return rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
+}
+
+/*
+ * A forwarded packet's stamp: now, in the next slot of this CPU, and the
+ * slot's key as a monotonic delivery time (include/rxlat.h). False when no
+ * slot could be had: the caller stamps it as any other packet.
+ */
+static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
+{
+	__u32 zero = 0, *next = bpf_map_lookup_elem(&rxlat_tc_fwd_next, &zero), slot, k;
+	__u16 qm = skb->queue_mapping;
+	struct rxlat_fwd_slot *e;
+	__u64 key;
+
+	if (!next)
+		return false;
+	slot =
+	    (bpf_get_smp_processor_id() * RXLAT_FWD_SLOTS_CPU + (*next)++ % RXLAT_FWD_SLOTS_CPU) &
+	    rxlat_fwd_mask;
+	key = now - ((now - slot) & rxlat_fwd_mask); /* at or before now */
+	k = slot;
+	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
+	if (!e || !key)
+		return false;
+	e->key = 0; /* a reader never takes a half-written slot for the packet's */
+	e->m.magic = RXLAT_META_MAGIC;
+	e->m.ifindex = skb->ingress_ifindex;
+	e->m.netns = rxlat_netns;
+	e->m.rx_queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
+	e->m.flags = 0;
+	e->m.stamp_lo = now;
+	e->m.stamp_hi = now >> 32;
+	e->key = key;
+	return !bpf_skb_set_tstamp(skb, key, BPF_SKB_TSTAMP_DELIVERY_MONO);
+}
+
+static __always_inline int stamp(struct __sk_buff *skb)
 {
 	__u64 ts = skb->tstamp, now;
 	__u8 type = skb->tstamp_type;
@@ -48,13 +154,22 @@ int rxlat_tc(struct __sk_buff *skb)
 	 */
 	if (rxlat_meta_tc(skb, &m) && (m.netns == rxlat_netns || !m.netns || !rxlat_netns))
 		return TC_ACT_UNSPEC_;
+	now = bpf_ktime_get_ns();
+	/*
+	 * Forwarded: a realtime stamp would not outlive ip_forward, the
+	 * kernel's own receive stamp no more than this one.
+	 */
+	if (rxlat_fwd_mask &&
+	    (!ts || type == BPF_SKB_TSTAMP_UNSPEC ||
+	     (type == BPF_SKB_TSTAMP_DELIVERY_MONO && ts <= now)) &&
+	    forwarded(skb) && stamp_forwarded(skb, now))
+		return TC_ACT_UNSPEC_;
 	if (ts && type == BPF_SKB_TSTAMP_UNSPEC) {
 		/* the kernel's receive stamp (realtime): kept, marked as such */
 		if (ts & RXLAT_TC_MARK)
 			skb->tstamp = ts & ~RXLAT_TC_MARK;
 		return TC_ACT_UNSPEC_;
 	}
-	now = bpf_ktime_get_ns();
 	/*
 	 * A monotonic delivery time (the sender's departure time, over veth)
 	 * that has passed can no longer hold the packet back anywhere; one in
@@ -68,4 +183,36 @@ int rxlat_tc(struct __sk_buff *skb)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
 	skb->tstamp = (now + offs) | RXLAT_TC_MARK;
 	return TC_ACT_UNSPEC_;
+}
+
+/*
+ * Loaded by rxlat, the stamper stamps only while rxlat lives: it reaches
+ * the code that stamps through a tail call, and the kernel empties a
+ * program array when the last file that user space held of it is closed.
+ * A filter that a killed rxlat leaves behind (cls_bpf, kernels without tcx
+ * links) then changes no packet.
+ */
+const volatile __u8 rxlat_watched = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} rxlat_tc_live SEC(".maps");
+
+/* the entry: first in the section, the one iproute2 attaches */
+SEC("tc")
+int rxlat_tc(struct __sk_buff *skb)
+{
+	if (!rxlat_watched)
+		return stamp(skb);
+	bpf_tail_call(skb, &rxlat_tc_live, 0);
+	return TC_ACT_UNSPEC_; /* rxlat is gone */
+}
+
+SEC("tc")
+int rxlat_tc_stamp(struct __sk_buff *skb)
+{
+	return stamp(skb);
 }

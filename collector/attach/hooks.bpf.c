@@ -147,6 +147,106 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 	return true;
 }
 
+/* The tc stamper's stamps of forwarded packets (include/rxlat.h), shared by rxlat. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by user space: fwd_mask + 1 */
+	__type(key, __u32);
+	__type(value, struct rxlat_fwd_slot);
+} rxlat_tc_fwd SEC(".maps");
+
+/*
+ * The stamp of a forwarded packet: a monotonic delivery time that is the
+ * key of a slot of rxlat_tc_fwd. It lasts until the receiving namespace's
+ * ip_local_deliver, which turns it into a receive time or 0.
+ */
+static __always_inline bool fwd_stamp(const struct sk_buff *skb, struct rxlat_meta *m)
+{
+	__u64 ts = skb->tstamp;
+	struct rxlat_fwd_slot *e;
+	__u32 k;
+
+	if (!rxlat_cfg.fwd_mask || !ts || tstamp_is_realtime(skb))
+		return false;
+	k = ts & rxlat_cfg.fwd_mask;
+	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
+	if (!e || e->key != ts)
+		return false;
+	*m = e->m;
+	return true;
+}
+
+/*
+ * Past ip_local_deliver the forwarded stamp is gone from the skb. The
+ * stages there (udp_queue_rcv, tcp_do_rcv, tcp_data_queue) run on the CPU
+ * that ran ip_rcv for the packet, in the same softirq, right after it (or,
+ * for TCP, later from the socket's backlog, the skb still alive): the
+ * ip_rcv programs note the stamp per CPU, by skb address, for them. A
+ * list of packets (GRO's) passes ip_rcv before the first reaches
+ * ip_local_deliver: the slot is chosen by the address, which differs for
+ * each skb of a list (an sk_buff takes 256 bytes). Every packet passes
+ * ip_rcv before those stages, and forgets what an earlier skb at its
+ * address left; a slot another skb took since means no stamp, never a
+ * wrong one. sock_read runs whenever the application reads: it does not
+ * take a noted stamp.
+ */
+#define RXLAT_CARRY_SLOTS 64
+
+struct rxlat_carry {
+	__u64 skb;
+	struct rxlat_meta m;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, RXLAT_CARRY_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rxlat_carry);
+} rxlat_carry SEC(".maps");
+
+static __always_inline struct rxlat_carry *carry_slot(const struct sk_buff *skb)
+{
+	__u32 k = ((__u64)skb >> 8) & (RXLAT_CARRY_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&rxlat_carry, &k);
+}
+
+/* At ip_rcv: note the packet's forwarded stamp, or forget an earlier skb's. */
+static __always_inline void carry_note(const struct sk_buff *skb)
+{
+	struct rxlat_carry *c;
+	struct rxlat_meta m;
+
+	if (!rxlat_cfg.fwd_mask)
+		return;
+	c = carry_slot(skb);
+	if (!c)
+		return;
+	if (fwd_stamp(skb, &m)) {
+		c->m = m;
+		c->skb = (__u64)skb;
+	} else if (c->skb == (__u64)skb) {
+		c->skb = 0;
+	}
+}
+
+/* After ip_local_deliver: the stamp noted for skb at ip_rcv. */
+static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage,
+					  struct rxlat_meta *m)
+{
+	struct rxlat_carry *c;
+
+	if (!rxlat_cfg.fwd_mask || stage == RXLAT_STAGE_SOCK_READ)
+		return false;
+	c = carry_slot(skb);
+	if (!c || c->skb != (__u64)skb)
+		return false;
+	*m = c->m;
+	if (stage == RXLAT_STAGE_UDP_QUEUE_RCV) /* the last stage that takes it */
+		c->skb = 0;
+	return true;
+}
+
 /*
  * Slot -> interface key (rxlat_if_key()), claimed with compare-and-swap: the
  * one record of which interface owns which slot (user space reads it for
@@ -391,7 +491,14 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	struct rxlat_meta m;
 	struct rxlat_hist *h;
 	bool meta = read_meta(skb, &m);
+	__u32 meta_src = RXLAT_SRC_XDP;
 	__s32 slot;
+
+	/* a tc stamp of a forwarded packet reads as a stamp of the same kind */
+	if (!meta && (fwd_stamp(skb, &m) || carried_stamp(skb, stage, &m))) {
+		meta = true;
+		meta_src = RXLAT_SRC_TC;
+	}
 
 	if (meta && here && m.netns && m.netns != own) { /* stamped in another namespace */
 		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
@@ -406,7 +513,7 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 		start = rxlat_meta_stamp(&m);
 		ifindex = m.ifindex;
 		queue = m.rx_queue;
-		src = RXLAT_SRC_XDP;
+		src = meta_src;
 		if (m.netns != own && m.netns) /* here, stamped elsewhere */
 			if_netns = m.netns;
 	} else {
@@ -488,6 +595,7 @@ int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 {
 	struct net *net = net_dev(skb);
 
+	carry_note(skb);
 	if (filter_ip(skb) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	return 0;
@@ -498,6 +606,7 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 {
 	struct net *net = net_dev(skb);
 
+	carry_note(skb);
 	if (filter_ip(skb) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	return 0;
@@ -573,6 +682,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 	__u16 proto = bpf_ntohs(skb->protocol);
 	struct net *net;
 
+	carry_note(skb);
 	if (!filter_ip(skb))
 		return 0;
 

@@ -66,6 +66,11 @@ int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
 /* Realtime stamps on ifindex with the tc mark are the tc stamper's (on) or not. */
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
+/*
+ * The table of forwarded packets' tc stamps (include/rxlat.h), for the tc
+ * stamper to share: its fd and *mask, or -1 when the hooks have none.
+ */
+int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask);
 /* --drops: the drop map's fd (-1 without), and drops it had no room for. */
 int hooks_drops_fd(const struct rxlat_hooks *h);
 __u64 hooks_drops_lost(const struct rxlat_hooks *h);

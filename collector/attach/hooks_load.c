@@ -72,6 +72,20 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 pr
 	return 0;
 }
 
+/*
+ * Slots of the forwarded stamps' table: RXLAT_FWD_SLOTS_CPU for each
+ * possible CPU, rounded up to a power of two.
+ */
+static __u32 fwd_slots(void)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	__u32 want = (ncpu > 0 ? (__u32)ncpu : 1) * RXLAT_FWD_SLOTS_CPU, n = 1;
+
+	while (n < want)
+		n <<= 1;
+	return n;
+}
+
 static int attach_all(struct rxlat_hooks *h)
 {
 	struct bpf_program *cg = h->skel->progs.rxlat_cg_udp_queue_rcv;
@@ -171,6 +185,9 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->include_ooo = cfg->include_ooo;
 	bc->ooo_at_do_rcv = ooo_where(&h->plan, bc->filter_proto) == OOO_AT_DO_RCV;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
+	/* the tc stamper's table of forwarded stamps, when rxlat may run one */
+	bc->fwd_mask = cfg->nifaces ? fwd_slots() - 1 : 0;
+	bpf_map__set_max_entries(h->skel->maps.rxlat_tc_fwd, bc->fwd_mask + 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
@@ -219,6 +236,12 @@ void hooks_destroy(struct rxlat_hooks *h)
 	if (h->cgroup_fd >= 0)
 		close(h->cgroup_fd);
 	free(h);
+}
+
+int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask)
+{
+	*mask = h->skel->rodata->rxlat_cfg.fwd_mask;
+	return *mask ? bpf_map__fd(h->skel->maps.rxlat_tc_fwd) : -1;
 }
 
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on)

@@ -461,6 +461,15 @@ int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 	return err ? err : pending;
 }
 
+/* The tc stamper, with the hooks' table of forwarded stamps. */
+static int tc_open_shared(struct rxlat_ifaces *f)
+{
+	__u32 mask = 0;
+	int fd = f->hooks ? hooks_tc_fwd(f->hooks, &mask) : -1;
+
+	return tc_open(f->tc, f->cfg->bpf.netns_ino, fd, mask);
+}
+
 int ifaces_attach_tc(struct rxlat_ifaces *f)
 {
 	const struct rxlat_config *cfg = f->cfg;
@@ -473,8 +482,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 	 * so that only the attach is left for later.
 	 */
 	for (int i = 0; i < cfg->nifaces && !*f->tc; i++)
-		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE &&
-		    tc_open(f->tc, cfg->bpf.netns_ino))
+		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE && tc_open_shared(f))
 			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
 				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
@@ -482,7 +490,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 
 		if (!stamping_uses_tc(f->stamping, i))
 			continue;
-		if (!*f->tc && (err = tc_open(f->tc, cfg->bpf.netns_ino)))
+		if (!*f->tc && (err = tc_open_shared(f)))
 			return err;
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
@@ -492,7 +500,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 			    "%s: a veth: stamping at tc ingress, rxlat's default there (XDP on "
 			    "a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing "
 			    "attached); '%s native' stamps in XDP, whose stamps also reach "
-			    "other network namespaces",
+			    "bridged containers and sock_read",
 			    cfg->ifnames[i], opt(OPT_XDP_MODE));
 		switch (how) {
 		case RXLAT_TC_NONE: /* returned above */
@@ -510,12 +518,12 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		case RXLAT_TC_FOREIGN: /* said by tc_attach() */
 			break;
 		}
-		/* the veth line above says it already */
-		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns && !veth) {
-			rxlat_info("tc stamps do not reach other network namespaces (the kernel "
-				   "clears skb->tstamp when it forwards a packet or hands it to "
-				   "another namespace): containers behind %s are not measured "
-				   "from its stamps; the XDP stamper's are",
+		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
+			rxlat_info("containers that %s routes to are measured from its tc stamps "
+				   "up to the socket, not at sock_read (counted there as none); "
+				   "containers bridged to it are not measured from them (the "
+				   "kernel clears the stamp when it hands a packet to another "
+				   "namespace unrouted)",
 				   cfg->ifnames[i]);
 			f->told_tc_netns = true;
 		}

@@ -45,7 +45,18 @@ struct rxlat_tc {
 	struct tc_iface ifs[RXLAT_MAX_CLI_IFACES];
 };
 
-int tc_open(struct rxlat_tc **out, __u32 netns)
+/* The stamping code in the program array that the entry tail-calls. */
+static int live(struct rxlat_tc_bpf *skel)
+{
+	int fd = bpf_program__fd(skel->progs.rxlat_tc_stamp);
+	__u32 zero = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.rxlat_tc_live), &zero, &fd, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask)
 {
 	struct rxlat_tc *t = calloc(1, sizeof(*t));
 	int err;
@@ -58,7 +69,17 @@ int tc_open(struct rxlat_tc **out, __u32 netns)
 	if (t->skel) {
 		/* an XDP stamp of another namespace does not stop this one */
 		t->skel->rodata->rxlat_netns = netns;
-		err = rxlat_tc_bpf__load(t->skel);
+		err = 0;
+		if (fwd_fd >= 0) {
+			t->skel->rodata->rxlat_fwd_mask = fwd_mask;
+			bpf_map__set_max_entries(t->skel->maps.rxlat_tc_fwd, fwd_mask + 1);
+			err = bpf_map__reuse_fd(t->skel->maps.rxlat_tc_fwd, fwd_fd);
+		}
+		t->skel->rodata->rxlat_watched = 1;
+		if (!err)
+			err = rxlat_tc_bpf__load(t->skel);
+		if (!err)
+			err = live(t->skel);
 		if (err) {
 			rxlat_tc_bpf__destroy(t->skel);
 			t->skel = NULL;
