@@ -456,9 +456,9 @@ struct rxlat_bpf_state {
 #define RXLAT_TC_MARK 1ull
 
 /*
- * A forwarded packet (one that leaves rxlat's namespace: routed into a
- * container, or out again) loses a realtime skb->tstamp at ip_forward and
- * at the namespace crossing. For such a packet the tc stamper writes a
+ * A forwarded packet (one that leaves rxlat's namespace: routed or bridged
+ * into a container, or out again) loses a realtime skb->tstamp at
+ * ip_forward and at the namespace crossing. For such a packet the tc stamper writes a
  * monotonic delivery time instead, which both keep (until the receiving
  * namespace's ip_local_deliver), and puts the stamp itself, with the
  * interface and queue, in a table the hooks share (rxlat_tc_fwd): slot
@@ -471,6 +471,19 @@ struct rxlat_bpf_state {
  * forwarded packets of one CPU, not when two stamps share low bits.
  */
 #define RXLAT_FWD_SLOTS_CPU 2048u
+
+/*
+ * Whether a packet is forwarded, the tc stamper tells from its destination:
+ * one of the namespace's own addresses (rxlat_tc_local, kept by rxlat from
+ * rtnetlink), a multicast or the limited broadcast address, is delivered
+ * here; any other is routed on, bridged to a container, or dropped. IPv4
+ * addresses are keyed as IPv4-mapped IPv6 (::ffff:a.b.c.d).
+ */
+#define RXLAT_LOCAL_ADDRS 4096
+
+struct rxlat_addr_key {
+	__u8 a[16];
+};
 
 struct rxlat_fwd_slot {
 	__u64 key; /* skb->tstamp of the packet */

@@ -653,35 +653,44 @@ assert_pod_udp_tc()	# NAME POD COUNT
 
 tc_line_once()
 {
-	assert_eq tc_says_once 1 "$(grep -c "^rxlat: containers that h0 routes to are measured from its tc stamps up to the socket, not at sock_read (counted there as none); containers bridged to it are not measured from them (the kernel clears the stamp when it hands a packet to another namespace unrouted)\$" "$T_DIR/rxlat.err")"
+	assert_eq tc_says_once 1 "$(grep -c "^rxlat: containers behind h0 are measured from its tc stamps up to the socket, not at sock_read (counted there as none)\$" "$T_DIR/rxlat.err")"
 }
 
 # h0 stamped at tc, two routed pods, IPv4 and IPv6: each pod's stages from
 # the NIC queue, exact, with source tc, in JSON and in Prometheus; the
 # host's own ip_rcv once per datagram (from the stamp where it runs after
-# tc, none before).
+# tc, none before); a socket of the host's own, on h0's address: every
+# stage from the stamp, sock_read included (the stamp it keeps for that).
 tc_routed()
 {
 	need curl || return 1
 	{ host_setup && routed_pod 1 && routed_pod 2; } || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --tc --prometheus "$PROM" || return 1
-	{ recv_in 1 "$POD_1" 300 && recv_in 2 "$POD_2" 200 --v6; } ||
+	{ recv_in 1 "$POD_1" 300 && recv_in 2 "$POD_2" 200 --v6 && recv_in 3 "$NS_H" 100; } ||
 		t_abort recv "receivers did not start"
-	{ send_to 10.31.1.2 300 && send_to fd31:2::2 200; } || t_abort send "rxlat-pktgen send failed"
+	{ send_to 10.31.1.2 300 && send_to fd31:2::2 200 && send_to 10.31.0.2 100; } ||
+		t_abort send "rxlat-pktgen send failed"
 	assert_received 1 300
 	assert_received 2 200
+	assert_received 3 100
 	sleep 1.2
 	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom.txt"
 	stop_rxlat || return 1
 	tc_line_once
 	assert_pod_udp_tc tc_pod1 "$POD_1" 300
 	assert_pod_udp_tc tc_pod2_v6 "$POD_2" 200
-	assert_eq tc_host_ip_rcv 500 "$(ns_sum ip_rcv "" '(.sources.tc + .sources.none)')" \
+	assert_eq tc_host_ip_rcv 600 "$(ns_sum ip_rcv "" '(.sources.tc + .sources.none)')" \
 		"the host's own ip_rcv"
 	if grep -q 'ip_rcv is measured before tc ingress' "$T_DIR/rxlat.err"; then
-		assert_eq tc_host_ip_rcv_before_tc 500 "$(ns_sum ip_rcv "" .sources.none)"
+		assert_eq tc_host_ip_rcv_before_tc 600 "$(ns_sum ip_rcv "" .sources.none)"
 	else
-		assert_eq tc_host_ip_rcv_from_tc 500 "$(ns_sum ip_rcv "" .sources.tc)"
+		assert_eq tc_host_ip_rcv_from_tc 600 "$(ns_sum ip_rcv "" .sources.tc)"
+	fi
+	assert_eq tc_host_socket 100 "$(ns_sum udp_queue_rcv "" .sources.tc)"
+	if udp_reads_hidden; then
+		assert_eq tc_host_read_hidden 0 "$(ns_sum sock_read "" .count)"
+	else
+		assert_eq tc_host_read 100 "$(ns_sum sock_read "" .sources.tc)"
 	fi
 	assert_eq tc_prometheus_pod1 300 "$(prom_pod_udp "$T_DIR/prom.txt" "$POD_1" tc)"
 	assert_eq tc_prometheus_pod2 200 "$(prom_pod_udp "$T_DIR/prom.txt" "$POD_2" tc)"
@@ -708,8 +717,8 @@ tc_tcp_into_pod()
 	assert_eq tc_pod_data_queue_from_tc "$n" "$(ns_sum tcp_data_queue "$POD_1" .sources.tc)"
 }
 
-# A pod bridged to h0 stamped at tc: said at start-up, and not measured
-# (no series of the pod, never a wrong sample).
+# A pod bridged to h0 stamped at tc (the frames for it are not the host's):
+# measured as a routed one.
 tc_bridged()
 {
 	host_setup || t_abort setup "cannot build the host"
@@ -720,9 +729,10 @@ tc_bridged()
 		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$POD_1" &&
 		ip -n "$NS_H" link set h1 master br0 &&
 		ip -n "$NS_H" link set br0 up && ip -n "$NS_H" link set h1 up &&
+		ip -n "$NS_H" addr add 10.31.0.2/24 dev br0 &&
 		ip -n "$POD_1" addr add 10.31.0.9/24 dev p0 && ip -n "$POD_1" link set p0 up; } ||
 		t_abort setup "cannot build the bridge"
-	MAC_H0=$(link_mac "$POD_1" p0)
+	MAC_H0=$(link_mac "$POD_1" p0) # frames go straight to the pod's MAC
 	start_rxlat -i h0 --tc || return 1
 	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
 	send_to 10.31.0.9 300 || t_abort send "rxlat-pktgen send failed"
@@ -730,8 +740,9 @@ tc_bridged()
 	sleep 1.2
 	stop_rxlat || return 1
 	tc_line_once
-	assert_eq tc_bridged_not_measured 0 "$(q --arg n "$POD_1" '[.[].series[] |
-		select(.netns == $n)] | length')" "series of the pod"
+	assert_pod_udp_tc tc_bridged_pod "$POD_1" 300
+	assert_eq tc_bridged_never_host_ip 0 "$(ns_sum ip_rcv "" .count)" \
+		"bridged frames never reach the host's IP"
 }
 
 # An application in the pod reading SO_TIMESTAMPNS gets receive times as
@@ -757,6 +768,84 @@ tc_pod_timestamps()
 	assert_eq tc_pod_measured 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
 }
 
+# Qdiscs that read skb->tstamp as a departure time, on the forwarding path
+# into the pod: fq sends the pod's datagrams at once (the stamp of a
+# forwarded packet is a time already passed), every one measured; etf
+# passes exactly what it passes without rxlat. Where the kernel has
+# neither qdisc (the host here), a SKIP each.
+tc_forward_qdiscs()
+{
+	local stats got=()
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	if in_ns "$NS_H" tc qdisc replace dev h1 root fq 2>/dev/null; then
+		start_rxlat -i h0 --tc || return 1
+		recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+		send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+		assert_received 1 300
+		sleep 1.2
+		stop_rxlat || return 1
+		stats=$(in_ns "$NS_H" tc -s qdisc show dev h1)
+		assert_match fq_nothing_dropped '\(dropped 0,' "$stats" "fq on h1"
+		assert_eq fq_nothing_held 0 "$(grep -oE '(^| )throttled [0-9]+' <<<"$stats" |
+			awk '{ s += $2 } END { print s + 0 }')" "packets fq held back for their time: $stats"
+		assert_eq fq_pod_measured 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
+	else
+		skip fq "this kernel has no fq qdisc (sch_fq)"
+	fi
+	if ! in_ns "$NS_H" tc qdisc replace dev h1 root etf clockid CLOCK_TAI delta 200000 \
+		skip_sock_check 2>/dev/null; then
+		skip etf "this kernel has no etf qdisc (sch_etf)"
+		return 0
+	fi
+	for round in without with; do
+		[[ $round == with ]] && { start_rxlat -i h0 --tc || return 1; }
+		t_bg "recv_etf_$round" in_ns "$POD_1" "$PKTGEN" recv --port "$PORT" --count 100 --timeout 3
+		t_wait_line "$T_DIR/recv_etf_$round.out" ready 10 "$BG_PID"
+		send_to 10.31.1.2 100 || t_abort send "rxlat-pktgen send failed"
+		t_wait_pid "$BG_PID" 10
+		got+=("$(awk '/^received/ { print $2 }' "$T_DIR/recv_etf_$round.out")")
+		[[ $round == with ]] && { stop_rxlat || return 1; }
+	done
+	log "etf let ${got[0]:-?} of 100 through without rxlat, ${got[1]:-?} with"
+	assert_eq etf_same_as_without "${got[0]:-?}" "${got[1]:-?}" "datagrams etf let through to the pod"
+}
+
+# SIGKILL of rxlat mid-traffic into a routed pod: no datagram lost, and
+# what it leaves (a cls_bpf filter where the kernel has no tcx links)
+# changes no packet: the program array through which it stamps is empty.
+tc_pod_kill9()
+{
+	local id maps arr n
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --tc || return 1
+	recv_in 1 "$POD_1" 2000 || t_abort recv "receiver did not start"
+	t_bg send in_ns "$NS_O" "$PKTGEN" send --dev o0 --dst-mac "$MAC_H0" --src-ip 10.31.0.1 \
+		--dst-ip 10.31.1.2 --dport "$PORT" --count 2000 --flows 8 --pps 2000
+	sleep 0.5
+	kill -KILL "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 10 2>/dev/null
+	assert_received 1 2000
+	sleep 0.3 # the kernel lets go of a dead process's links a moment later
+	id=$(in_ns "$NS_H" tc filter show dev h0 ingress 2>/dev/null | grep -oE ' id [0-9]+' |
+		awk '{ print $2; exit }')
+	if [[ -z $id ]]; then # a tcx link: the kernel detached it, and the program goes
+		for n in 1 2 3 4 5 6 7 8 9 10; do
+			n=$(bpftool -j prog show | gojq '[.[] | select(.name == "rxlat_tc")] | length')
+			((n == 0)) && break
+			sleep 0.2
+		done
+		assert_eq kill9_no_stamper_left 0 "$n" "rxlat_tc programs loaded"
+		return 0
+	fi
+	mapfile -t maps < <(bpftool -j prog show id "$id" | gojq -r '.map_ids[]?')
+	for n in "${maps[@]}"; do
+		[[ $(bpftool -j map show id "$n" | gojq -r .type) == prog_array ]] && arr=$n
+	done
+	assert_match kill9_filter_has_array '^[0-9]+$' "${arr:-}" "the left filter's program array"
+	assert_eq kill9_filter_stamps_nothing 0 "$(bpftool -j map dump id "${arr:-0}" 2>/dev/null |
+		gojq 'length')" "programs in the left filter's array"
+}
+
 suite_begin
 run_test routed_two_pods routed_two_pods
 run_test routed_ipv6 routed_ipv6
@@ -778,4 +867,6 @@ run_test tc_routed tc_routed
 run_test tc_tcp_into_pod tc_tcp_into_pod
 run_test tc_bridged tc_bridged
 run_test tc_pod_timestamps tc_pod_timestamps
+run_test tc_forward_qdiscs tc_forward_qdiscs
+run_test tc_pod_kill9 tc_pod_kill9
 suite_end

@@ -285,7 +285,7 @@ veth_default()
 		assert_eq veth_xdp_udp_all_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
 		return 0
 	fi
-	assert_eq veth_line 1 "$(grep -c "^rxlat: $IF_B: a veth: stamping at tc ingress, rxlat's default there (XDP on a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing attached); '--xdp-mode native' stamps in XDP, whose stamps also reach bridged containers and sock_read\$" "$T_DIR/rxlat.err")"
+	assert_eq veth_line 1 "$(grep -c "^rxlat: $IF_B: a veth: stamping at tc ingress, rxlat's default there (XDP on a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing attached); '--xdp-mode native' stamps in XDP, whose stamps also reach other namespaces' sock_read\$" "$T_DIR/rxlat.err")"
 	assert_eq veth_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")" "XDP program on $IF_B"
 	assert_eq veth_no_netns_line 0 "$(grep -c 'tc stamps do not reach' "$T_DIR/rxlat.err")" \
 		"the veth line says it already"

@@ -60,49 +60,48 @@ struct {
 	__type(value, __u32);
 } rxlat_tc_fwd_next SEC(".maps");
 
-#define AF_INET_  2
-#define AF_INET6_ 10
+/* The namespace's own addresses (include/rxlat.h), kept by rxlat. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RXLAT_LOCAL_ADDRS);
+	__type(key, struct rxlat_addr_key);
+	__type(value, __u8);
+} rxlat_tc_local SEC(".maps");
 
 /*
- * Whether this namespace routes the packet on to another interface, not to
- * a socket of its own: a routed container's packets, which leave it. The
- * kernel's own FIB lookup says so; a frame a bridge passes to another port
- * without routing is not seen as forwarded (its IP destination is not
- * routed here), nor is anything when forwarding is off on the interface.
+ * Whether the packet leaves this namespace: routed on (into a routed
+ * container), bridged to a container's port, or dropped, rather than
+ * delivered to a socket here. Its destination says so: one of the
+ * namespace's addresses, a multicast or the limited broadcast address is
+ * delivered here (and keeps a realtime stamp, which reaches every stage).
  */
 static __always_inline bool forwarded(struct __sk_buff *skb)
 {
 	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
-	struct bpf_fib_lookup p = { .ifindex = skb->ingress_ifindex };
-	long rc;
+	struct rxlat_addr_key k = {};
 
 	if (skb->protocol == bpf_htons(0x0800)) {
 		struct iphdr *ip = data + sizeof(struct ethhdr);
 
 		if ((void *)(ip + 1) > end)
 			return false;
-		p.family = AF_INET_;
-		p.tos = ip->tos;
-		p.l4_protocol = ip->protocol;
-		p.tot_len = bpf_ntohs(ip->tot_len);
-		p.ipv4_src = ip->saddr;
-		p.ipv4_dst = ip->daddr;
+		if ((ip->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
+		    ip->daddr == 0xffffffff)
+			return false;
+		k.a[10] = k.a[11] = 0xff;
+		__builtin_memcpy(&k.a[12], &ip->daddr, 4);
 	} else if (skb->protocol == bpf_htons(0x86DD)) {
 		struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
 
 		if ((void *)(ip6 + 1) > end)
 			return false;
-		p.family = AF_INET6_;
-		p.flowinfo = *(__be32 *)ip6 & bpf_htonl(0x0FFFFFFF);
-		p.l4_protocol = ip6->nexthdr;
-		p.tot_len = bpf_ntohs(ip6->payload_len);
-		__builtin_memcpy(p.ipv6_src, &ip6->saddr, 16);
-		__builtin_memcpy(p.ipv6_dst, &ip6->daddr, 16);
+		if (ip6->daddr.in6_u.u6_addr8[0] == 0xff)
+			return false;
+		__builtin_memcpy(k.a, &ip6->daddr, 16);
 	} else {
 		return false;
 	}
-	rc = bpf_fib_lookup(skb, &p, sizeof(p), 0);
-	return rc == BPF_FIB_LKUP_RET_SUCCESS || rc == BPF_FIB_LKUP_RET_NO_NEIGH;
+	return !bpf_map_lookup_elem(&rxlat_tc_local, &k);
 }
 
 /*

@@ -24,6 +24,7 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	struct rxlat_drop *d;
 	__u32 src = RXLAT_SRC_XDP;
 	struct rxlat_meta m;
+	bool meta;
 
 	/* since 6.3 consume_skb() passes here as well, as SKB_CONSUMED */
 	if (bpf_core_enum_value_exists(enum skb_drop_reason, SKB_CONSUMED) &&
@@ -38,7 +39,12 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 		return;
 	now = bpf_ktime_get_ns();
 	/* probe reads on every kernel: drops are rare, and the program stays small */
-	if (rxlat_meta_skb(skb, &m, RXLAT_META_PROBE)) {
+	meta = rxlat_meta_skb(skb, &m, RXLAT_META_PROBE);
+	if (!meta && fwd_stamp(skb, &m)) { /* a forwarded packet's tc stamp */
+		meta = true;
+		src = RXLAT_SRC_TC;
+	}
+	if (meta) {
 		start = rxlat_meta_stamp(&m);
 		key.ifindex = m.ifindex;
 		key.queue = m.rx_queue;

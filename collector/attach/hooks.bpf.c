@@ -141,9 +141,9 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 	struct sk_buff___mono_delivery *o = (void *)skb;
 
 	if (bpf_core_field_exists(n->tstamp_type))
-		return BPF_CORE_READ_BITFIELD_PROBED(n, tstamp_type) == 0;
+		return BPF_CORE_READ_BITFIELD(n, tstamp_type) == 0;
 	if (bpf_core_field_exists(o->mono_delivery_time))
-		return BPF_CORE_READ_BITFIELD_PROBED(o, mono_delivery_time) == 0;
+		return BPF_CORE_READ_BITFIELD(o, mono_delivery_time) == 0;
 	return true;
 }
 
@@ -495,7 +495,7 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	__s32 slot;
 
 	/* a tc stamp of a forwarded packet reads as a stamp of the same kind */
-	if (!meta && (fwd_stamp(skb, &m) || carried_stamp(skb, stage, &m))) {
+	if (!meta && (carried_stamp(skb, stage, &m) || fwd_stamp(skb, &m))) {
 		meta = true;
 		meta_src = RXLAT_SRC_TC;
 	}

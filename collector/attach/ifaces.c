@@ -500,7 +500,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 			    "%s: a veth: stamping at tc ingress, rxlat's default there (XDP on "
 			    "a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing "
 			    "attached); '%s native' stamps in XDP, whose stamps also reach "
-			    "bridged containers and sock_read",
+			    "other namespaces' sock_read",
 			    cfg->ifnames[i], opt(OPT_XDP_MODE));
 		switch (how) {
 		case RXLAT_TC_NONE: /* returned above */
@@ -519,11 +519,8 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 			break;
 		}
 		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
-			rxlat_info("containers that %s routes to are measured from its tc stamps "
-				   "up to the socket, not at sock_read (counted there as none); "
-				   "containers bridged to it are not measured from them (the "
-				   "kernel clears the stamp when it hands a packet to another "
-				   "namespace unrouted)",
+			rxlat_info("containers behind %s are measured from its tc stamps up to "
+				   "the socket, not at sock_read (counted there as none)",
 				   cfg->ifnames[i]);
 			f->told_tc_netns = true;
 		}

@@ -1,22 +1,149 @@
 // SPDX-License-Identifier: GPL-2.0
-/* rtnetlink link messages through libmnl; see links.h. */
+/* rtnetlink link and address messages through libmnl; see links.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <libmnl/libmnl.h>
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <sys/socket.h>
 #include "links.h"
 #include "log.h"
+#include "rxlat.h"
 
 struct rxlat_links {
 	struct mnl_socket *nl;
+	int addrs_fd; /* the address set kept up to date, -1: none */
 };
 
 struct msg_ctx {
 	links_cb cb;
 	void *ctx;
+	struct rxlat_links *l;
+	bool refill; /* an address went: fill the set again (another may hold it) */
 };
+
+/* ---- the namespace's own addresses, for the tc stamper ------------- */
+
+struct addr_attrs {
+	const struct nlattr *local, *address, *broadcast;
+};
+
+static int on_addr_attr(const struct nlattr *a, void *data)
+{
+	struct addr_attrs *at = data;
+
+	switch (mnl_attr_get_type(a)) {
+	case IFA_LOCAL:
+		at->local = a;
+		break;
+	case IFA_ADDRESS:
+		at->address = a;
+		break;
+	case IFA_BROADCAST:
+		at->broadcast = a;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* One address attribute into the set (IPv4 as ::ffff:a.b.c.d). */
+static void addr_put(int fd, int family, const struct nlattr *a, bool add)
+{
+	struct rxlat_addr_key k = {};
+	__u8 one = 1;
+
+	if (!a)
+		return;
+	if (family == AF_INET && mnl_attr_get_payload_len(a) == 4) {
+		k.a[10] = k.a[11] = 0xff;
+		memcpy(&k.a[12], mnl_attr_get_payload(a), 4);
+	} else if (family == AF_INET6 && mnl_attr_get_payload_len(a) == 16) {
+		memcpy(k.a, mnl_attr_get_payload(a), 16);
+	} else {
+		return;
+	}
+	if (add)
+		bpf_map_update_elem(fd, &k, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(fd, &k);
+}
+
+/*
+ * An address message: its local address (IFA_LOCAL, else IFA_ADDRESS) and
+ * IPv4 broadcast address are delivered here. False when it removed one.
+ */
+static bool addr_msg(int fd, const struct nlmsghdr *nlh)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	bool add = nlh->nlmsg_type == RTM_NEWADDR;
+	struct addr_attrs at = {};
+
+	if (mnl_attr_parse(nlh, sizeof(*ifa), on_addr_attr, &at) < 0)
+		return true;
+	addr_put(fd, ifa->ifa_family, at.local ?: at.address, add);
+	if (ifa->ifa_family == AF_INET)
+		addr_put(fd, AF_INET, at.broadcast, add);
+	return add;
+}
+
+static int on_dump_addr(const struct nlmsghdr *nlh, void *data)
+{
+	if (nlh->nlmsg_type == RTM_NEWADDR)
+		addr_msg(*(int *)data, nlh);
+	return MNL_CB_OK;
+}
+
+int links_addrs_fill(int fd)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct rtgenmsg *g;
+	unsigned int seq = (unsigned int)time(NULL), port;
+	int err = 0;
+	ssize_t n;
+
+	if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID)) {
+		err = -errno;
+		goto out;
+	}
+	port = mnl_socket_get_portid(nl);
+	nlh->nlmsg_type = RTM_GETADDR;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlh->nlmsg_seq = seq;
+	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+	g->rtgen_family = AF_UNSPEC;
+	if (mnl_socket_sendto(nl, nlh, nlh->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
+		int r = mnl_cb_run(buf, n, seq, port, on_dump_addr, &fd);
+
+		if (r <= MNL_CB_STOP) {
+			err = r < 0 ? -errno : 0;
+			break;
+		}
+	}
+	if (n < 0)
+		err = -errno;
+out:
+	if (nl)
+		mnl_socket_close(nl);
+	return err;
+}
+
+void links_track_addrs(struct rxlat_links *l, int fd)
+{
+	l->addrs_fd = fd;
+	if (fd >= 0)
+		links_addrs_fill(fd); /* what changed before: the set is kept from here */
+}
 
 static int on_attr(const struct nlattr *a, void *data)
 {
@@ -33,6 +160,11 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 	const struct nlattr *name = NULL;
 	struct msg_ctx *m = data;
 
+	if (nlh->nlmsg_type == RTM_NEWADDR || nlh->nlmsg_type == RTM_DELADDR) {
+		if (m->l->addrs_fd >= 0 && !addr_msg(m->l->addrs_fd, nlh))
+			m->refill = true;
+		return MNL_CB_OK;
+	}
 	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
 		return MNL_CB_OK;
 	if (mnl_attr_parse(nlh, sizeof(*ifm), on_attr, &name) < 0)
@@ -49,8 +181,10 @@ int links_open(struct rxlat_links **out)
 
 	if (!l)
 		return -ENOMEM;
+	l->addrs_fd = -1;
 	l->nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC | SOCK_NONBLOCK);
-	if (!l->nl || mnl_socket_bind(l->nl, RTMGRP_LINK, MNL_SOCKET_AUTOPID)) {
+	if (!l->nl || mnl_socket_bind(l->nl, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR,
+				      MNL_SOCKET_AUTOPID)) {
 		err = -errno;
 		rxlat_err("cannot watch the interfaces (rtnetlink): %s", strerror(-err));
 		links_close(l);
@@ -68,14 +202,17 @@ int links_fd(const struct rxlat_links *l)
 int links_read(struct rxlat_links *l, links_cb cb, void *ctx)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct msg_ctx m = { cb, ctx };
+	struct msg_ctx m = { cb, ctx, l, false };
 	int lost = 0;
 
 	for (;;) {
 		ssize_t n = mnl_socket_recvfrom(l->nl, buf, sizeof(buf));
 
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if ((m.refill || lost) && l->addrs_fd >= 0)
+				links_addrs_fill(l->addrs_fd);
 			return lost;
+		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == ENOBUFS) {

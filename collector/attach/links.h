@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Interfaces that come and go while rxlat runs, from rtnetlink's link
- * group (RTMGRP_LINK) of rxlat's network namespace.
+ * group (RTMGRP_LINK) of rxlat's network namespace; and the namespace's
+ * own addresses, kept in the tc stamper's set (include/rxlat.h,
+ * RXLAT_LOCAL_ADDRS) from its address groups.
  */
 #ifndef RXLAT_LINKS_H
 #define RXLAT_LINKS_H
@@ -24,5 +26,9 @@ int links_fd(const struct rxlat_links *l);
  */
 int links_read(struct rxlat_links *l, links_cb cb, void *ctx);
 void links_close(struct rxlat_links *l);
+/* Puts every address of the namespace into the set fd: 0 or -errno. */
+int links_addrs_fill(int fd);
+/* From now on links_read() keeps the set fd (-1: none) up to date. */
+void links_track_addrs(struct rxlat_links *l, int fd);
 
 #endif

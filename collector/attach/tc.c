@@ -21,6 +21,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include "holders.h"
+#include "links.h"
 #include "tc.h"
 #include "log.h"
 #include "opt.h"
@@ -80,6 +81,11 @@ int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask)
 			err = rxlat_tc_bpf__load(t->skel);
 		if (!err)
 			err = live(t->skel);
+		/* the addresses before the first packet: the rest is links.c's */
+		if (!err && fwd_fd >= 0 &&
+		    links_addrs_fill(bpf_map__fd(t->skel->maps.rxlat_tc_local)))
+			rxlat_warn("cannot read this namespace's addresses (rtnetlink): packets "
+				   "for it are taken as forwarded, and measured up to the socket");
 		if (err) {
 			rxlat_tc_bpf__destroy(t->skel);
 			t->skel = NULL;
@@ -402,6 +408,12 @@ bool tc_netlink(const struct rxlat_tc *t)
 		if (t->ifs[i].how == RXLAT_TC_FILTER)
 			return true;
 	return false;
+}
+
+int tc_addrs_fd(const struct rxlat_tc *t)
+{
+	return t && t->skel->rodata->rxlat_fwd_mask ? bpf_map__fd(t->skel->maps.rxlat_tc_local)
+						    : -1;
 }
 
 void tc_destroy(struct rxlat_tc *t)

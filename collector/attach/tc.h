@@ -26,6 +26,8 @@ void tc_detach(struct rxlat_tc *t, int i, bool gone);
 bool tc_has_tcx(__u32 ifindex);
 /* Are filters attached through netlink (removing them needs CAP_NET_ADMIN)? */
 bool tc_netlink(const struct rxlat_tc *t);
+/* The stamper's set of the namespace's addresses (links_track_addrs()), or -1. */
+int tc_addrs_fd(const struct rxlat_tc *t);
 void tc_destroy(struct rxlat_tc *t);
 
 #endif

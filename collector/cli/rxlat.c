@@ -666,6 +666,7 @@ int main(int argc, char **argv)
 	err = ifaces_attach_tc(c.ifaces);
 	if (stopped() || err)
 		goto out;
+	links_track_addrs(c.links, tc_addrs_fd(c.tc));
 	ifaces_warn_down(c.ifaces);
 	err = start_measuring(&c);
 	if (stopped() || err)
