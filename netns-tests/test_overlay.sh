@@ -8,7 +8,8 @@
 # header moves to the inner frame, the metadata stays before the outer
 # headers): every datagram counts at the pod's ip_rcv and udp_queue_rcv
 # with source xdp, none as none. UDP over IPv4 and IPv6 inside, IPv4 and
-# IPv6 outside, and a TCP transfer.
+# IPv6 outside, and a TCP transfer; and the underlay stamped at tc, whose
+# stamp does not reach the pod.
 #
 #   far host (NS_FAR)            receiving host (NS_HOST)        pod (NS_POD)
 #   ul0 192.168.77.1 ----------- ul1 192.168.77.2 [stamper]
@@ -60,7 +61,7 @@ links_up()	# NS IF [NS IF]...
 # tunnel of KIND between the hosts, with static neighbours everywhere so
 # that nothing but the test's datagrams crosses. Sets NS_FAR NS_HOST
 # NS_POD, and NS_B (where start_rxlat runs) to the pod.
-overlay_setup()	# KIND OUTER
+overlay_setup()	# KIND OUTER [tc]
 {
 	local kind=$1 outer=$2 far_ul host_ul far_tun host_tun pod_mac hp_mac
 	local -a far_args host_args
@@ -119,7 +120,8 @@ overlay_setup()	# KIND OUTER
 		ip -n "$NS_POD" neigh replace fd79::1 lladdr "$hp_mac" dev eth0 nud permanent || return 1
 	NS_B=$NS_POD
 	export NS_B
-	# rxlat's stamper on the receiving host's underlay
+	# rxlat's stamper on the receiving host's underlay (rxlat's tc stamper: later)
+	[[ ${3:-} == tc ]] && { links_quiet; return 0; }
 	t_xdp_load "$NS_HOST" ul1 native "$BUILD/rxlat_xdp.bpf.o" "$(t_pin_dir stamper)" >/dev/null ||
 		return 1
 	links_quiet
@@ -259,6 +261,38 @@ overlay_tcp()	# KIND OUTER
 # test names say which set ran when it was forced
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 
+# The underlay stamped at tc, rxlat in the receiving host: the outer packet
+# is the host's own, its realtime stamp reaches the decapsulated packet,
+# and forwarding into the pod clears it. The pod is not measured, as rxlat
+# says at start-up; the host's underlay ip_rcv counts every datagram.
+overlay_tc_pod()	# KIND OUTER
+{
+	local kind=$1 outer=$2
+	need || return 1
+	if ! tunnel_works "$kind"; then
+		skip "$kind" "$WHY"
+		return 0
+	fi
+	overlay_setup "$kind" "$outer" tc || t_abort setup "cannot create the overlay namespaces"
+	NS_B=$NS_HOST
+	start_rxlat -i ul1 --tc || return 1
+	t_bg recv in_ns "$NS_POD" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30
+	local recv_pid=$BG_PID
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" ||
+		t_abort receiver "rxlat-pktgen recv did not start: $(tail -n 1 "$T_DIR/recv.err")"
+	assert_cmd send in_ns "$NS_FAR" timeout 60 "$PKTGEN" send --dev tun0 --dst-mac "$TUN_MAC" \
+		--src-ip 10.78.0.1 --dst-ip 10.79.0.2 --dport "$PORT" --count "$N" --flows 8
+	t_wait_pid "$recv_pid" 40
+	assert_eq received "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq tc_tunnel_said 1 "$(grep -c '^rxlat: containers behind ul1 are measured from its tc stamps up to the socket, not at sock_read (counted there as none), and not behind a VXLAN or Geneve tunnel$' "$T_DIR/rxlat.err")"
+	assert_eq tc_tunnel_pod_not_measured 0 "$(q --arg n "$NS_POD" '[.[].series[] |
+		select(.netns == $n)] | length')" "series of the pod"
+	assert_eq tc_tunnel_underlay "$N" "$(q '[.[].series[] | select(.stage == "ip_rcv" and
+		.ifname == "ul1") | .sources | (.tc + .none)] | add // 0')" "the host's underlay ip_rcv"
+}
+
 suite_begin
 run_test "vxlan4_udp4$SFX" overlay_udp vxlan 4 4
 run_test "vxlan4_udp6$SFX" overlay_udp vxlan 4 6
@@ -266,6 +300,7 @@ run_test "vxlan6_udp4$SFX" overlay_udp vxlan 6 4
 run_test "vxlan6_udp6$SFX" overlay_udp vxlan 6 6
 run_test "vxlan4_tcp$SFX" overlay_tcp vxlan 4
 run_test "vxlan4_host$SFX" overlay_host vxlan 4
+run_test "vxlan4_tc_pod$SFX" overlay_tc_pod vxlan 4
 run_test "geneve4_udp4$SFX" overlay_udp geneve 4 4
 run_test "geneve6_udp6$SFX" overlay_udp geneve 6 6
 run_test "geneve4_tcp$SFX" overlay_tcp geneve 4

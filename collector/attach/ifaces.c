@@ -520,7 +520,8 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		}
 		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
 			rxlat_info("containers behind %s are measured from its tc stamps up to "
-				   "the socket, not at sock_read (counted there as none)",
+				   "the socket, not at sock_read (counted there as none), and not "
+				   "behind a VXLAN or Geneve tunnel",
 				   cfg->ifnames[i]);
 			f->told_tc_netns = true;
 		}
