@@ -65,6 +65,11 @@
 #      the rounds; ratios to nothing attached, and the sender's TSO as
 #      ethtool shows it while each is attached (XDP on a veth turns its
 #      peer's TSO/GSO off).
+#   P. a pod behind the host (bench/part_pods.sh): outside -> host -> a
+#      routed pod, the host's veth stamped in XDP and at tc (as a NIC
+#      without XDP metadata is); small UDP into the pod against nothing
+#      attached, and ns per run of the stampers and of the hooks that
+#      measure the pod's packets.
 #   V. the same for TCP on virtio_net, in Debian's generic 6.12 kernel under
 #      QEMU (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench): ratios
 #      only, as emulation sets the pace.
@@ -102,8 +107,9 @@
 #   BENCH_VMCOST_TCP_BYTES bytes per TCP load of part C (default 40M)
 #   BENCH_VMCOST_BASE     an rxlat binary part C measures beside this one
 #                         (say, a build of an earlier stamper)
+#   BENCH_PODS_ROUNDS     rounds of part P (default 2)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
-#                         memory collector features attach vm vmcost"); rows of
+#                         memory collector features attach pods vm vmcost"); rows of
 #                         parts left out say so
 #   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
 #                         receive path, in the sender's softirq), servers on
@@ -150,7 +156,7 @@ COLL_SECS=${BENCH_COLL_SECONDS:-30}
 VMC_ROUNDS=${BENCH_VMCOST_ROUNDS:-3}
 VMC_UDP=${BENCH_VMCOST_UDP:-10000}
 VMC_TCP_BYTES=${BENCH_VMCOST_TCP_BYTES:-40M}
-PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach vm vmcost}
+PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach pods vm vmcost}
 PIN=${BENCH_PIN:-off}
 RESULTS=${BENCH_RESULTS:-$HERE/results.md}
 
@@ -190,6 +196,7 @@ need_uint BENCH_ACC_SECONDS "$ACC_SECS" 1
 need_uint BENCH_COLL_SECONDS "$COLL_SECS" 1
 need_uint BENCH_ATTACH_ROUNDS "${BENCH_ATTACH_ROUNDS:-2}" 1
 need_uint BENCH_VMCOST_ROUNDS "$VMC_ROUNDS" 1
+need_uint BENCH_PODS_ROUNDS "${BENCH_PODS_ROUNDS:-2}" 1
 need_uint BENCH_VMCOST_UDP "$VMC_UDP" 100
 [[ $VMC_TCP_BYTES =~ ^[1-9][0-9]*[KMG]?$ ]] || die "BENCH_VMCOST_TCP_BYTES must be bytes, as iperf3 -n takes them (40M)"
 case $GRO in on | off) ;; *) die "BENCH_GRO must be on or off" ;; esac
@@ -203,7 +210,7 @@ for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
 for p in $PARTS; do
-	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | vm | vmcost) ;;
+	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | pods | vm | vmcost) ;;
 	*) die "BENCH_PARTS: unknown part '$p'" ;;
 	esac
 done
@@ -250,6 +257,8 @@ ROWS=$T_DIR/rows.tsv
 . "$HERE/part_prometheus.sh"
 # shellcheck source=bench/part_attach.sh
 . "$HERE/part_attach.sh"
+# shellcheck source=bench/part_pods.sh
+. "$HERE/part_pods.sh"
 # shellcheck source=bench/part_vm.sh
 . "$HERE/part_vm.sh"
 # shellcheck source=bench/part_vmcost.sh
@@ -279,6 +288,7 @@ has_part accuracy && part_accuracy
 has_part memory && part_memory
 has_part collector && part_collector
 has_part attach && part_attach
+has_part pods && part_pods
 has_part vm && part_vm
 has_part vmcost && part_vmcost
 [ -n "${BENCH_PROM:-}" ] && part_prometheus
