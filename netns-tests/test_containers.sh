@@ -299,13 +299,14 @@ by_none()
 # path names a container the way Docker's systemd driver does. Two
 # containers: the second is named after the first (the cgroup walk starts
 # over for each).
-by_cgroup()
+by_cgroup()	# [SOURCE]: xdp (default), or tc (h0 stamped at tc)
 {
-	local i ids=() cg rels=() n
+	local i ids=() cg rels=() n src=${1:-xdp} tc=()
+	[[ $src == tc ]] && tc=(--tc)
 	{ host_setup && routed_pod 1 && routed_pod 2; } || t_abort setup "cannot build the host"
 	ids=(0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 		fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210)
-	start_rxlat -i h0 --by cgroup || return 1
+	start_rxlat -i h0 --by cgroup "${tc[@]}" || return 1
 	for i in 1 2; do
 		cg=$(t_cgroup "docker-${ids[i - 1]}.scope") || { skip by_cgroup "no cgroup v2 here"; return 0; }
 		rels[i]=/${cg##*/}
@@ -321,12 +322,12 @@ by_cgroup()
 		n=POD_$i
 		assert_eq "cgroup${i}_udp_queue_rcv" $((400 - 100 * i)) "$(q --arg c "${rels[i]}" '[.[].series[] |
 			select(.stage == "udp_queue_rcv" and .cgroup == $c and .netns == "'"${!n}"'") |
-			.sources.xdp] | add // 0')" "udp_queue_rcv samples of the receiver's cgroup"
+			.sources.'"$src"'] | add // 0')" "udp_queue_rcv samples of the receiver's cgroup"
 		assert_eq "cgroup${i}_container_id" "${ids[i - 1]}" "$(q -r --arg c "${rels[i]}" '[.[].series[] |
 			select(.cgroup == $c) | .container] | unique | join(",")')"
 	done
 	assert_eq cgroup_ip_rcv_by_netns 300 "$(q '[.[].series[] | select(.stage == "ip_rcv" and
-		.netns == "'"$POD_1"'" and (.cgroup == null)) | .sources.xdp] | add // 0')" \
+		.netns == "'"$POD_1"'" and (.cgroup == null)) | .sources.'"$src"'] | add // 0')" \
 		"ip_rcv has no socket: grouped by namespace only"
 }
 
@@ -894,6 +895,7 @@ run_test pod_churn_fast pod_churn_fast
 run_test shared_cgroup shared_cgroup
 run_test groups_full groups_full
 run_test tc_routed tc_routed
+run_test tc_by_cgroup by_cgroup tc
 run_test tc_tcp_into_pod tc_tcp_into_pod
 run_test tc_bridged tc_bridged
 run_test tc_pod_timestamps tc_pod_timestamps

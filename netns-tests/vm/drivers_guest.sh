@@ -13,7 +13,9 @@
 # and, in XDP, the stamper's; nothing left on the NICs afterwards. On
 # vmxnet3, which gives XDP programs no room for metadata: the switch to the
 # tc stamper, --xdp-mode native refused, the hint --xdp-mode skb followed,
-# and a stamper xdp-loader attached (--no-xdp) said, its hint followed.
+# a stamper xdp-loader attached (--no-xdp) said, its hint followed, and a
+# pod routed behind the NIC measured from the tc stamp (UDP over IPv4 and
+# IPv6, TCP).
 #
 # Prints one line "driver NAME: N passed, M failed, K skipped" per driver,
 # then "N passed, M failed, K skipped" over all of them.
@@ -237,6 +239,79 @@ nic_clean()	# CHECK
 		gojq -r '.[] | select(.kind == "clsact") | .kind')"
 }
 
+# ---- a pod behind the receiving NIC
+
+# A pod namespace NS_P routed behind NS_B over a veth pair: 10.13.0.2 and
+# fd13::2, which NS_A reaches through the NIC.
+pod_behind()
+{
+	local hmac pmac
+	ns_create NS_P || return 1
+	ip -n "$NS_B" link add hp0 type veth peer name eth0 netns "$NS_P" &&
+		ip -n "$NS_B" addr add 10.13.0.1/24 dev hp0 &&
+		ip -n "$NS_B" addr add fd13::1/64 dev hp0 nodad &&
+		ip -n "$NS_P" addr add 10.13.0.2/24 dev eth0 &&
+		ip -n "$NS_P" addr add fd13::2/64 dev eth0 nodad &&
+		ip -n "$NS_B" link set hp0 up && ip -n "$NS_P" link set eth0 up &&
+		ip -n "$NS_P" route add default via 10.13.0.1 &&
+		ip -n "$NS_P" route add default via fd13::1 &&
+		ip -n "$NS_A" route add 10.13.0.0/24 via "$IP4_B" &&
+		ip -n "$NS_A" route add fd13::/64 via "$IP6_B" &&
+		in_ns "$NS_B" sysctl -q -w net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1 \
+			>/dev/null || return 1
+	hmac=$(link_mac "$NS_B" hp0) pmac=$(link_mac "$NS_P" eth0)
+	ip -n "$NS_B" neigh replace 10.13.0.2 lladdr "$pmac" dev hp0 nud permanent &&
+		ip -n "$NS_B" neigh replace fd13::2 lladdr "$pmac" dev hp0 nud permanent &&
+		ip -n "$NS_P" neigh replace 10.13.0.1 lladdr "$hmac" dev eth0 nud permanent &&
+		ip -n "$NS_P" neigh replace fd13::1 lladdr "$hmac" dev eth0 nud permanent
+}
+
+# FIELD summed over the pod's series of STAGE in the phase's reports
+pod_sum()	# STAGE FIELD
+{
+	pq --arg s "$1" --arg n "$NS_P" "[.[].series[] | select(.stage == \$s and .netns == \$n) | $2] | add // 0"
+}
+
+# N datagrams into the pod: its ip_rcv and udp_queue_rcv count each one
+# from SOURCE, under the NIC.
+pod_udp_phase()	# CHECK 4|6 SOURCE
+{
+	local src=$IP4_A dst=10.13.0.2 v6=() s
+	[[ $2 == 6 ]] && src=$IP6_A dst=fd13::2 v6=(--v6)
+	phase_begin
+	t_bg "recv_$1" in_ns "$NS_P" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 60 "${v6[@]}"
+	local pid=$BG_PID
+	t_wait_line "$T_DIR/recv_$1.out" '^ready$' 20 "$pid" ||
+		t_abort "$1_receiver" "rxlat-pktgen recv did not start"
+	assert_cmd "$1_send" in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$src" --dst-ip "$dst" --dport "$PORT" --count "$N" --flows 8 --pps "$PPS"
+	t_wait_pid "$pid" 60
+	assert_eq "$1_received" "received $N valid $N invalid 0 duplicate 0" \
+		"$(tail -n 1 "$T_DIR/recv_$1.out")"
+	phase_end
+	for s in ip_rcv udp_queue_rcv; do
+		assert_eq "$1_${s}_from_$3" "$N" "$(pod_sum "$s" ".sources.$3")" "the pod's $s samples"
+	done
+	assert_eq "$1_unstamped" 0 "$(pod_sum udp_queue_rcv .sources.none)"
+	assert_eq "$1_under_the_nic" "$IF_B" "$(pq -r --arg n "$NS_P" '[.[].series[] |
+		select(.netns == $n) | .ifname] | unique | join(",")')" "interfaces of the pod's series"
+}
+
+# TCP into the pod: every segment at its tcp_do_rcv from SOURCE.
+pod_tcp_phase()	# CHECK SOURCE
+{
+	local n
+	phase_begin
+	t_bg "iperf_$1" in_ns "$NS_P" iperf3 -s -1 -p 5202 --forceflush
+	t_wait_line "$T_DIR/iperf_$1.out" 'listening' 20 "$BG_PID" ||
+		t_abort "$1_server" "iperf3 -s did not start"
+	assert_cmd "$1_iperf3" in_ns "$NS_A" timeout 120 iperf3 -c 10.13.0.2 -p 5202 -n "$TCP_BYTES"
+	phase_end
+	n=$(pod_sum tcp_do_rcv .count)
+	assert_ge "$1_tcp_do_rcv_samples" 100 "$n" "the pod's tcp_do_rcv samples"
+	assert_eq "$1_tcp_do_rcv_from_$2" "$n" "$(pod_sum tcp_do_rcv ".sources.$2")"
+}
+
 # ---- the drivers
 
 driver_test()	# DRIVER
@@ -265,6 +340,13 @@ driver_test()	# DRIVER
 	udp_phase udp6 6 "$SOURCE"
 	tcp_phase tcp4 4 "$SOURCE"
 	tcp_phase tcp6 6 "$SOURCE"
+	# a pod behind the NIC that refuses metadata: the tc stamp reaches it
+	if [[ $DRIVER == vmxnet3 ]]; then
+		pod_behind || t_abort pod "cannot put a pod behind $IF_B"
+		pod_udp_phase pod_udp4 4 "$SOURCE"
+		pod_udp_phase pod_udp6 6 "$SOURCE"
+		pod_tcp_phase pod_tcp4 "$SOURCE"
+	fi
 	if [[ $DRIVER == virtio_net ]]; then
 		assert_ge udp_queues_used 2 "$(gojq -s '[.[].series[] | select(.stage == "ip_rcv")
 			| .queue] | unique | length' "$T_DIR/rxlat.out")" "receive queues with samples"
