@@ -19,7 +19,7 @@ declare -A POD_PPS POD_NS
 pods_setup()
 {
 	local mac_h0 mac_p0 mac_h1
-	ns_create P_O && ns_create P_H && ns_create P_P || die "cannot create the pod namespaces"
+	{ ns_create P_O && ns_create P_H && ns_create P_P; } || die "cannot create the pod namespaces"
 	{ ip -n "$P_O" link add o0 numrxqueues 4 numtxqueues 4 type veth peer name h0 \
 		netns "$P_H" numrxqueues 4 numtxqueues 4 &&
 		ip -n "$P_H" link add h1 type veth peer name p0 netns "$P_P" &&
@@ -53,6 +53,7 @@ pods_load()	# NAME
 pods_one()	# CONF ROUND STATS
 {
 	local conf=$1 r=$2 stats=$3 pps ids=() id line
+	# shellcheck disable=SC2034 # read by rxlat_start (bench/lib.sh)
 	local NS_R=$P_H # rxlat_start runs rxlat there
 	case $conf in
 	xdp) rxlat_start_or_die "$T_DIR/rx-pods.json" -i h0 -d $((SECS + 60)) -o json ;;
@@ -87,6 +88,7 @@ part_pods()
 {
 	local r c s none xdp tc ip_x ip_t udp_x udp_t hook_d
 	pods_setup
+	# shellcheck disable=SC2034 # restored by cleanup (bench/lib.sh)
 	STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
 	for ((r = 1; r <= PODS_ROUNDS; r++)); do
 		for s in 0 1; do

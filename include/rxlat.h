@@ -477,9 +477,11 @@ struct rxlat_bpf_state {
  * one of the namespace's own addresses (rxlat_tc_local, kept by rxlat from
  * rtnetlink), a multicast or the limited broadcast address, is delivered
  * here; any other is routed on, bridged to a container, or dropped. IPv4
- * addresses are keyed as IPv4-mapped IPv6 (::ffff:a.b.c.d).
+ * addresses are keyed as IPv4-mapped IPv6 (::ffff:a.b.c.d). Room for a
+ * node whose kube-proxy puts every service address on a dummy interface;
+ * allocated as addresses come.
  */
-#define RXLAT_LOCAL_ADDRS 4096
+#define RXLAT_LOCAL_ADDRS 65536
 
 struct rxlat_addr_key {
 	__u8 a[16];

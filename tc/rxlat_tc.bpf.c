@@ -63,6 +63,7 @@ struct {
 /* The namespace's own addresses (include/rxlat.h), kept by rxlat. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, RXLAT_LOCAL_ADDRS);
 	__type(key, struct rxlat_addr_key);
 	__type(value, __u8);

@@ -55,6 +55,7 @@ static int on_addr_attr(const struct nlattr *a, void *data)
 static void addr_put(int fd, int family, const struct nlattr *a, bool add)
 {
 	struct rxlat_addr_key k = {};
+	static bool told;
 	__u8 one = 1;
 
 	if (!a)
@@ -67,10 +68,14 @@ static void addr_put(int fd, int family, const struct nlattr *a, bool add)
 	} else {
 		return;
 	}
-	if (add)
-		bpf_map_update_elem(fd, &k, &one, BPF_ANY);
-	else
+	if (!add) {
 		bpf_map_delete_elem(fd, &k);
+	} else if (bpf_map_update_elem(fd, &k, &one, BPF_ANY) && !told) {
+		rxlat_warn("this namespace has more than %d addresses: packets for the others "
+			   "are taken as forwarded, and measured up to the socket",
+			   RXLAT_LOCAL_ADDRS);
+		told = true;
+	}
 }
 
 /*

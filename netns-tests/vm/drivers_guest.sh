@@ -246,6 +246,7 @@ nic_clean()	# CHECK
 pod_behind()
 {
 	local hmac pmac
+	NS_P=''
 	ns_create NS_P || return 1
 	ip -n "$NS_B" link add hp0 type veth peer name eth0 netns "$NS_P" &&
 		ip -n "$NS_B" addr add 10.13.0.1/24 dev hp0 &&
