@@ -10,8 +10,12 @@
  * The bases are per-CPU data that BPF could name through BTF, but the
  * kernel resolves such a name through kallsyms, which holds no data symbols
  * without CONFIG_KALLSYMS_ALL (the case on some hosts). So the bases are
- * reached through a pointer every kernel has: the current task's ITIMER_REAL
- * hrtimer, set up at fork with the base of the CPU it forked on.
+ * reached through a pointer every task has, the idle tasks included: its
+ * deadline scheduler's hrtimer (dl.dl_timer), set up when the task is
+ * created, with the bases of the CPU it was created on. The current task
+ * comes as a BTF pointer (bpf_get_current_task_btf(), which the tc and
+ * cgroup_skb programs may call too), so the walk is plain loads, which
+ * the JIT guards as it would probe reads: no helper call on the way.
  *
  * In the moment between the timekeeper's update and the refresh, a copy is
  * stale; so it is checked against the live clocks: the TAI offset copied
@@ -29,22 +33,13 @@
  * step smaller than this is an error smaller than this. */
 #define RXLAT_CLOCK_SLACK_NS 1000000ll
 
-/*
- * The hrtimer bases of some online CPU. The idle task of CPU 0 (init_task)
- * never had its timer set up: its first child, init or kthreadd, has.
- */
+/* The hrtimer bases of some CPU; NULL should a task have none. */
 static __always_inline const struct hrtimer_cpu_base *rxlat_hrtimer_bases(void)
 {
-	struct task_struct *t = (void *)bpf_get_current_task();
-	struct hrtimer_clock_base *base = BPF_CORE_READ(t, signal, real_timer.base);
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct hrtimer_clock_base *base = t->dl.dl_timer.base;
 
-	if (!base) {
-		void *child = BPF_CORE_READ(t, children.next);
-
-		t = child - bpf_core_field_offset(struct task_struct, sibling);
-		base = BPF_CORE_READ(t, signal, real_timer.base);
-	}
-	return base ? BPF_CORE_READ(base, cpu_base) : NULL;
+	return base ? base->cpu_base : NULL;
 }
 
 /*
@@ -64,14 +59,14 @@ static __always_inline bool rxlat_realtime_offset(__u64 mono, __s64 *offs)
 	if (!b)
 		return false;
 	/* base indexes unchanged since 4.16; CO-RE relocates the field offsets */
-	copy = BPF_CORE_READ(b, clock_base[HRTIMER_BASE_TAI].offset);
+	copy = b->clock_base[HRTIMER_BASE_TAI].offset;
 	tai = bpf_ktime_get_tai_ns();
 	m2 = bpf_ktime_get_ns();
 	lo = (__s64)(tai - m2) - RXLAT_CLOCK_SLACK_NS;
 	hi = (__s64)(tai - mono) + RXLAT_CLOCK_SLACK_NS;
 	if (copy < lo || copy > hi)
 		return false;
-	*offs = BPF_CORE_READ(b, clock_base[HRTIMER_BASE_REALTIME].offset);
+	*offs = b->clock_base[HRTIMER_BASE_REALTIME].offset;
 	return true;
 }
 
