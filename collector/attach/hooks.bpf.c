@@ -211,19 +211,21 @@ static __always_inline struct rxlat_carry *carry_slot(const struct sk_buff *skb)
 	return bpf_map_lookup_elem(&rxlat_carry, &k);
 }
 
-/* At ip_rcv: note the packet's forwarded stamp, or forget an earlier skb's. */
-static __always_inline void carry_note(const struct sk_buff *skb)
+/*
+ * At ip_rcv: note the packet's forwarded stamp m, or (m NULL: it has none)
+ * forget what an earlier skb at its address left.
+ */
+static __always_inline void carry_note(const struct sk_buff *skb, const struct rxlat_meta *m)
 {
 	struct rxlat_carry *c;
-	struct rxlat_meta m;
 
 	if (!rxlat_cfg.fwd_mask)
 		return;
 	c = carry_slot(skb);
 	if (!c)
 		return;
-	if (fwd_stamp(skb, &m)) {
-		c->m = m;
+	if (m) {
+		c->m = *m;
 		c->skb = (__u64)skb;
 	} else if (c->skb == (__u64)skb) {
 		c->skb = 0;
@@ -494,11 +496,20 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	__u32 meta_src = RXLAT_SRC_XDP;
 	__s32 slot;
 
-	/* a tc stamp of a forwarded packet reads as a stamp of the same kind */
-	if (!meta && (carried_stamp(skb, stage, &m) || fwd_stamp(skb, &m))) {
+	/*
+	 * A tc stamp of a forwarded packet reads as a stamp of the same kind:
+	 * in the skb up to ip_local_deliver, noted at ip_rcv for the stages
+	 * after it. Only a packet without metadata looks in the table (a
+	 * sender's departure time that it holds would cost a cache miss).
+	 */
+	if (!meta &&
+	    (stage == RXLAT_STAGE_IP_RCV ? fwd_stamp(skb, &m)
+					 : carried_stamp(skb, stage, &m) || fwd_stamp(skb, &m))) {
 		meta = true;
 		meta_src = RXLAT_SRC_TC;
 	}
+	if (stage == RXLAT_STAGE_IP_RCV)
+		carry_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL);
 
 	if (meta && here && m.netns && m.netns != own) { /* stamped in another namespace */
 		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
@@ -595,9 +606,10 @@ int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 {
 	struct net *net = net_dev(skb);
 
-	carry_note(skb);
 	if (filter_ip(skb) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
+	else
+		carry_note(skb, NULL);
 	return 0;
 }
 
@@ -606,9 +618,10 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 {
 	struct net *net = net_dev(skb);
 
-	carry_note(skb);
 	if (filter_ip(skb) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
+	else
+		carry_note(skb, NULL);
 	return 0;
 }
 
@@ -680,17 +693,13 @@ SEC("tp_btf/netif_receive_skb")
 int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 {
 	__u16 proto = bpf_ntohs(skb->protocol);
-	struct net *net;
+	struct net *net = net_dev(skb);
 
-	carry_note(skb);
-	if (!filter_ip(skb))
-		return 0;
-
-	if (proto != ETH_P_IP && proto != ETH_P_IPV6)
-		return 0;
-	net = net_dev(skb);
-	if (!dev_passes_up(skb->dev) && netns_wanted(net))
+	if (filter_ip(skb) && (proto == ETH_P_IP || proto == ETH_P_IPV6) &&
+	    !dev_passes_up(skb->dev) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, true, net, 0);
+	else
+		carry_note(skb, NULL);
 	return 0;
 }
 
