@@ -212,48 +212,67 @@ routed_ipv6()
 }
 
 # TCP into a pod: every segment stamped on h0, measured in the pod.
-tcp_into_pod()
-{
-	local n
+tcp_into_pod()	# [SOURCE]: xdp (default), or tc (h0 stamped at tc: every segment at
+{		# tcp_data_queue too, where it is attached; sock_read is not the tc stamp's)
+	local n src=${1:-xdp} tc=() pre=
+	[[ $src == tc ]] && tc=(--tc) pre=tc_
 	need iperf3 || return 1
 	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
-	start_rxlat -i h0 || return 1
+	start_rxlat -i h0 "${tc[@]}" || return 1
 	t_bg iperf_s in_ns "$POD_1" iperf3 -s -1 -p 5201
 	sleep 0.3
 	assert_cmd iperf3 in_ns "$NS_O" timeout 30 iperf3 -c 10.31.1.2 -p 5201 -t 1
 	sleep 1.2
 	stop_rxlat || return 1
 	n=$(ns_sum tcp_do_rcv "$POD_1" .count)
-	assert_ge pod_tcp_do_rcv 100 "$n" "tcp_do_rcv samples in the pod"
-	assert_eq pod_tcp_all_from_xdp "$n" "$(ns_sum tcp_do_rcv "$POD_1" .sources.xdp)"
+	assert_ge "${pre}pod_tcp_do_rcv" 100 "$n" "tcp_do_rcv samples in the pod"
+	assert_eq "${pre}pod_tcp_all_from_$src" "$n" "$(ns_sum tcp_do_rcv "$POD_1" ".sources.$src")"
+	if [[ $src == tc ]]; then
+		assert_eq tc_pod_ip_rcv_unstamped 0 "$(ns_sum ip_rcv "$POD_1" .sources.none)"
+		n=$(ns_sum tcp_data_queue "$POD_1" .count)
+		assert_eq tc_pod_data_queue_from_tc "$n" "$(ns_sum tcp_data_queue "$POD_1" .sources.tc)"
+		return 0
+	fi
 	assert_eq pod_tcp_unstamped 0 "$(ns_sum tcp_do_rcv "$POD_1" .sources.none)"
 	assert_eq host_no_tcp 0 "$(ns_sum tcp_do_rcv "" .count)" "no socket of the host"
 	assert_ge pod_tcp_sock_read 1 "$(ns_sum sock_read "$POD_1" .sources.xdp)"
 }
 
 # A bridge, as Docker makes it: h0 and the pod's veth are ports of br0.
-bridged()
-{
+bridged()	# [SOURCE]: xdp (default), or tc (h0 stamped at tc, the host's
+{		# address on br0: the frames for the pod are still not the host's)
+	local src=${1:-xdp} tc=() br_addr=(true) pod_neigh=(true) pre=
 	host_setup || t_abort setup "cannot build the host"
 	ns_create POD_1 || t_abort setup "cannot create the pod"
+	if [[ $src == tc ]]; then
+		tc=(--tc) pre=tc_
+		br_addr=(ip -n "$NS_H" addr add 10.31.0.2/24 dev br0)
+	else
+		pod_neigh=(ip -n "$POD_1" neigh replace 10.31.0.1 lladdr "$(link_mac "$NS_O" o0)"
+			dev p0 nud permanent)
+	fi
 	{ ip -n "$NS_H" addr flush dev h0 &&
 		ip -n "$NS_H" link add br0 type bridge &&
 		ip -n "$NS_H" link set h0 master br0 &&
 		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$POD_1" &&
 		ip -n "$NS_H" link set h1 master br0 &&
-		ip -n "$NS_H" link set br0 up && ip -n "$NS_H" link set h1 up &&
+		ip -n "$NS_H" link set br0 up && ip -n "$NS_H" link set h1 up && "${br_addr[@]}" &&
 		ip -n "$POD_1" addr add 10.31.0.9/24 dev p0 && ip -n "$POD_1" link set p0 up &&
-		ip -n "$POD_1" neigh replace 10.31.0.1 lladdr "$(link_mac "$NS_O" o0)" dev p0 \
-			nud permanent; } || t_abort setup "cannot build the bridge"
+		"${pod_neigh[@]}"; } || t_abort setup "cannot build the bridge"
 	MAC_H0=$(link_mac "$POD_1" p0) # frames go straight to the pod's MAC
-	start_rxlat -i h0 || return 1
+	start_rxlat -i h0 "${tc[@]}" || return 1
 	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
 	send_to 10.31.0.9 300 || t_abort send "rxlat-pktgen send failed"
 	assert_received 1 300
 	sleep 1.2
 	stop_rxlat || return 1
-	assert_pod_udp bridged_pod "$POD_1" 300
-	assert_eq bridged_never_host_ip 0 "$(ns_sum ip_rcv "" .count)" \
+	if [[ $src == tc ]]; then
+		tc_line_once
+		assert_pod_udp_tc tc_bridged_pod "$POD_1" 300
+	else
+		assert_pod_udp bridged_pod "$POD_1" 300
+	fi
+	assert_eq "${pre}bridged_never_host_ip" 0 "$(ns_sum ip_rcv "" .count)" \
 		"bridged frames never reach the host's IP"
 }
 
@@ -697,54 +716,7 @@ tc_routed()
 	assert_eq tc_prometheus_pod2 200 "$(prom_pod_udp "$T_DIR/prom.txt" "$POD_2" tc)"
 }
 
-# TCP into a pod behind h0 stamped at tc: every segment at tcp_do_rcv (and
-# tcp_data_queue where it is attached) from the tc stamp.
-tc_tcp_into_pod()
-{
-	local n
-	need iperf3 || return 1
-	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
-	start_rxlat -i h0 --tc || return 1
-	t_bg iperf_s in_ns "$POD_1" iperf3 -s -1 -p 5201
-	sleep 0.3
-	assert_cmd iperf3 in_ns "$NS_O" timeout 30 iperf3 -c 10.31.1.2 -p 5201 -t 1
-	sleep 1.2
-	stop_rxlat || return 1
-	n=$(ns_sum tcp_do_rcv "$POD_1" .count)
-	assert_ge tc_pod_tcp_do_rcv 100 "$n" "tcp_do_rcv samples in the pod"
-	assert_eq tc_pod_tcp_all_from_tc "$n" "$(ns_sum tcp_do_rcv "$POD_1" .sources.tc)"
-	assert_eq tc_pod_ip_rcv_unstamped 0 "$(ns_sum ip_rcv "$POD_1" .sources.none)"
-	n=$(ns_sum tcp_data_queue "$POD_1" .count)
-	assert_eq tc_pod_data_queue_from_tc "$n" "$(ns_sum tcp_data_queue "$POD_1" .sources.tc)"
-}
 
-# A pod bridged to h0 stamped at tc (the frames for it are not the host's):
-# measured as a routed one.
-tc_bridged()
-{
-	host_setup || t_abort setup "cannot build the host"
-	ns_create POD_1 || t_abort setup "cannot create the pod"
-	{ ip -n "$NS_H" addr flush dev h0 &&
-		ip -n "$NS_H" link add br0 type bridge &&
-		ip -n "$NS_H" link set h0 master br0 &&
-		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$POD_1" &&
-		ip -n "$NS_H" link set h1 master br0 &&
-		ip -n "$NS_H" link set br0 up && ip -n "$NS_H" link set h1 up &&
-		ip -n "$NS_H" addr add 10.31.0.2/24 dev br0 &&
-		ip -n "$POD_1" addr add 10.31.0.9/24 dev p0 && ip -n "$POD_1" link set p0 up; } ||
-		t_abort setup "cannot build the bridge"
-	MAC_H0=$(link_mac "$POD_1" p0) # frames go straight to the pod's MAC
-	start_rxlat -i h0 --tc || return 1
-	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
-	send_to 10.31.0.9 300 || t_abort send "rxlat-pktgen send failed"
-	assert_received 1 300
-	sleep 1.2
-	stop_rxlat || return 1
-	tc_line_once
-	assert_pod_udp_tc tc_bridged_pod "$POD_1" 300
-	assert_eq tc_bridged_never_host_ip 0 "$(ns_sum ip_rcv "" .count)" \
-		"bridged frames never reach the host's IP"
-}
 
 # An application in the pod reading SO_TIMESTAMPNS gets receive times as
 # right as without rxlat: none in the future of its read, none before the
@@ -896,8 +868,8 @@ run_test shared_cgroup shared_cgroup
 run_test groups_full groups_full
 run_test tc_routed tc_routed
 run_test tc_by_cgroup by_cgroup tc
-run_test tc_tcp_into_pod tc_tcp_into_pod
-run_test tc_bridged tc_bridged
+run_test tc_tcp_into_pod tcp_into_pod tc
+run_test tc_bridged bridged tc
 run_test tc_pod_timestamps tc_pod_timestamps
 run_test tc_forward_qdiscs tc_forward_qdiscs
 run_test tc_pod_kill9 tc_pod_kill9
