@@ -96,6 +96,15 @@ part_attach()
 	for c in pass xdp tc; do
 		t=$(best_of "${ATT_TCP[$c]}")
 		u=$(best_of "${ATT_UDP[$c]}")
+		if [[ $c == "$ATT_DEFAULT" ]]; then # the targets: what a user gets without options
+			row "Against nothing attached, ${ATT_DESC[$c]}: UDP (best runs)" \
+				"$(ratio "$u" "$udp0")x ($u vs $udp0 kpkt/s)$(noisy "${ATT_UDP[$c]}" "${ATT_UDP[none]}")" \
+				">= 0.90x" "$(verdict "$(ratio "$u" "$udp0")" '>=' 0.90)"
+			row "Against nothing attached, ${ATT_DESC[$c]}: TCP -P 2 (best runs)" \
+				"$(ratio "$t" "$tcp0")x ($t vs $tcp0 Gbit/s); sender TSO ${ATT_TSO[$c]}$(noisy "${ATT_TCP[$c]}" "${ATT_TCP[none]}")" \
+				">= 0.95x" "$(verdict "$(ratio "$t" "$tcp0")" '>=' 0.95)"
+			continue
+		fi
 		row "Against nothing attached, ${ATT_DESC[$c]}: TCP -P 2, UDP (best runs)" \
 			"TCP $(ratio "$t" "$tcp0")x ($t vs $tcp0 Gbit/s), UDP $(ratio "$u" "$udp0")x ($u vs $udp0 kpkt/s); sender TSO ${ATT_TSO[$c]}$(noisy "${ATT_TCP[$c]}" "${ATT_TCP[none]}")" \
 			"(printed)" "-"

@@ -407,10 +407,12 @@ struct rxlat_bpf_config {
 	__u64 slow_cost_ns;
 	/*
 	 * rxlat_tc_fwd has fwd_mask + 1 slots, shared with rxlat's tc stamper;
-	 * 0: no tc stamper of rxlat's runs, no table to read.
+	 * 0: no tc stamper of rxlat's runs, no table to read. fwd_tag: this
+	 * run's tag, in the RXLAT_FWD_TAG_BITS of a key above the slot bits.
 	 */
 	__u32 fwd_mask;
 	__u32 pad3;
+	__u64 fwd_tag;
 };
 
 /*
@@ -471,6 +473,38 @@ struct rxlat_bpf_state {
  * forwarded packets of one CPU, not when two stamps share low bits.
  */
 #define RXLAT_FWD_SLOTS_CPU 2048u
+
+/*
+ * Above the slot bits a key holds a tag that rxlat picks at random for
+ * each run (rxlat_cfg.fwd_tag): a monotonic delivery time that is not the
+ * stamper's (a sender's departure time, over veth) has the tag's bits
+ * by chance once in 256, and only then is the table read for it. A key
+ * is thus the latest time at or before the stamp whose low bits hold the
+ * tag and the slot, at most 256 * (fwd_mask + 1) ns before it.
+ */
+#define RXLAT_FWD_TAG_BITS 8
+
+static inline __u64 rxlat_fwd_tag_mask(__u32 fwd_mask)
+{
+	return ((__u64)fwd_mask + 1) * ((1u << RXLAT_FWD_TAG_BITS) - 1);
+}
+
+/*
+ * sock_read of a forwarded packet: ip_local_deliver took its stamp from the
+ * skb, and the application reads it whenever it likes, on any CPU. The
+ * stage that queues it to the socket (udp_queue_rcv, tcp_do_rcv) keeps its
+ * stamp in rxlat_fwd_sock at a slot of the skb's address, for sock_read.
+ * Every packet of another namespace passes that stage before it is read,
+ * and clears a slot that an earlier skb at its address left; a slot that
+ * another skb took since gives sock_read no stamp, never a wrong one.
+ */
+#define RXLAT_FWD_SOCK_SLOTS (1u << 15)
+
+struct rxlat_fwd_sock {
+	__u64 skb;
+	__u64 head; /* skb->head */
+	struct rxlat_meta m;
+};
 
 /*
  * Whether a packet is forwarded, the tc stamper tells from its destination:

@@ -44,6 +44,7 @@ const volatile __u32 rxlat_netns = 0;
  * the others.
  */
 const volatile __u32 rxlat_fwd_mask = 0;
+const volatile __u64 rxlat_fwd_tag = 0; /* this run's tag, above the slot bits */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -122,7 +123,9 @@ static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
 	slot =
 	    (bpf_get_smp_processor_id() * RXLAT_FWD_SLOTS_CPU + (*next)++ % RXLAT_FWD_SLOTS_CPU) &
 	    rxlat_fwd_mask;
-	key = now - ((now - slot) & rxlat_fwd_mask); /* at or before now */
+	/* at or before now, with the tag and the slot in its low bits */
+	key = now - ((now - (rxlat_fwd_tag | slot)) &
+		     (rxlat_fwd_mask | rxlat_fwd_tag_mask(rxlat_fwd_mask)));
 	k = slot;
 	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
 	if (!e || !key)

@@ -166,7 +166,9 @@ static __always_inline bool fwd_stamp(const struct sk_buff *skb, struct rxlat_me
 	struct rxlat_fwd_slot *e;
 	__u32 k;
 
-	if (!rxlat_cfg.fwd_mask || !ts || tstamp_is_realtime(skb))
+	if (!rxlat_cfg.fwd_mask || !ts ||
+	    (ts & rxlat_fwd_tag_mask(rxlat_cfg.fwd_mask)) != rxlat_cfg.fwd_tag ||
+	    tstamp_is_realtime(skb))
 		return false;
 	k = ts & rxlat_cfg.fwd_mask;
 	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
@@ -187,8 +189,8 @@ static __always_inline bool fwd_stamp(const struct sk_buff *skb, struct rxlat_me
  * each skb of a list (an sk_buff takes 256 bytes). Every packet passes
  * ip_rcv before those stages, and forgets what an earlier skb at its
  * address left; a slot another skb took since means no stamp, never a
- * wrong one. sock_read runs whenever the application reads: it does not
- * take a noted stamp.
+ * wrong one. sock_read runs whenever the application reads: it takes the
+ * stamp from rxlat_fwd_sock (below).
  */
 #define RXLAT_CARRY_SLOTS 64
 
@@ -247,6 +249,64 @@ static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage
 	if (stage == RXLAT_STAGE_UDP_QUEUE_RCV) /* the last stage that takes it */
 		c->skb = 0;
 	return true;
+}
+
+/* The stamps of forwarded packets queued to a socket (include/rxlat.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1); /* set by user space */
+	__type(key, __u32);
+	__type(value, struct rxlat_fwd_sock);
+} rxlat_fwd_sock SEC(".maps");
+
+static __always_inline struct rxlat_fwd_sock *sock_slot(const struct sk_buff *skb)
+{
+	__u32 k = ((__u64)skb >> 8) & (RXLAT_FWD_SOCK_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&rxlat_fwd_sock, &k);
+}
+
+/*
+ * Where a packet of another namespace is queued to its socket: keep its
+ * forwarded stamp m for sock_read, or (m NULL) clear what an earlier skb
+ * at its address left. The skb goes last, so that a reader that finds it
+ * finds the stamp written.
+ */
+static __always_inline void sock_note(const struct sk_buff *skb, const struct rxlat_meta *m)
+{
+	struct rxlat_fwd_sock *s;
+
+	if (!rxlat_cfg.fwd_mask)
+		return;
+	s = sock_slot(skb);
+	if (!s)
+		return;
+	if (m) {
+		s->skb = 0;
+		s->m = *m;
+		s->head = (__u64)skb->head;
+		*(volatile __u64 *)&s->skb = (__u64)skb;
+	} else if (s->skb == (__u64)skb) {
+		s->skb = 0;
+	}
+}
+
+/*
+ * At sock_read: the stamp kept for skb. Its data buffer must be the one
+ * noted too: an skb that reached the socket past the stage (a TCP segment
+ * that completes a handshake) finds the slot of another.
+ */
+static __always_inline bool sock_stamp(const struct sk_buff *skb, struct rxlat_meta *m)
+{
+	struct rxlat_fwd_sock *s;
+
+	if (!rxlat_cfg.fwd_mask)
+		return false;
+	s = sock_slot(skb);
+	if (!s || s->skb != (__u64)skb || s->head != (__u64)skb->head)
+		return false;
+	*m = s->m;
+	return *(volatile __u64 *)&s->skb == (__u64)skb; /* not rewritten meanwhile */
 }
 
 /*
@@ -461,6 +521,21 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
 }
 
 /*
+ * The tc stamp of a forwarded packet, at stage: in the skb up to
+ * ip_local_deliver, noted at ip_rcv for the stages after it, kept where
+ * the packet is queued to a socket of another namespace for sock_read.
+ */
+static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, bool here,
+				     struct rxlat_meta *m)
+{
+	if (stage == RXLAT_STAGE_IP_RCV)
+		return fwd_stamp(skb, m);
+	if (stage == RXLAT_STAGE_SOCK_READ)
+		return !here && sock_stamp(skb, m);
+	return carried_stamp(skb, stage, m) || fwd_stamp(skb, m);
+}
+
+/*
  * A sample of stage, taken in namespace netns, for a socket of cgroup cgid
  * (0: no socket, or not grouped by cgroup). Counted when the stage runs in
  * rxlat's namespace, or when the packet was stamped on an interface of it
@@ -502,14 +577,14 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	 * after it. Only a packet without metadata looks in the table (a
 	 * sender's departure time that it holds would cost a cache miss).
 	 */
-	if (!meta &&
-	    (stage == RXLAT_STAGE_IP_RCV ? fwd_stamp(skb, &m)
-					 : carried_stamp(skb, stage, &m) || fwd_stamp(skb, &m))) {
+	if (!meta && fwd_meta(skb, stage, here, &m)) {
 		meta = true;
 		meta_src = RXLAT_SRC_TC;
 	}
 	if (stage == RXLAT_STAGE_IP_RCV)
 		carry_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL);
+	else if (!here && (stage == RXLAT_STAGE_UDP_QUEUE_RCV || stage == RXLAT_STAGE_TCP_DO_RCV))
+		sock_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL);
 
 	if (meta && here && m.netns && m.netns != own) { /* stamped in another namespace */
 		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;

@@ -68,9 +68,9 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h);
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
 /*
  * The table of forwarded packets' tc stamps (include/rxlat.h), for the tc
- * stamper to share: its fd and *mask, or -1 when the hooks have none.
+ * stamper to share: its fd, *mask and *tag, or -1 when the hooks have none.
  */
-int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask);
+int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask, __u64 *tag);
 /* --drops: the drop map's fd (-1 without), and drops it had no room for. */
 int hooks_drops_fd(const struct rxlat_hooks *h);
 __u64 hooks_drops_lost(const struct rxlat_hooks *h);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <netinet/in.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -84,6 +85,16 @@ static __u32 fwd_slots(void)
 	while (n < want)
 		n <<= 1;
 	return n;
+}
+
+/* This run's tag of forwarded stamps' keys (include/rxlat.h), at random. */
+static __u64 fwd_tag(__u32 mask)
+{
+	__u8 tag = 0;
+
+	if (getrandom(&tag, 1, 0) != 1)
+		tag = (__u8)getpid();
+	return (__u64)tag * ((__u64)mask + 1);
 }
 
 static int attach_all(struct rxlat_hooks *h)
@@ -187,7 +198,10 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
 	/* the tc stamper's table of forwarded stamps, when rxlat may run one */
 	bc->fwd_mask = cfg->nifaces ? fwd_slots() - 1 : 0;
+	bc->fwd_tag = fwd_tag(bc->fwd_mask);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_tc_fwd, bc->fwd_mask + 1);
+	bpf_map__set_max_entries(h->skel->maps.rxlat_fwd_sock,
+				 bc->fwd_mask ? RXLAT_FWD_SOCK_SLOTS : 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
@@ -238,9 +252,10 @@ void hooks_destroy(struct rxlat_hooks *h)
 	free(h);
 }
 
-int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask)
+int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask, __u64 *tag)
 {
 	*mask = h->skel->rodata->rxlat_cfg.fwd_mask;
+	*tag = h->skel->rodata->rxlat_cfg.fwd_tag;
 	return *mask ? bpf_map__fd(h->skel->maps.rxlat_tc_fwd) : -1;
 }
 

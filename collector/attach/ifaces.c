@@ -465,9 +465,10 @@ int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 static int tc_open_shared(struct rxlat_ifaces *f)
 {
 	__u32 mask = 0;
-	int fd = f->hooks ? hooks_tc_fwd(f->hooks, &mask) : -1;
+	__u64 tag = 0;
+	int fd = f->hooks ? hooks_tc_fwd(f->hooks, &mask, &tag) : -1;
 
-	return tc_open(f->tc, f->cfg->bpf.netns_ino, fd, mask);
+	return tc_open(f->tc, f->cfg->bpf.netns_ino, fd, mask, tag);
 }
 
 int ifaces_attach_tc(struct rxlat_ifaces *f)
@@ -520,8 +521,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		}
 		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
 			rxlat_info("containers behind %s are measured from its tc stamps up to "
-				   "the socket, not at sock_read (counted there as none), and not "
-				   "behind a VXLAN or Geneve tunnel",
+				   "sock_read, but not behind a VXLAN or Geneve tunnel",
 				   cfg->ifnames[i]);
 			f->told_tc_netns = true;
 		}

@@ -57,7 +57,7 @@ static int live(struct rxlat_tc_bpf *skel)
 	return 0;
 }
 
-int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask)
+int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask, __u64 fwd_tag)
 {
 	struct rxlat_tc *t = calloc(1, sizeof(*t));
 	int err;
@@ -73,6 +73,7 @@ int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask)
 		err = 0;
 		if (fwd_fd >= 0) {
 			t->skel->rodata->rxlat_fwd_mask = fwd_mask;
+			t->skel->rodata->rxlat_fwd_tag = fwd_tag;
 			bpf_map__set_max_entries(t->skel->maps.rxlat_tc_fwd, fwd_mask + 1);
 			err = bpf_map__reuse_fd(t->skel->maps.rxlat_tc_fwd, fwd_fd);
 		}

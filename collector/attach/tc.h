@@ -15,9 +15,9 @@ enum rxlat_tc_how { RXLAT_TC_NONE, RXLAT_TC_TCX, RXLAT_TC_FILTER, RXLAT_TC_FOREI
 struct rxlat_tc;
 /*
  * Loads the stamper for the interfaces of namespace netns (its inode), with
- * the hooks' table of forwarded stamps (fwd_fd, fwd_mask; -1: none).
+ * the hooks' table of forwarded stamps (fwd_fd, fwd_mask, fwd_tag; -1: none).
  */
-int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask);
+int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask, __u64 fwd_tag);
 /* RXLAT_TC_NONE when it cannot be attached (said). */
 enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
 /* gone: the interface was deleted, and its filter with it. */

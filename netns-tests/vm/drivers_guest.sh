@@ -290,7 +290,7 @@ pod_udp_phase()	# CHECK 4|6 SOURCE
 	assert_eq "$1_received" "received $N valid $N invalid 0 duplicate 0" \
 		"$(tail -n 1 "$T_DIR/recv_$1.out")"
 	phase_end
-	for s in ip_rcv udp_queue_rcv; do
+	for s in ip_rcv udp_queue_rcv sock_read; do
 		assert_eq "$1_${s}_from_$3" "$N" "$(pod_sum "$s" ".sources.$3")" "the pod's $s samples"
 	done
 	assert_eq "$1_unstamped" 0 "$(pod_sum udp_queue_rcv .sources.none)"
