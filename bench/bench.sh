@@ -107,6 +107,8 @@
 #   BENCH_VMCOST_TCP_BYTES bytes per TCP load of part C (default 40M)
 #   BENCH_VMCOST_BASE     an rxlat binary part C measures beside this one
 #                         (say, a build of an earlier stamper)
+#   BENCH_NETSTACKLAT     a netstacklat binary part C measures beside rxlat
+#                         (bench/netstacklat-build.sh BPF_EXAMPLES_DIR)
 #   BENCH_PODS_ROUNDS     rounds of part P (default 2)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
 #                         memory collector features attach pods vm vmcost"); rows of
@@ -199,6 +201,9 @@ need_uint BENCH_VMCOST_ROUNDS "$VMC_ROUNDS" 1
 need_uint BENCH_PODS_ROUNDS "${BENCH_PODS_ROUNDS:-2}" 1
 need_uint BENCH_VMCOST_UDP "$VMC_UDP" 100
 [[ $VMC_TCP_BYTES =~ ^[1-9][0-9]*[KMG]?$ ]] || die "BENCH_VMCOST_TCP_BYTES must be bytes, as iperf3 -n takes them (40M)"
+if [ -n "${BENCH_NETSTACKLAT:-}" ] && [ ! -x "$BENCH_NETSTACKLAT" ]; then
+	die "BENCH_NETSTACKLAT: $BENCH_NETSTACKLAT is not an executable (bench/netstacklat-build.sh BPF_EXAMPLES_DIR builds one)"
+fi
 case $GRO in on | off) ;; *) die "BENCH_GRO must be on or off" ;; esac
 case $PIN in on | off) ;; *) die "BENCH_PIN must be on or off" ;; esac
 # taskset prefixes of senders and receivers

@@ -18,9 +18,14 @@
 #
 # BENCH_VMCOST_BASE: an rxlat binary (say, a build of the previous stamper)
 # measured in the same run as configuration "xdp-base".
+# BENCH_NETSTACKLAT: a netstacklat binary (bench/netstacklat-build.sh makes
+# one from a bpf-examples checkout), measured in the same rounds as
+# configuration "netstacklat", all its probes on; the targets' "vs
+# netstacklat" rows compare with it.
 
 declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
-	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native")
+	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native"
+	[netstacklat]="netstacklat (BENCH_NETSTACKLAT), all probes")
 
 # vmc_summary LINES: "CONF LOAD PROGRAM TYPE RUNS/UNIT NS/RUN UNITS" per
 # program that ran, in the order first seen: runs per frame over all the
@@ -95,16 +100,54 @@ vmc_table()
 }
 
 # vmc_figure SUMMARY CONF LOAD WHAT: ns per frame of all CONF's programs
-# (WHAT total), of its stamper (stamper), or the frames (units)
+# (WHAT total), of its stamper (stamper), of its latency hooks alone, the
+# stamper and the poll-end reset left out (hooks), or the frames (units)
 vmc_figure()
 {
 	awk -v c="$2" -v l="$3" -v w="$4" '
-	$1 == c && $2 == l { u = $7; t += $5 * $6; if ($4 == "xdp" || $4 == "sched_cls") s += $5 * $6 }
+	$1 == c && $2 == l {
+		u = $7; t += $5 * $6
+		if ($4 == "xdp" || $4 == "sched_cls") s += $5 * $6
+		else if ($3 ~ /^rxlat_napi/) x += $5 * $6
+	}
 	END {
 		if (w == "units") { print u + 0; exit }
 		if (u <= 0) { print "-"; exit }
-		printf "%.1f\n", (w == "stamper" ? s : t)
+		printf "%.1f\n", (w == "stamper" ? s : w == "hooks" ? t - s - x : t)
 	}' <<<"$1"
+}
+
+# vmc_vs_netstacklat SUMMARY: the targets' rows against netstacklat (all
+# of rxlat's programs with the XDP stamper, and its hooks alone), or "not
+# measured" rows without BENCH_NETSTACKLAT
+vmc_vs_netstacklat()
+{
+	local l unit what a b r target name
+	for l in udp tcp; do
+		unit="UDP datagram"
+		[ "$l" = tcp ] && unit="TCP segment"
+		for what in total hooks; do
+			if [ "$what" = total ]; then
+				target="<= 1.3x"
+				name="vs netstacklat (6.12 VM), per $unit: rxlat all programs, XDP stamper"
+			else
+				target="<= 1.0x"
+				name="vs netstacklat (6.12 VM), per $unit: rxlat hooks only (no stamper, no reset)"
+			fi
+			if [ -z "${BENCH_NETSTACKLAT:-}" ]; then
+				row "$name" "not measured (BENCH_NETSTACKLAT unset)" "$target" "not measured"
+				continue
+			fi
+			a=$(vmc_figure "$1" xdp "$l" "$what")
+			b=$(vmc_figure "$1" netstacklat "$l" total)
+			if [ "$a" = - ] || [ "$b" = - ]; then
+				row "$name" "no result (see part C)" "$target" "not measured"
+				continue
+			fi
+			r=$(ratio "$a" "$b")
+			row "$name" "${r}x ($a vs $b ns, emulated)" "$target" "$(verdict "$r" '<=' "${target#<= }")"
+		done
+	done
 }
 
 # vmc_net SUMMARY CONF...: what any program that runs per frame pays here
@@ -139,6 +182,13 @@ part_vmcost()
 		cp "$BENCH_VMCOST_BASE" "$vbuild/rxlat-base" || die "cannot copy $BENCH_VMCOST_BASE"
 		confs="xdp-base xdp tc"
 	fi
+	if [ -n "${BENCH_NETSTACKLAT:-}" ]; then
+		[ -x "$BENCH_NETSTACKLAT" ] ||
+			die "BENCH_NETSTACKLAT: $BENCH_NETSTACKLAT is not an executable (bench/netstacklat-build.sh builds one)"
+		mkdir -p "$vbuild" || die "cannot make $vbuild"
+		cp "$BENCH_NETSTACKLAT" "$vbuild/netstacklat" || die "cannot copy $BENCH_NETSTACKLAT"
+		confs+=" netstacklat"
+	fi
 	note "part C: rxlat's BPF cost per packet in the 6.12 VM (boot included, about 4 min)"
 	VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-1800} BUILD=$BUILD VMTEST_ENV="
 export BENCH_VMCOST_CONFS='pass floor $confs'
@@ -165,6 +215,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		echo "   no result:"
 		tail -n 5 "$log" | sed 's/^/   /'
 		row "BPF cost per TCP segment (6.12 VM): stamper's share" "no result (see part C)" "< 25%" "not measured"
+		vmc_vs_netstacklat ""
 		return 0
 	fi
 	for l in udp tcp; do
@@ -182,6 +233,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 	vmc_net "$sum" $confs
 	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
 	for c in $confs; do
+		[ "$c" = netstacklat ] && continue
 		for l in udp tcp; do
 			unit="UDP datagram"
 			[ "$l" = tcp ] && unit="TCP segment"
@@ -199,6 +251,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 			fi
 		done
 	done
+	vmc_vs_netstacklat "$sum"
 	echo
 	echo "   part C took $((SECONDS - t0)) s"
 }

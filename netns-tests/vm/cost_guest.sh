@@ -11,7 +11,9 @@
 # With kernel.bpf_stats_enabled=1, for each configuration of BENCH_VMCOST_CONFS
 # (xdp: rxlat --xdp-mode native; tc: rxlat --tc; xdp-NAME: the same as xdp
 # with the rxlat binary $BUILD/vmcost/rxlat-NAME, a build to compare against
-# in the same run; pass, floor: bench/xdp_pass.bpf.c or bench/xdp_floor.bpf.c
+# in the same run; netstacklat: $BUILD/vmcost/netstacklat, the closest
+# existing tool, with all its probes, started in the receiving namespace
+# (which its default filter then takes); pass, floor: bench/xdp_pass.bpf.c or bench/xdp_floor.bpf.c
 # alone in native XDP, the least an XDP program and an XDP stamper cost per
 # frame), alternated over BENCH_VMCOST_ROUNDS rounds, rxlat (all
 # stages, its defaults otherwise) is started afresh and takes two loads,
@@ -122,6 +124,25 @@ measure_reps()	# CONF
 	done
 }
 
+# netstacklat's programs over the loads: started afresh, as rxlat is
+measure_netstacklat()
+{
+	local i pid
+	t_bg netstacklat in_ns "$NS_B" "$BUILD/vmcost/netstacklat" -r 60
+	pid=$BG_PID
+	for ((i = 0; i < 100; i++)); do
+		PROG_IDS=$(proc_bpf_prog_ids "$pid")
+		[[ $(wc -w <<<"$PROG_IDS") -ge 8 ]] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	[[ -n $PROG_IDS ]] || t_abort netstacklat "netstacklat loaded no program: $(tail -n 3 "$T_DIR/netstacklat.err")"
+	sleep 0.5 # its probes attached after the load
+	measure_reps netstacklat
+	kill -INT "$pid"
+	t_wait_pid "$pid" 20
+}
+
 bench_cost()
 {
 	local r c old args
@@ -145,6 +166,10 @@ bench_cost()
 				PROG_IDS=$(link_xdp_prog "$NS_B" "$IF_B")
 				measure_reps "$c"
 				ip -n "$NS_B" link set dev "$IF_B" xdpdrv off
+				continue
+				;;
+			netstacklat)
+				measure_netstacklat
 				continue
 				;;
 			xdp) args=(--xdp-mode native) ;;
