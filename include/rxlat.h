@@ -498,12 +498,16 @@ static inline __u64 rxlat_fwd_tag_mask(__u32 fwd_mask)
  * and clears a slot that an earlier skb at its address left; a slot that
  * another skb took since gives sock_read no stamp, never a wrong one.
  */
-#define RXLAT_FWD_SOCK_SLOTS (1u << 15)
+#define RXLAT_FWD_SOCK_SLOTS (1u << 14)
 
-struct rxlat_fwd_sock {
+struct rxlat_fwd_sock { /* 32 bytes: 512 KiB in all */
 	__u64 skb;
-	__u64 head; /* skb->head */
-	struct rxlat_meta m;
+	__u32 head;    /* low bits of skb->head */
+	__u32 ifindex; /* the stamp's, as struct rxlat_meta has them */
+	__u32 netns;
+	__u16 rx_queue;
+	__u16 flags;
+	__u64 stamp;
 };
 
 /*

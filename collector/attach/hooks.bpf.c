@@ -283,8 +283,12 @@ static __always_inline void sock_note(const struct sk_buff *skb, const struct rx
 		return;
 	if (m) {
 		s->skb = 0;
-		s->m = *m;
-		s->head = (__u64)skb->head;
+		s->head = (__u32)(__u64)skb->head;
+		s->ifindex = m->ifindex;
+		s->netns = m->netns;
+		s->rx_queue = m->rx_queue;
+		s->flags = m->flags;
+		s->stamp = rxlat_meta_stamp(m);
 		*(volatile __u64 *)&s->skb = (__u64)skb;
 	} else if (s->skb == (__u64)skb) {
 		s->skb = 0;
@@ -303,9 +307,15 @@ static __always_inline bool sock_stamp(const struct sk_buff *skb, struct rxlat_m
 	if (!rxlat_cfg.fwd_mask)
 		return false;
 	s = sock_slot(skb);
-	if (!s || s->skb != (__u64)skb || s->head != (__u64)skb->head)
+	if (!s || s->skb != (__u64)skb || s->head != (__u32)(__u64)skb->head)
 		return false;
-	*m = s->m;
+	m->magic = RXLAT_META_MAGIC;
+	m->ifindex = s->ifindex;
+	m->netns = s->netns;
+	m->rx_queue = s->rx_queue;
+	m->flags = s->flags;
+	m->stamp_lo = s->stamp;
+	m->stamp_hi = s->stamp >> 32;
 	return *(volatile __u64 *)&s->skb == (__u64)skb; /* not rewritten meanwhile */
 }
 
