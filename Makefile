@@ -23,8 +23,10 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
             -I$(BUILD) -Iinclude -DRXLAT_VERSION='"$(VERSION)"' \
             -DRXLAT_LIBDIR='"$(LIBDIR)"'
+# BPF_EXTRA: more flags for the BPF objects (make bench part C's breakdown)
+BPF_EXTRA ?=
 BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-              -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu
+              -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu $(BPF_EXTRA)
 
 all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
 

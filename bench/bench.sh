@@ -109,6 +109,9 @@
 #                         (say, a build of an earlier stamper)
 #   BENCH_NETSTACKLAT     a netstacklat binary part C measures beside rxlat
 #                         (bench/netstacklat-build.sh BPF_EXAMPLES_DIR)
+#   BENCH_VMCOST_BREAKDOWN on: part C also measures four builds of rxlat,
+#                         each with one feature of the hooks off, and prints
+#                         what each feature adds per hook run
 #   BENCH_PODS_ROUNDS     rounds of part P (default 2)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
 #                         memory collector features attach pods vm vmcost"); rows of

@@ -23,9 +23,52 @@
 # configuration "netstacklat", all its probes on; the targets' "vs
 # netstacklat" rows compare with it.
 
+# BENCH_VMCOST_BREAKDOWN=on: rxlat built four more times, each with one
+# feature of the hooks off (RXLAT_COST_OFF in collector/attach/hooks.bpf.c),
+# as configurations xdp-nostamp, xdp-nogroup, xdp-noooo, xdp-nohist; a
+# table gives what each feature adds per run of each hook (about 5 min of
+# builds and 10 of the VM more).
+
 declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
 	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native"
-	[netstacklat]="netstacklat (BENCH_NETSTACKLAT), all probes")
+	[netstacklat]="netstacklat (BENCH_NETSTACKLAT), all probes"
+	[xdp-nostamp]="as xdp, the hooks' stamp read off (a made-up stamp)"
+	[xdp-nogroup]="as xdp, the group lookup off (--by's)"
+	[xdp-noooo]="as xdp, the out-of-order notes and check off"
+	[xdp-nohist]="as xdp, the histogram adds off")
+# the breakdown's features: configuration suffix and RXLAT_COST_OFF bit
+VMC_FEATURES="stamp:1 group:2 ooo:4 hist:8"
+
+# vmc_breakdown SUMMARY: per load and hook (the programs of configuration
+# xdp that are neither stamper nor poll-end reset), ns per run with every
+# feature and what each feature adds (ns per run less the build without it)
+vmc_breakdown()
+{
+	local l
+	for l in udp tcp; do
+		awk -v l="$l" -v feats="$VMC_FEATURES" '
+		$2 == l && $4 != "xdp" && $4 != "sched_cls" && $3 !~ /^rxlat_napi/ {
+			ns[$1, $3] = $6
+			if ($1 == "xdp") order[++np] = $3
+		}
+		END {
+			nf = split(feats, f, " ")
+			printf "   %-28s %9s", "hook (" l "), ns/run", "all on"
+			for (j = 1; j <= nf; j++) { split(f[j], kv, ":"); printf " %9s", "+" kv[1] }
+			printf "\n"
+			for (i = 1; i <= np; i++) {
+				p = order[i]; printf "   %-28s %9.0f", p, ns["xdp", p]
+				for (j = 1; j <= nf; j++) {
+					split(f[j], kv, ":"); c = "xdp-no" kv[1]
+					if ((c SUBSEP p) in ns) printf " %9.0f", ns["xdp", p] - ns[c, p]
+					else printf " %9s", "-"
+				}
+				printf "\n"
+			}
+		}' <<<"$1"
+		echo
+	done
+}
 
 # vmc_summary LINES: "CONF LOAD PROGRAM TYPE RUNS/UNIT NS/RUN UNITS" per
 # program that ran, in the order first seen: runs per frame over all the
@@ -182,6 +225,20 @@ part_vmcost()
 		cp "$BENCH_VMCOST_BASE" "$vbuild/rxlat-base" || die "cannot copy $BENCH_VMCOST_BASE"
 		confs="xdp-base xdp tc"
 	fi
+	if [ "${BENCH_VMCOST_BREAKDOWN:-off}" = on ]; then
+		local fv
+		mkdir -p "$vbuild" || die "cannot make $vbuild"
+		for fv in $VMC_FEATURES; do
+			note "part C: rxlat built with RXLAT_COST_OFF=${fv#*:} (${fv%%:*} off)"
+			make -s -C "$HERE/.." -j"$(nproc)" BUILD="$vbuild/build-${fv%%:*}" \
+				BPF_EXTRA="-DRXLAT_COST_OFF=${fv#*:}" "$vbuild/build-${fv%%:*}/rxlat" \
+				>"$T_DIR/build-${fv%%:*}.log" 2>&1 ||
+				die "cannot build rxlat with RXLAT_COST_OFF=${fv#*:}: $(tail -n 3 "$T_DIR/build-${fv%%:*}.log")"
+			cp "$vbuild/build-${fv%%:*}/rxlat" "$vbuild/rxlat-no${fv%%:*}" || die "cannot copy"
+			rm -rf "$vbuild/build-${fv%%:*}"
+			confs+=" xdp-no${fv%%:*}"
+		done
+	fi
 	if [ -n "${BENCH_NETSTACKLAT:-}" ]; then
 		[ -x "$BENCH_NETSTACKLAT" ] ||
 			die "BENCH_NETSTACKLAT: $BENCH_NETSTACKLAT is not an executable (bench/netstacklat-build.sh builds one)"
@@ -233,7 +290,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 	vmc_net "$sum" $confs
 	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
 	for c in $confs; do
-		[ "$c" = netstacklat ] && continue
+		[[ $c == netstacklat || $c == xdp-no* ]] && continue
 		for l in udp tcp; do
 			unit="UDP datagram"
 			[ "$l" = tcp ] && unit="TCP segment"
@@ -252,6 +309,13 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		done
 	done
 	vmc_vs_netstacklat "$sum"
+	if [[ " $confs " == *" xdp-nohist "* ]]; then
+		echo
+		echo "   What each feature of the hooks adds per run (ns/run of xdp less that of the build"
+		echo "   without it; emulated, and within the spread of the runs where small):"
+		echo
+		vmc_breakdown "$sum"
+	fi
 	echo
 	echo "   part C took $((SECONDS - t0)) s"
 }

@@ -99,6 +99,21 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 #include "slow.bpf.h"
 
 /*
+ * make bench part C's breakdown (bench/part_vmcost.sh) builds the hooks with
+ * one feature off in turn, -DRXLAT_COST_OFF=RXLAT_COST_OFF_*, to tell what
+ * each adds per run: such a build measures nothing right. rxlat's own
+ * build has none off.
+ */
+#define RXLAT_COST_OFF_STAMP 1 /* the stamp read: a made-up stamp instead */
+#define RXLAT_COST_OFF_GROUP 2 /* the group lookup: every sample in group 0 */
+#define RXLAT_COST_OFF_OOO   4 /* the out-of-order notes and check */
+#define RXLAT_COST_OFF_HIST  8 /* the histogram adds */
+#ifndef RXLAT_COST_OFF
+#define RXLAT_COST_OFF 0
+#endif
+#define COST_OFF(f) ((RXLAT_COST_OFF & RXLAT_COST_OFF_##f) != 0)
+
+/*
  * Every program here gets the skb as a BTF pointer (fentry and tp_btf
  * arguments, bpf_cast_to_kern_ctx()), so its fields are read with plain
  * loads; only memory reached through computed addresses (the shared info,
@@ -111,6 +126,13 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
  */
 static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_meta *m)
 {
+	if (COST_OFF(STAMP)) {
+		*m = (struct rxlat_meta){ .magic = RXLAT_META_MAGIC,
+					  .ifindex = skb->skb_iif,
+					  .netns = rxlat_cfg.netns_ino,
+					  .stamp_lo = 1 };
+		return true;
+	}
 	if (!rxlat_cfg.direct_mem)
 		return rxlat_meta_skb(skb, m, RXLAT_META_PROBE);
 	return rxlat_meta_skb(skb, m, RXLAT_META_DIRECT);
@@ -626,11 +648,12 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	if (slot < 0)
 		return;
 	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
-	idx = rxlat_series_index(stage, group_slot(net, netns, cgid), slot, qslot,
+	idx = rxlat_series_index(stage, COST_OFF(GROUP) ? 0 : group_slot(net, netns, cgid), slot,
+				 qslot,
 				 (struct rxlat_dims){ rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
 						      rxlat_cfg.max_queues });
 	h = series_hist(idx);
-	if (!h)
+	if (!h || COST_OFF(HIST))
 		return;
 	/*
 	 * A read held behind out-of-order data (ooo.bpf.h): counted apart, and
@@ -680,7 +703,7 @@ static __always_inline void tcp_do_rcv(struct sock *sk, struct sk_buff *skb)
 	if (!filter_sk(sk))
 		return;
 	record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
-	if (rxlat_cfg.ooo_at_do_rcv)
+	if (rxlat_cfg.ooo_at_do_rcv && !COST_OFF(OOO))
 		ooo_arrival(sk, skb);
 }
 
@@ -847,7 +870,8 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	seq = TCP_CB_U32(skb, seq);
 	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
-	record_sample(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk), ooo_held(sk, seq));
+	record_sample(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk),
+		      !COST_OFF(OOO) && ooo_held(sk, seq));
 	return 0;
 }
 

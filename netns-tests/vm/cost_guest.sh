@@ -127,17 +127,20 @@ measure_reps()	# CONF
 # netstacklat's programs over the loads: started afresh, as rxlat is
 measure_netstacklat()
 {
-	local i pid
+	local i pid nlinks=0
 	t_bg netstacklat in_ns "$NS_B" "$BUILD/vmcost/netstacklat" -r 60
 	pid=$BG_PID
-	for ((i = 0; i < 100; i++)); do
+	# every program attached (a link each; trampolines take a while under
+	# emulation), else the first load would miss some
+	for ((i = 0; i < 300; i++)); do
 		PROG_IDS=$(proc_bpf_prog_ids "$pid")
-		[[ $(wc -w <<<"$PROG_IDS") -ge 8 ]] && break
+		nlinks=$(grep -ls '^link_id:' /proc/"$pid"/fdinfo/* | wc -l)
+		[[ -n $PROG_IDS ]] && ((nlinks >= $(wc -w <<<"$PROG_IDS"))) && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	[[ -n $PROG_IDS ]] || t_abort netstacklat "netstacklat loaded no program: $(tail -n 3 "$T_DIR/netstacklat.err")"
-	sleep 0.5 # its probes attached after the load
+	log "netstacklat: $(wc -w <<<"$PROG_IDS") programs, $nlinks links"
 	measure_reps netstacklat
 	kill -INT "$pid"
 	t_wait_pid "$pid" 20
