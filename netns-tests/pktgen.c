@@ -113,6 +113,8 @@ static uint64_t now_ns(void)
  * receiver falls behind; a rate keeps exact-count tests exact there.
  * Sleeps only when 50 us or more ahead, so that high rates send in bursts.
  */
+#define PACE_SLACK_NS 20000000ull /* 20 ms */
+
 static void pace(uint64_t due)
 {
 	uint64_t now = now_ns();
@@ -309,13 +311,27 @@ fail:
 static int send_frames(pcap_t *p, struct send_opts *o)
 {
 	uint8_t buf[FRAME_MAX], payload[FRAME_MAX];
-	uint64_t t0 = now_ns(), seq;
+	uint64_t t0 = now_ns(), seq, s0 = 0, due, now;
 	size_t len;
 	int err;
 
 	for (seq = 0; seq < o->count; seq++) {
-		if (o->pps)
-			pace(t0 + seq * 1000000000ull / o->pps);
+		/*
+		 * Paced from t0 on; a sender held back longer than
+		 * PACE_SLACK_NS (a stalled virtual CPU) goes on at the rate
+		 * from where it is, rather than sending what it owes in one
+		 * burst that overflows the receiving CPU's backlog.
+		 */
+		if (o->pps) {
+			due = t0 + (seq - s0) * 1000000000ull / o->pps;
+			now = now_ns();
+			if (now > due + PACE_SLACK_NS) {
+				t0 = now;
+				s0 = seq;
+				due = now;
+			}
+			pace(due);
+		}
 
 		o->f.sport = o->sport_base + seq % o->flows;
 		o->f.ip_id = seq & 0xffff;
