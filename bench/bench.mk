@@ -5,7 +5,8 @@
 # rxlat's series. bench/bench.sh runs them; `make bench-binaries` builds
 # them into $(BUILD). Included from the top Makefile.
 BENCH_BINARIES := $(BUILD)/rxlat-bench-floor $(BUILD)/rxlat-bench-fill $(BUILD)/bench_floor.bpf.o \
-                  $(BUILD)/xdp_floor.bpf.o $(BUILD)/xdp_clock.bpf.o $(BUILD)/xdp_pass.bpf.o
+                  $(BUILD)/xdp_floor.bpf.o $(BUILD)/xdp_clock.bpf.o $(BUILD)/xdp_pass.bpf.o \
+                  $(BUILD)/tstamp_clear.bpf.o
 
 $(BUILD)/xdp_clock.bpf.o: bench/xdp_floor.bpf.c $(BPF_DEPS)
 	$(CLANG) $(BPF_CFLAGS) -DXDP_FLOOR_CLOCK -c $< -o $@

@@ -11,8 +11,11 @@
 # --xdp-mode native, rxlat --tc; XDP_PASS and the XDP floor alone for
 # reference), alternated over the rounds: each program's run_cnt and
 # run_time_ns over a known UDP load (rxlat-pktgen) and a known TCP load
-# (iperf3 -n), divided by the frames the receiving veth took in (one per
-# datagram, one per segment). Under TCG every ns is inflated, and a clock
+# (iperf3 -n), the latter twice: as a veth delivers it, each segment with
+# the sender's departure time, and as from a NIC (tcpnic: those times taken
+# off at the sender's egress; netstacklat reads no skb that has one),
+# divided by the frames the receiving veth took in (one per datagram, one
+# per segment). Under TCG every ns is inflated, and a clock
 # read (bpf_stats makes two per run) costs more against the rest than in
 # hardware: the shares are what to read, not the ns.
 #
@@ -38,6 +41,21 @@ declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
 	[xdp-nohist]="as xdp, the histogram adds off")
 # the breakdown's features: configuration suffix and RXLAT_COST_OFF bit
 VMC_FEATURES="stamp:1 group:2 ooo:4 hist:8"
+# the loads (netns-tests/vm/cost_guest.sh): tcpnic is tcp with the sender's
+# departure times taken off, the segments as from a NIC
+VMC_LOADS="udp tcp tcpnic"
+
+# vmc_unit LOAD [short]: what LOAD's figures are per
+vmc_unit()
+{
+	case $1${2:+-$2} in
+	udp-short) echo dg ;;
+	tcp*-short) echo seg ;;
+	udp) echo "UDP datagram" ;;
+	tcp) echo "TCP segment" ;;
+	tcpnic) echo "TCP segment as from a NIC (no departure time)" ;;
+	esac
+}
 
 # vmc_breakdown SUMMARY: per load and hook (the programs of configuration
 # xdp that are neither stamper nor poll-end reset), ns per run with every
@@ -45,7 +63,7 @@ VMC_FEATURES="stamp:1 group:2 ooo:4 hist:8"
 vmc_breakdown()
 {
 	local l
-	for l in udp tcp; do
+	for l in $VMC_LOADS; do
 		awk -v l="$l" -v feats="$VMC_FEATURES" '
 		$2 == l && $4 != "xdp" && $4 != "sched_cls" && $3 !~ /^rxlat_napi/ {
 			ns[$1, $3] = $6
@@ -166,9 +184,8 @@ vmc_figure()
 vmc_vs_netstacklat()
 {
 	local l unit what a b r target name
-	for l in udp tcp; do
-		unit="UDP datagram"
-		[ "$l" = tcp ] && unit="TCP segment"
+	for l in $VMC_LOADS; do
+		unit=$(vmc_unit "$l")
 		for what in total hooks; do
 			if [ "$what" = total ]; then
 				target="<= 1.3x"
@@ -202,7 +219,7 @@ vmc_net()
 	shift
 	for c in "$@"; do
 		[[ $c == xdp* ]] || continue
-		for l in udp tcp; do
+		for l in $VMC_LOADS; do
 			t=$(vmc_figure "$sum" "$c" "$l" total)
 			s=$(vmc_figure "$sum" "$c" "$l" stamper)
 			x=$(vmc_figure "$sum" pass "$l" total)
@@ -262,8 +279,10 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 	echo "   veth between two namespaces of the guest (sender TSO/GSO off, receiver GRO on),"
 	echo "   kernel.bpf_stats_enabled=1, $VMC_ROUNDS rounds of $VMC_UDP datagrams (rxlat-pktgen) and"
 	echo "   $VMC_TCP_BYTES of iperf3 -n per configuration, alternated; runs/dg and runs/seg are"
-	echo "   run_cnt over the frames the receiving veth took in. Emulation inflates every ns: read"
-	echo "   the shares and ratios, not the ns."
+	echo "   run_cnt over the frames the receiving veth took in. tcpnic: the same TCP load with the"
+	echo "   sender's departure times taken off at its egress, so that segments arrive as from a NIC"
+	echo "   (netstacklat reads no skb that carries one). Emulation inflates every ns: read the"
+	echo "   shares and ratios, not the ns."
 	for c in $confs; do
 		echo "   $c: ${VMC_DESC[$c]}"
 	done
@@ -275,14 +294,12 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		vmc_vs_netstacklat ""
 		return 0
 	fi
-	for l in udp tcp; do
-		unit=dg
-		[ "$l" = tcp ] && unit=seg
+	for l in $VMC_LOADS; do
 		# shellcheck disable=SC2086 # a list of configurations
-		vmc_table "$sum" "$l" "$unit" $confs
+		vmc_table "$sum" "$l" "$(vmc_unit "$l" short)" $confs
 		echo
 	done
-	for l in udp tcp; do
+	for l in $VMC_LOADS; do
 		printf '   %s, alone in native XDP: XDP_PASS %s ns/frame, XDP floor (meta, no clock, no map) %s ns/frame\n' \
 			"$l" "$(vmc_figure "$sum" pass "$l" total)" "$(vmc_figure "$sum" floor "$l" total)"
 	done
@@ -291,9 +308,8 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
 	for c in $confs; do
 		[[ $c == netstacklat || $c == xdp-no* ]] && continue
-		for l in udp tcp; do
-			unit="UDP datagram"
-			[ "$l" = tcp ] && unit="TCP segment"
+		for l in $VMC_LOADS; do
+			unit=$(vmc_unit "$l")
 			t=$(vmc_figure "$sum" "$c" "$l" total)
 			s=$(vmc_figure "$sum" "$c" "$l" stamper)
 			u=$(vmc_figure "$sum" "$c" "$l" units)

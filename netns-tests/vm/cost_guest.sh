@@ -24,6 +24,13 @@
 #   udp  BENCH_VMCOST_UDP datagrams of rxlat-pktgen (8 flows, paced at
 #        BENCH_VMCOST_PPS), received by rxlat-pktgen recv
 #   tcp  one iperf3 stream of BENCH_VMCOST_TCP_BYTES
+#   tcpnic
+#        the same with the sender's departure times taken off at its egress
+#        (bench/tstamp_clear.bpf.c): the segments arrive as from a NIC,
+#        without the monotonic delivery time that TCP puts on them and a
+#        veth carries, which netstacklat does not read; the kernel's
+#        realtime receive stamp is there where a socket asked for receive
+#        timestamps (netstacklat does)
 #
 # Per load it prints, for host-side parsing:
 #
@@ -93,13 +100,24 @@ load_tcp()
 	log "tcp: $(gojq -r '.end.sum_received | "\(.bytes) bytes, \(.bits_per_second / 1e6 | round) Mbit/s"' "$T_DIR/iperf.json")"
 }
 
+load_tcpnic()
+{
+	if ! in_ns "$NS_A" tc qdisc add dev "$IF_A" clsact ||
+		! in_ns "$NS_A" tc filter add dev "$IF_A" egress bpf direct-action \
+			obj "$BUILD/tstamp_clear.bpf.o" sec tc; then
+		t_abort tstamp_clear "cannot attach $BUILD/tstamp_clear.bpf.o at the sender's egress"
+	fi
+	load_tcp
+	in_ns "$NS_A" tc qdisc del dev "$IF_A" clsact
+}
+
 # rxlat's program stats around one load: the lines described above
 measure()	# CONF LOAD
 {
 	local conf=$1 load=$2 before after u0 u1 f0 f1 proto field
 	case $load in
 	udp) proto=Udp field=InDatagrams ;;
-	tcp) proto=Tcp field=InSegs ;;
+	tcp*) proto=Tcp field=InSegs ;;
 	esac
 	before=$(prog_stats)
 	u0=$(snmp "$proto" "$field") f0=$(rx_frames)
@@ -121,6 +139,7 @@ measure_reps()	# CONF
 	for ((i = 0; i < REPS; i++)); do
 		measure "$1" udp
 		measure "$1" tcp
+		measure "$1" tcpnic
 	done
 }
 
