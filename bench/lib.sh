@@ -136,10 +136,11 @@ results_write()
 	note "results written to $file"
 }
 
-# verdict A OP B: "met" when the awk comparison holds, else "not met"
+# verdict A OP B: "met" when the numeric comparison holds (a unit after
+# the number, such as x, is ignored), else "not met"
 verdict()
 {
-	awk -v a="$1" -v b="$3" "BEGIN { exit !(a $2 b) }" && echo met || echo "not met"
+	awk -v a="$1" -v b="$3" "BEGIN { exit !(a + 0 $2 b + 0) }" && echo met || echo "not met"
 }
 
 has_part()

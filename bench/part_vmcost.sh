@@ -205,7 +205,7 @@ vmc_vs_netstacklat()
 				continue
 			fi
 			r=$(ratio "$a" "$b")
-			row "$name" "${r}x ($a vs $b ns, emulated)" "$target" "$(verdict "$r" '<=' "${target#<= }")"
+			row "$name" "${r}x ($a vs $b ns, emulated)" "$target" "$(verdict "$r" '<=' "${target//[<= x]/}")"
 		done
 	done
 }
