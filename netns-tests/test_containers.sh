@@ -794,18 +794,6 @@ tc_forward_qdiscs()
 	assert_eq etf_same_as_without "${got[0]:-?}" "${got[1]:-?}" "datagrams etf let through to the pod"
 }
 
-# Waits (up to 10 s) until of the program ids IDS only a filter's entry
-# program (rxlat_tc, which a cls_bpf filter keeps) is still loaded.
-vm_wait_gone_but_filter()	# IDS
-{
-	local i
-	for ((i = 0; i < 100; i++)); do
-		[[ -z $(comm -12 <(tr ' ' '\n' <<<"$1" | sort) <(bpftool -j prog show |
-			gojq -r '.[] | select(.name != "rxlat_tc") | .id' | sort)) ]] && return 0
-		sleep 0.1
-	done
-}
-
 # SIGKILL of rxlat mid-traffic into a routed pod: no datagram lost, and
 # what it leaves (a cls_bpf filter where the kernel has no tcx links)
 # changes no packet: the program array through which it stamps is empty.
@@ -826,7 +814,9 @@ tc_pod_kill9()
 	# test_kill.sh has the same reason). On the host the kill comes with
 	# datagrams in flight.
 	if [[ -n ${RXLAT_VM:-} ]]; then
-		ids=$(proc_bpf_prog_ids "$RXLAT_PID")
+		# its programs, but for the entry that a cls_bpf filter keeps
+		ids=$(comm -23 <(proc_bpf_prog_ids "$RXLAT_PID" | tr ' ' '\n' | sort) \
+			<(bpftool -j prog show | gojq -r '.[] | select(.name == "rxlat_tc") | .id' | sort))
 		kill -STOP "$snd"
 		sleep 0.2
 	fi
@@ -835,7 +825,7 @@ tc_pod_kill9()
 	t_wait_pid "$RXLAT_PID" 10 2>/dev/null
 	t1=$(date +%s%N)
 	if [[ -n ${RXLAT_VM:-} ]]; then
-		vm_wait_gone_but_filter "$ids"
+		rxlat_leftovers "=$ids" >/dev/null
 		kill -CONT "$snd"
 	fi
 	log "rxlat gone $(((t1 - t0) / 1000000)) ms after SIGKILL${RXLAT_VM:+, its programs $((($(date +%s%N) - t1) / 1000000)) ms later}"
