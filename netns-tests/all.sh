@@ -5,8 +5,8 @@
 # install it (netns-tests/deploy.sh: the package, the image, the DaemonSet),
 # then inside Debian's 6.1 and 6.12 kernels under QEMU (make vmtest), then
 # rxlat on real NIC drivers under QEMU (netns-tests/vm/drivers.sh). Ends with a summary of which kernel ran which
-# attach set, a line per driver, and one line "N passed, M failed, K skipped"
-# over all of them.
+# attach set, a line per driver, the FAIL lines of the run (the first 20),
+# and one line "N passed, M failed, K skipped" over all of them.
 #
 # RXLAT_VMTEST=0 leaves the QEMU part out (the summary then says so, and it
 # counts as a failure: make test is not complete without it).
@@ -165,5 +165,11 @@ echo "# summary"
 for r in "${rows[@]}"; do
 	echo "#   $r"
 done
+# the failed checks themselves, where CI shows them: at the end of the run
+if ((failed > 0)); then
+	grep -E '^(\[[^]]+\] )?FAIL ' "$log" | head -n 20 | sed -e 's/^/#   /'
+	n=$(grep -cE '^(\[[^]]+\] )?FAIL ' "$log")
+	((n <= 20)) || echo "#   ... and $((n - 20)) more FAIL lines above"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0 && passed > 0))
