@@ -493,21 +493,30 @@ static inline __u64 rxlat_fwd_tag_mask(__u32 fwd_mask)
  * sock_read of a forwarded packet: ip_local_deliver took its stamp from the
  * skb, and the application reads it whenever it likes, on any CPU. The
  * stage that queues it to the socket (udp_queue_rcv, tcp_do_rcv) keeps its
- * stamp in rxlat_fwd_sock at a slot of the skb's address, for sock_read.
- * Every packet of another namespace passes that stage before it is read,
- * and clears a slot that an earlier skb at its address left; a slot that
- * another skb took since gives sock_read no stamp, never a wrong one.
+ * stamp in rxlat_fwd_sock, in a way of the set of the skb's address, for
+ * sock_read, which frees the way. A set of 4 holds the packets of as many
+ * slab pages whose addresses fall on the same set (a socket with thousands
+ * of skbs queued spans hundreds of pages); past that, the way with the
+ * oldest stamp is taken. Every packet of another namespace passes that
+ * stage before it is read, and frees a way that an earlier skb at its
+ * address left; a way that another skb took since gives sock_read no
+ * stamp, never a wrong one.
  */
-#define RXLAT_FWD_SOCK_SLOTS (1u << 14)
+#define RXLAT_FWD_SOCK_WAYS 4
+#define RXLAT_FWD_SOCK_SETS (1u << 12)
 
-struct rxlat_fwd_sock { /* 32 bytes: 512 KiB in all */
-	__u64 skb;
-	__u32 head;    /* low bits of skb->head */
-	__u32 ifindex; /* the stamp's, as struct rxlat_meta has them */
+struct rxlat_fwd_sock { /* 32 bytes */
+	__u64 skb;	/* 0: a free way */
+	__u32 head;	/* low bits of skb->head */
+	__u32 ifindex;	/* the stamp's, as struct rxlat_meta has them */
 	__u32 netns;
 	__u16 rx_queue;
 	__u16 flags;
 	__u64 stamp;
+};
+
+struct rxlat_fwd_sock_set { /* 128 bytes, two cache lines: 512 KiB in all */
+	struct rxlat_fwd_sock way[RXLAT_FWD_SOCK_WAYS];
 };
 
 /*

@@ -729,6 +729,21 @@ tc_routed()
 
 
 
+# A pod that reads late: 3000 datagrams stamped at tc queue up in its
+# socket before the first read, so that their skbs span many slab pages
+# (addresses far apart), and each read still finds its own stamp.
+tc_pod_queued()
+{
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --tc || return 1
+	recv_in 1 "$POD_1" 3000 --hold 3000 || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 3000 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 3000
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_pod_udp_tc tc_queued "$POD_1" 3000
+}
+
 # An application in the pod reading SO_TIMESTAMPNS gets receive times as
 # right as without rxlat: none in the future of its read, none before the
 # datagrams were sent, all within a second.
@@ -902,6 +917,7 @@ run_test tc_routed tc_routed
 run_test tc_by_cgroup by_cgroup tc
 run_test tc_tcp_into_pod tcp_into_pod tc
 run_test tc_bridged bridged tc
+run_test tc_pod_queued tc_pod_queued
 run_test tc_pod_timestamps tc_pod_timestamps
 run_test tc_forward_qdiscs tc_forward_qdiscs
 run_test tc_pod_kill9 tc_pod_kill9

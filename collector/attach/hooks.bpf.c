@@ -278,58 +278,91 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1); /* set by user space */
 	__type(key, __u32);
-	__type(value, struct rxlat_fwd_sock);
+	__type(value, struct rxlat_fwd_sock_set);
 } rxlat_fwd_sock SEC(".maps");
 
-static __always_inline struct rxlat_fwd_sock *sock_slot(const struct sk_buff *skb)
+/* The set of skb's address: the skbs of one slab page in distinct sets. */
+static __always_inline struct rxlat_fwd_sock_set *sock_set(const struct sk_buff *skb)
 {
-	__u32 k = ((__u64)skb >> 8) & (RXLAT_FWD_SOCK_SLOTS - 1);
+	__u32 k = ((__u64)skb >> 8) & (RXLAT_FWD_SOCK_SETS - 1);
 
 	return bpf_map_lookup_elem(&rxlat_fwd_sock, &k);
 }
 
 /*
  * Where a packet of another namespace is queued to its socket: keep its
- * forwarded stamp m for sock_read, or (m NULL) clear what an earlier skb
- * at its address left. The skb goes last, so that a reader that finds it
- * finds the stamp written.
+ * forwarded stamp m for sock_read, or (m NULL) free the way that an
+ * earlier skb at its address left. A stamp takes that way, else a free
+ * one, else the one with the oldest stamp. The skb goes last, so that a
+ * reader that finds it finds the stamp written.
  */
 static __always_inline void sock_note(const struct sk_buff *skb, const struct rxlat_meta *m)
 {
-	struct rxlat_fwd_sock *s;
+	struct rxlat_fwd_sock_set *set;
+	struct rxlat_fwd_sock *s = NULL;
+	__u64 oldest = ~0ULL;
+	__u32 pick = 0;
 
 	if (!rxlat_cfg.fwd_mask)
 		return;
-	s = sock_slot(skb);
-	if (!s)
+	set = sock_set(skb);
+	if (!set)
 		return;
-	if (m) {
-		s->skb = 0;
-		s->head = (__u32)(__u64)skb->head;
-		s->ifindex = m->ifindex;
-		s->netns = m->netns;
-		s->rx_queue = m->rx_queue;
-		s->flags = m->flags;
-		s->stamp = rxlat_meta_stamp(m);
-		*(volatile __u64 *)&s->skb = (__u64)skb;
-	} else if (s->skb == (__u64)skb) {
-		s->skb = 0;
+#pragma unroll
+	for (__u32 i = 0; i < RXLAT_FWD_SOCK_WAYS; i++) {
+		__u64 at = set->way[i].skb;
+
+		if (at == (__u64)skb) {
+			s = &set->way[i];
+			break;
+		}
+		if (!at) {
+			oldest = 0;
+			pick = i;
+		} else if (set->way[i].stamp < oldest) {
+			oldest = set->way[i].stamp;
+			pick = i;
+		}
 	}
+	if (!m) {
+		if (s)
+			s->skb = 0;
+		return;
+	}
+	if (!s)
+		s = &set->way[pick & (RXLAT_FWD_SOCK_WAYS - 1)];
+	s->skb = 0;
+	s->head = (__u32)(__u64)skb->head;
+	s->ifindex = m->ifindex;
+	s->netns = m->netns;
+	s->rx_queue = m->rx_queue;
+	s->flags = m->flags;
+	s->stamp = rxlat_meta_stamp(m);
+	*(volatile __u64 *)&s->skb = (__u64)skb;
 }
 
 /*
- * At sock_read: the stamp kept for skb. Its data buffer must be the one
- * noted too: an skb that reached the socket past the stage (a TCP segment
- * that completes a handshake) finds the slot of another.
+ * At sock_read: the stamp kept for skb, and its way freed. Its data buffer
+ * must be the one noted too: an skb that reached the socket past the stage
+ * (a TCP segment that completes a handshake) may find the way of another.
  */
 static __always_inline bool sock_stamp(const struct sk_buff *skb, struct rxlat_meta *m)
 {
-	struct rxlat_fwd_sock *s;
+	struct rxlat_fwd_sock_set *set;
+	struct rxlat_fwd_sock *s = NULL;
 
 	if (!rxlat_cfg.fwd_mask)
 		return false;
-	s = sock_slot(skb);
-	if (!s || s->skb != (__u64)skb || s->head != (__u32)(__u64)skb->head)
+	set = sock_set(skb);
+	if (!set)
+		return false;
+#pragma unroll
+	for (__u32 i = 0; i < RXLAT_FWD_SOCK_WAYS; i++)
+		if (set->way[i].skb == (__u64)skb) {
+			s = &set->way[i];
+			break;
+		}
+	if (!s || s->head != (__u32)(__u64)skb->head)
 		return false;
 	m->magic = RXLAT_META_MAGIC;
 	m->ifindex = s->ifindex;
@@ -338,7 +371,8 @@ static __always_inline bool sock_stamp(const struct sk_buff *skb, struct rxlat_m
 	m->flags = s->flags;
 	m->stamp_lo = s->stamp;
 	m->stamp_hi = s->stamp >> 32;
-	return *(volatile __u64 *)&s->skb == (__u64)skb; /* not rewritten meanwhile */
+	/* not rewritten meanwhile, and freed for the next */
+	return __sync_val_compare_and_swap(&s->skb, (__u64)skb, 0) == (__u64)skb;
 }
 
 /*

@@ -201,7 +201,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->fwd_tag = fwd_tag(bc->fwd_mask);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_tc_fwd, bc->fwd_mask + 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_fwd_sock,
-				 bc->fwd_mask ? RXLAT_FWD_SOCK_SLOTS : 1);
+				 bc->fwd_mask ? RXLAT_FWD_SOCK_SETS : 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);

@@ -261,7 +261,7 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h)
 	       (size_t)bpf_map__max_entries(h->skel->maps.rxlat_tc_fwd) *
 		   sizeof(struct rxlat_fwd_slot) +
 	       (size_t)bpf_map__max_entries(h->skel->maps.rxlat_fwd_sock) *
-		   sizeof(struct rxlat_fwd_sock) +
+		   sizeof(struct rxlat_fwd_sock_set) +
 	       (h->plan.drops ? RXLAT_DROP_ENTRIES *
 				    (sizeof(struct rxlat_drop_key) + sizeof(struct rxlat_drop))
 			      : 0);
