@@ -289,6 +289,17 @@ static __always_inline struct rxlat_fwd_sock_set *sock_set(const struct sk_buff 
 	return bpf_map_lookup_elem(&rxlat_fwd_sock, &k);
 }
 
+/* The way of set that names skb, NULL if none does. */
+static __always_inline struct rxlat_fwd_sock *sock_way(struct rxlat_fwd_sock_set *set,
+						       const struct sk_buff *skb)
+{
+#pragma unroll
+	for (__u32 i = 0; i < RXLAT_FWD_SOCK_WAYS; i++)
+		if (set->way[i].skb == (__u64)skb)
+			return &set->way[i];
+	return NULL;
+}
+
 /*
  * Where a packet of another namespace is queued to its socket: keep its
  * forwarded stamp m for sock_read, or (m NULL) free the way that an
@@ -299,7 +310,7 @@ static __always_inline struct rxlat_fwd_sock_set *sock_set(const struct sk_buff 
 static __always_inline void sock_note(const struct sk_buff *skb, const struct rxlat_meta *m)
 {
 	struct rxlat_fwd_sock_set *set;
-	struct rxlat_fwd_sock *s = NULL;
+	struct rxlat_fwd_sock *s;
 	__u64 oldest = ~0ULL;
 	__u32 pick = 0;
 
@@ -308,29 +319,26 @@ static __always_inline void sock_note(const struct sk_buff *skb, const struct rx
 	set = sock_set(skb);
 	if (!set)
 		return;
-#pragma unroll
-	for (__u32 i = 0; i < RXLAT_FWD_SOCK_WAYS; i++) {
-		__u64 at = set->way[i].skb;
-
-		if (at == (__u64)skb) {
-			s = &set->way[i];
-			break;
-		}
-		if (!at) {
-			oldest = 0;
-			pick = i;
-		} else if (set->way[i].stamp < oldest) {
-			oldest = set->way[i].stamp;
-			pick = i;
-		}
-	}
+	s = sock_way(set, skb);
 	if (!m) {
 		if (s)
 			s->skb = 0;
 		return;
 	}
-	if (!s)
+	if (!s) {
+#pragma unroll
+		for (__u32 i = 0; i < RXLAT_FWD_SOCK_WAYS; i++) {
+			__u64 at = set->way[i].stamp;
+
+			if (!set->way[i].skb)
+				at = 0;
+			if (at < oldest) {
+				oldest = at;
+				pick = i;
+			}
+		}
 		s = &set->way[pick & (RXLAT_FWD_SOCK_WAYS - 1)];
+	}
 	s->skb = 0;
 	s->head = (__u32)(__u64)skb->head;
 	s->ifindex = m->ifindex;
@@ -349,19 +357,14 @@ static __always_inline void sock_note(const struct sk_buff *skb, const struct rx
 static __always_inline bool sock_stamp(const struct sk_buff *skb, struct rxlat_meta *m)
 {
 	struct rxlat_fwd_sock_set *set;
-	struct rxlat_fwd_sock *s = NULL;
+	struct rxlat_fwd_sock *s;
 
 	if (!rxlat_cfg.fwd_mask)
 		return false;
 	set = sock_set(skb);
 	if (!set)
 		return false;
-#pragma unroll
-	for (__u32 i = 0; i < RXLAT_FWD_SOCK_WAYS; i++)
-		if (set->way[i].skb == (__u64)skb) {
-			s = &set->way[i];
-			break;
-		}
+	s = sock_way(set, skb);
 	if (!s || s->head != (__u32)(__u64)skb->head)
 		return false;
 	m->magic = RXLAT_META_MAGIC;
