@@ -729,7 +729,7 @@ tc_routed()
 # socket before the first read, so that their skbs span some 30 slab pages
 # (addresses far apart), and each read still finds its own stamp. (At
 # 3000 one slot per address lost 80 to 96 in every run, the sets of 4
-# ways 16 in one run of 11; docs/tc-stamper.md)
+# ways 16 in one run of 14; docs/tc-stamper.md)
 tc_pod_queued()
 {
 	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
