@@ -167,9 +167,11 @@ for r in "${rows[@]}"; do
 done
 # the failed checks themselves, where CI shows them: at the end of the run
 if ((failed > 0)); then
-	grep -E '^(\[[^]]+\] )?FAIL ' "$log" | head -n 20 | sed -e 's/^/#   /'
-	n=$(grep -cE '^(\[[^]]+\] )?FAIL ' "$log")
-	((n <= 20)) || echo "#   ... and $((n - 20)) more FAIL lines above"
+	mapfile -t fails < <(grep -E '^(\[[^]]+\] )?FAIL ' "$log")
+	for f in "${fails[@]:0:20}"; do
+		echo "#   $f"
+	done
+	((${#fails[@]} <= 20)) || echo "#   ... and $((${#fails[@]} - 20)) more FAIL lines above"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 ((failed == 0 && passed > 0))
