@@ -458,6 +458,39 @@ struct rxlat_bpf_state {
 #define RXLAT_TC_MARK 1ull
 
 /*
+ * The offset CLOCK_REALTIME - CLOCK_MONOTONIC that rxlat's tc stamper
+ * wrote a stamp with, so that a hook turns the stamp back into its
+ * monotonic time with one load, where converting it with the offset of
+ * the moment takes three clock reads: the stamper puts the offsets it
+ * stamps with in rxlat_tc_offs, which it shares with the hooks, and the
+ * offset's index (its epoch, 1..7) in bits 1-3 of the stamp. The stamp
+ * loses its lowest 4 bits of nanoseconds to the mark and the epoch: it
+ * lies within 15 ns of the time it was taken. Epoch 0: the stamper had
+ * no index for its offset (another CPU was adding one), and the hooks
+ * convert the stamp as a kernel receive stamp. A new epoch is taken when
+ * the offset changes (a step of the realtime clock); a stamp read after
+ * seven more steps is converted with the offset of the last of them.
+ */
+#define RXLAT_TC_EPOCH_SHIFT 1
+#define RXLAT_TC_EPOCHS	     8
+#define RXLAT_TC_LOW_BITS    15ull /* the mark and the epoch */
+
+struct rxlat_tc_offs {
+	__s64 offs[RXLAT_TC_EPOCHS]; /* by epoch; [0] unused */
+	__u32 cur;		     /* the newest epoch, 0 before the first stamp */
+	__u32 pad;
+};
+
+/*
+ * What the hooks know of a tc stamper on an interface (rxlat_tc_of[],
+ * rxlat_tc_ifaces): marked stamps there are a stamper's, rxlat's own
+ * (its offsets shared) or one that iproute2 loaded (converted with the
+ * offset of the moment).
+ */
+#define RXLAT_TC_IF_FOREIGN 1
+#define RXLAT_TC_IF_OWN	    2
+
+/*
  * A forwarded packet (one that leaves rxlat's namespace: routed or bridged
  * into a container, or out again) loses a realtime skb->tstamp at
  * ip_forward and at the namespace crossing. For such a packet the tc stamper writes a

@@ -11,10 +11,10 @@
  * clears (why this slot, and what it changes: docs/tc-stamper.md). Its
  * lowest bit is set; a kernel receive stamp passing here gets that bit
  * cleared, which moves it by at most 1 ns, so that the hooks can tell the
- * two apart. A packet this namespace forwards (into a routed container)
- * gets a monotonic delivery time instead, which outlives the forwarding,
- * and its stamp goes to a table that rxlat's hooks read (include/rxlat.h,
- * struct rxlat_fwd_slot).
+ * two apart. The next three bits name the clock offset it was taken with
+ * (include/rxlat.h, struct rxlat_tc_offs). A packet this namespace forwards (into a routed
+ * container) gets a monotonic delivery time instead, which outlives the forwarding, and its stamp
+ * goes to a table that rxlat's hooks read (include/rxlat.h, struct rxlat_fwd_slot).
  *
  * Loads with iproute2 alone:
  *   tc qdisc add dev IF clsact
@@ -60,6 +60,40 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } rxlat_tc_fwd_next SEC(".maps");
+
+/*
+ * The offsets this stamper stamps with, by epoch (include/rxlat.h), which
+ * rxlat shares with its hooks.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rxlat_tc_offs);
+} rxlat_tc_offs SEC(".maps");
+
+/*
+ * The epoch of offs: the one that holds it, else a new one (the realtime
+ * clock stepped) that this CPU takes and fills; 0 when another CPU took
+ * one at the same moment.
+ */
+static __always_inline __u32 offs_epoch(__s64 offs)
+{
+	__u32 zero = 0, cur, next;
+	struct rxlat_tc_offs *t = bpf_map_lookup_elem(&rxlat_tc_offs, &zero);
+
+	if (!t)
+		return 0;
+	for (__u32 e = 1; e < RXLAT_TC_EPOCHS; e++)
+		if (t->offs[e] == offs)
+			return e;
+	cur = *(volatile __u32 *)&t->cur & (RXLAT_TC_EPOCHS - 1);
+	next = cur < RXLAT_TC_EPOCHS - 1 ? cur + 1 : 1;
+	if (__sync_val_compare_and_swap(&t->cur, cur, next) != cur)
+		return 0;
+	t->offs[next & (RXLAT_TC_EPOCHS - 1)] = offs;
+	return next;
+}
 
 /* The namespace's own addresses (include/rxlat.h), kept by rxlat. */
 struct {
@@ -184,7 +218,8 @@ static __always_inline int stamp(struct __sk_buff *skb)
 		return TC_ACT_UNSPEC_; /* the kernel is updating its offsets */
 	if (ts)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
-	skb->tstamp = (now + offs) | RXLAT_TC_MARK;
+	skb->tstamp = ((now + offs) & ~RXLAT_TC_LOW_BITS) |
+		      (__u64)offs_epoch(offs) << RXLAT_TC_EPOCH_SHIFT | RXLAT_TC_MARK;
 	return TC_ACT_UNSPEC_;
 }
 

@@ -75,13 +75,37 @@ struct {
 	__array(values, struct rxlat_hist_chunk);
 } rxlat_hist_chunks SEC(".maps");
 
-/* Interfaces where rxlat knows the tc stamper runs (user space fills it). */
+/*
+ * Interfaces where rxlat knows a tc stamper runs, and whose it is
+ * (RXLAT_TC_IF_*), by ifindex: below RXLAT_IFINDEX_DIRECT in a flat array,
+ * the others in a hash (user space fills both).
+ */
+__u8 rxlat_tc_of[RXLAT_IFINDEX_DIRECT];
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, RXLAT_MAX_IFACES_LIMIT);
 	__type(key, __u32); /* ifindex */
 	__type(value, __u8);
 } rxlat_tc_ifaces SEC(".maps");
+
+static __always_inline __u8 tc_iface(__u32 ifindex)
+{
+	__u8 *v;
+
+	if (ifindex < RXLAT_IFINDEX_DIRECT)
+		return rxlat_tc_of[ifindex];
+	v = bpf_map_lookup_elem(&rxlat_tc_ifaces, &ifindex);
+	return v ? *v : 0;
+}
+
+/* The offsets of rxlat's tc stamper by epoch (include/rxlat.h), shared with it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rxlat_tc_offs);
+} rxlat_tc_offs SEC(".maps");
 
 /* Kernel layouts that changed: CO-RE picks the one this kernel has. */
 struct sk_buff___tstamp_type { /* 6.11+ */
@@ -539,8 +563,23 @@ static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, 
 
 	if (ts <= 0 || !tstamp_is_realtime(skb))
 		return RXLAT_SRC_NONE;
-	if ((ts & RXLAT_TC_MARK) && bpf_map_lookup_elem(&rxlat_tc_ifaces, &ifindex))
-		src = RXLAT_SRC_TC;
+	if (ts & RXLAT_TC_MARK) {
+		__u8 tc = tc_iface(ifindex);
+
+		if (tc)
+			src = RXLAT_SRC_TC;
+		/* rxlat's own stamp: the offset it was taken with, by its epoch */
+		if (tc == RXLAT_TC_IF_OWN) {
+			__u32 zero = 0, e = (ts >> RXLAT_TC_EPOCH_SHIFT) & (RXLAT_TC_EPOCHS - 1);
+			struct rxlat_tc_offs *t = bpf_map_lookup_elem(&rxlat_tc_offs, &zero);
+			__s64 offs = t && e ? t->offs[e] : 0;
+
+			if (offs) {
+				*start = ts - offs;
+				return src;
+			}
+		}
+	}
 	if (!realtime_start(ts, now, start))
 		return RXLAT_SRC_NONE;
 	return src;
@@ -554,8 +593,7 @@ static __always_inline bool own_tc_stamp(const struct sk_buff *skb, __u32 ifinde
 {
 	__s64 ts = skb->tstamp;
 
-	return ts > 0 && (ts & RXLAT_TC_MARK) && tstamp_is_realtime(skb) &&
-	       bpf_map_lookup_elem(&rxlat_tc_ifaces, &ifindex);
+	return ts > 0 && (ts & RXLAT_TC_MARK) && tstamp_is_realtime(skb) && tc_iface(ifindex);
 }
 
 /*

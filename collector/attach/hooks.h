@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "config.h"
 #include "series.h"
+#include "tc.h"
 
 /*
  * The latency hooks, one attach point per stage: the plan (plan.h:
@@ -64,13 +65,13 @@ void hooks_new_epoch(struct rxlat_hooks *h, __u64 *old_epoch);
 /* Interface slot of ifindex from now belongs to ifindex to: 0 or -errno. */
 int hooks_move_ifslot(struct rxlat_hooks *h, __u32 from, __u32 to);
 size_t hooks_map_bytes(const struct rxlat_hooks *h);
-/* Realtime stamps on ifindex with the tc mark are the tc stamper's (on) or not. */
-int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on);
 /*
- * The table of forwarded packets' tc stamps (include/rxlat.h), for the tc
- * stamper to share: its fd, *mask and *tag, or -1 when the hooks have none.
+ * Realtime stamps on ifindex with the tc mark are a tc stamper's, whose:
+ * RXLAT_TC_IF_OWN, RXLAT_TC_IF_FOREIGN (include/rxlat.h), or 0: none.
  */
-int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask, __u64 *tag);
+int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, __u8 whose);
+/* The tables the tc stamper shares with the hooks (tc.h). */
+void hooks_tc_share(const struct rxlat_hooks *h, struct rxlat_tc_share *s);
 /* --drops: the drop map's fd (-1 without), and drops it had no room for. */
 int hooks_drops_fd(const struct rxlat_hooks *h);
 __u64 hooks_drops_lost(const struct rxlat_hooks *h);

@@ -252,20 +252,24 @@ void hooks_destroy(struct rxlat_hooks *h)
 	free(h);
 }
 
-int hooks_tc_fwd(const struct rxlat_hooks *h, __u32 *mask, __u64 *tag)
+void hooks_tc_share(const struct rxlat_hooks *h, struct rxlat_tc_share *s)
 {
-	*mask = h->skel->rodata->rxlat_cfg.fwd_mask;
-	*tag = h->skel->rodata->rxlat_cfg.fwd_tag;
-	return *mask ? bpf_map__fd(h->skel->maps.rxlat_tc_fwd) : -1;
+	s->fwd_mask = h->skel->rodata->rxlat_cfg.fwd_mask;
+	s->fwd_tag = h->skel->rodata->rxlat_cfg.fwd_tag;
+	s->fwd_fd = s->fwd_mask ? bpf_map__fd(h->skel->maps.rxlat_tc_fwd) : -1;
+	s->offs_fd = bpf_map__fd(h->skel->maps.rxlat_tc_offs);
 }
 
-int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, bool on)
+int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, __u8 whose)
 {
 	int fd = bpf_map__fd(h->skel->maps.rxlat_tc_ifaces);
-	__u8 one = 1;
 
-	if (on)
-		return bpf_map_update_elem(fd, &ifindex, &one, BPF_ANY) ? -errno : 0;
+	if (ifindex < RXLAT_IFINDEX_DIRECT) {
+		__atomic_store_n(&h->skel->bss->rxlat_tc_of[ifindex], whose, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (whose)
+		return bpf_map_update_elem(fd, &ifindex, &whose, BPF_ANY) ? -errno : 0;
 	bpf_map_delete_elem(fd, &ifindex);
 	return 0;
 }

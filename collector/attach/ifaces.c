@@ -194,7 +194,7 @@ static void iface_gone(struct rxlat_ifaces *f, int i)
 	f->gone[i] = true;
 	if (tc) {
 		tc_detach(*f->tc, i, true);
-		hooks_tc_iface(f->hooks, f->ifindex[i], false);
+		hooks_tc_iface(f->hooks, f->ifindex[i], 0);
 	} else {
 		stamper_detach_iface(f->stamper, i);
 	}
@@ -220,7 +220,8 @@ static enum rxlat_tc_how stamp_at_tc(struct rxlat_ifaces *f, int i, __u32 ifinde
 
 	if (how == RXLAT_TC_NONE)
 		return how;
-	err = hooks_tc_iface(f->hooks, ifindex, true);
+	err = hooks_tc_iface(f->hooks, ifindex,
+			     how == RXLAT_TC_FOREIGN ? RXLAT_TC_IF_FOREIGN : RXLAT_TC_IF_OWN);
 	if (err) {
 		rxlat_err("cannot mark %s as tc-stamped: %s", name, strerror(-err));
 		tc_detach(*f->tc, i, false);
@@ -464,11 +465,11 @@ int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 /* The tc stamper, with the hooks' table of forwarded stamps. */
 static int tc_open_shared(struct rxlat_ifaces *f)
 {
-	__u32 mask = 0;
-	__u64 tag = 0;
-	int fd = f->hooks ? hooks_tc_fwd(f->hooks, &mask, &tag) : -1;
+	struct rxlat_tc_share s = { .fwd_fd = -1, .offs_fd = -1 };
 
-	return tc_open(f->tc, f->cfg->bpf.netns_ino, fd, mask, tag);
+	if (f->hooks)
+		hooks_tc_share(f->hooks, &s);
+	return tc_open(f->tc, f->cfg->bpf.netns_ino, &s);
 }
 
 int ifaces_attach_tc(struct rxlat_ifaces *f)

@@ -57,8 +57,9 @@ static int live(struct rxlat_tc_bpf *skel)
 	return 0;
 }
 
-int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask, __u64 fwd_tag)
+int tc_open(struct rxlat_tc **out, __u32 netns, const struct rxlat_tc_share *share)
 {
+	int fwd_fd = share->fwd_fd;
 	struct rxlat_tc *t = calloc(1, sizeof(*t));
 	int err;
 
@@ -72,11 +73,13 @@ int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask, __u6
 		t->skel->rodata->rxlat_netns = netns;
 		err = 0;
 		if (fwd_fd >= 0) {
-			t->skel->rodata->rxlat_fwd_mask = fwd_mask;
-			t->skel->rodata->rxlat_fwd_tag = fwd_tag;
-			bpf_map__set_max_entries(t->skel->maps.rxlat_tc_fwd, fwd_mask + 1);
+			t->skel->rodata->rxlat_fwd_mask = share->fwd_mask;
+			t->skel->rodata->rxlat_fwd_tag = share->fwd_tag;
+			bpf_map__set_max_entries(t->skel->maps.rxlat_tc_fwd, share->fwd_mask + 1);
 			err = bpf_map__reuse_fd(t->skel->maps.rxlat_tc_fwd, fwd_fd);
 		}
+		if (!err && share->offs_fd >= 0)
+			err = bpf_map__reuse_fd(t->skel->maps.rxlat_tc_offs, share->offs_fd);
 		t->skel->rodata->rxlat_watched = 1;
 		if (!err)
 			err = rxlat_tc_bpf__load(t->skel);

@@ -14,10 +14,19 @@
 enum rxlat_tc_how { RXLAT_TC_NONE, RXLAT_TC_TCX, RXLAT_TC_FILTER, RXLAT_TC_FOREIGN };
 struct rxlat_tc;
 /*
- * Loads the stamper for the interfaces of namespace netns (its inode), with
- * the hooks' table of forwarded stamps (fwd_fd, fwd_mask, fwd_tag; -1: none).
+ * The hooks' tables that the stamper shares (include/rxlat.h): the stamps
+ * of forwarded packets (fwd_fd, fwd_mask, fwd_tag; fwd_fd -1: none), and
+ * the clock offsets it stamps with (offs_fd; -1: its own).
  */
-int tc_open(struct rxlat_tc **out, __u32 netns, int fwd_fd, __u32 fwd_mask, __u64 fwd_tag);
+struct rxlat_tc_share {
+	int fwd_fd;
+	__u32 fwd_mask;
+	__u64 fwd_tag;
+	int offs_fd;
+};
+
+/* Loads the stamper for the interfaces of namespace netns (its inode). */
+int tc_open(struct rxlat_tc **out, __u32 netns, const struct rxlat_tc_share *share);
 /* RXLAT_TC_NONE when it cannot be attached (said). */
 enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
 /* gone: the interface was deleted, and its filter with it. */
