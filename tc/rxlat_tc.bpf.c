@@ -95,6 +95,47 @@ static __always_inline __u32 offs_epoch(__s64 offs)
 	return next;
 }
 
+/*
+ * The offset CLOCK_REALTIME - CLOCK_MONOTONIC this CPU read last, and until
+ * when it stamps with it without reading it again: the read takes three
+ * clock reads and a walk to the kernel's copy (include/rxlat_clock.bpf.h),
+ * more than the rest of the stamper. After a step of the realtime clock a
+ * CPU stamps with the old offset for up to RXLAT_TC_OFFS_NS: its stamps
+ * are that much off as realtime, while the hooks, which convert each stamp
+ * with the offset it was taken with, measure them right.
+ */
+#define RXLAT_TC_OFFS_NS 1000000ull
+
+struct tc_clock {
+	__s64 offs;
+	__u64 until;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct tc_clock);
+} rxlat_tc_clock SEC(".maps");
+
+static __always_inline bool stamp_offs(__u64 now, __s64 *offs)
+{
+	__u32 zero = 0;
+	struct tc_clock *c = bpf_map_lookup_elem(&rxlat_tc_clock, &zero);
+
+	if (c && now < c->until) {
+		*offs = c->offs;
+		return true;
+	}
+	if (!rxlat_realtime_offset(now, offs))
+		return false; /* the kernel is updating its offsets */
+	if (c) {
+		c->offs = *offs;
+		c->until = now + RXLAT_TC_OFFS_NS;
+	}
+	return true;
+}
+
 /* The namespace's own addresses (include/rxlat.h), kept by rxlat. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -214,8 +255,8 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	 */
 	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now))
 		return TC_ACT_UNSPEC_;
-	if (!rxlat_realtime_offset(now, &offs))
-		return TC_ACT_UNSPEC_; /* the kernel is updating its offsets */
+	if (!stamp_offs(now, &offs))
+		return TC_ACT_UNSPEC_;
 	if (ts)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
 	skb->tstamp = ((now + offs) & ~RXLAT_TC_LOW_BITS) |
