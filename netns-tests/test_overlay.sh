@@ -25,6 +25,7 @@ RXLAT=$BUILD/rxlat
 PKTGEN=$BUILD/rxlat-pktgen
 N=${RXLAT_TEST_PACKETS:-1000}
 PORT=7700
+PROM=9478
 ATTACH=${RXLAT_TEST_ATTACH:-auto}
 RXLAT_ARGS=(--attach "$ATTACH")
 
@@ -264,18 +265,22 @@ SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 # The underlay stamped at tc, rxlat in the receiving host: the outer packet
 # is the host's own, its realtime stamp reaches the decapsulated packet,
 # and forwarding into the pod clears it. The pod is not measured, as rxlat
-# says at start-up; the host's underlay ip_rcv counts every datagram.
+# says at start-up, naming the tunnel, which the reports and the
+# Prometheus endpoint list as unreached (a second tunnel too, while it is
+# there); the host's underlay ip_rcv counts every datagram.
 overlay_tc_pod()	# KIND OUTER
 {
-	local kind=$1 outer=$2
-	need || return 1
+	local kind=$1 outer=$2 extra=(remote 192.0.2.9)
+	local said='^rxlat: containers behind %s \(%s\) are not measured: the tc stamp does not reach the packets a tunnel decapsulates, which count at the stages of the interface they came in on \("unreached" in the report\)$'
+	local metric='rxlat_unreached_interfaces{ifname="%s",kind="%s"} 1'
+	need curl || return 1
 	if ! tunnel_works "$kind"; then
 		skip "$kind" "$WHY"
 		return 0
 	fi
 	overlay_setup "$kind" "$outer" tc || t_abort setup "cannot create the overlay namespaces"
 	NS_B=$NS_HOST
-	start_rxlat -i ul1 --tc || return 1
+	start_rxlat -i ul1 --tc --prometheus "127.0.0.1:$PROM" || return 1
 	t_bg recv in_ns "$NS_POD" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30
 	local recv_pid=$BG_PID
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" ||
@@ -284,9 +289,31 @@ overlay_tc_pod()	# KIND OUTER
 		--src-ip 10.78.0.1 --dst-ip 10.79.0.2 --dport "$PORT" --count "$N" --flows 8
 	t_wait_pid "$recv_pid" 40
 	assert_eq received "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+	# a tunnel that comes while rxlat runs, and goes
+	[[ $kind == vxlan ]] && extra+=(dstport 4790)
+	ip -n "$NS_HOST" link add tun9 type "$kind" id 9 "${extra[@]}" ||
+		t_abort tun9 "cannot create a second $kind device"
 	sleep 0.6
+	in_ns "$NS_HOST" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom1.txt"
+	ip -n "$NS_HOST" link del tun9
+	sleep 0.6
+	in_ns "$NS_HOST" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom2.txt"
 	stop_rxlat || return 1
 	assert_eq tc_tunnel_said 1 "$(grep -c '^rxlat: containers behind ul1 are measured from its tc stamps up to sock_read, but not behind a VXLAN or Geneve tunnel$' "$T_DIR/rxlat.err")"
+	# shellcheck disable=SC2059 # the formats are the expected lines
+	{
+		assert_eq tc_tunnel_named 1 "$(grep -cE "$(printf "$said" tun0 "$kind")" "$T_DIR/rxlat.err")"
+		assert_eq tc_tunnel_new_named 1 "$(grep -cE "$(printf "$said" tun9 "$kind")" "$T_DIR/rxlat.err")"
+		assert_eq tc_tunnel_scraped 1 "$(grep -cxF "$(printf "$metric" tun0 "$kind")" "$T_DIR/prom1.txt")"
+		assert_eq tc_tunnel_new_scraped 1 "$(grep -cxF "$(printf "$metric" tun9 "$kind")" "$T_DIR/prom1.txt")"
+		assert_eq tc_tunnel_still_scraped 1 "$(grep -cxF "$(printf "$metric" tun0 "$kind")" "$T_DIR/prom2.txt")"
+	}
+	assert_eq tc_tunnel_gone_not_scraped 0 "$(grep -c 'ifname="tun9"' "$T_DIR/prom2.txt")"
+	assert_eq tc_tunnel_every_report 0 "$(q '[.[] | select(.unreached | map(.ifname) |
+		index("tun0") == null)] | length')" "reports without tun0 in unreached"
+	assert_eq tc_tunnel_new_reported true "$(q '[.[].unreached[].ifname] | index("tun9") != null')"
+	assert_eq tc_tunnel_final_report "[{\"ifname\":\"tun0\",\"kind\":\"$kind\"}]" \
+		"$(q -c '.[-1].unreached')"
 	assert_eq tc_tunnel_pod_not_measured 0 "$(q --arg n "$NS_POD" '[.[].series[] |
 		select(.netns == $n)] | length')" "series of the pod"
 	assert_eq tc_tunnel_underlay "$N" "$(q '[.[].series[] | select(.stage == "ip_rcv" and

@@ -374,6 +374,10 @@ static void test_xdp(void)
 	nx = 0;
 }
 
+static const struct rxlat_unreached_set unreached = {
+	2, { { "flannel.1", "vxlan" }, { "t\"0", "geneve" } }
+};
+
 static void test_escaping_and_pieces(void)
 {
 	static struct rxlat_hist live[NSERIES];
@@ -386,10 +390,19 @@ static void test_escaping_and_pieces(void)
 	names[3] = "a\"b\\c";
 	sample(at(live, 4, 2, 1), 12345, 2);
 	m = new_metrics(live, 4, true);
+	if (m)
+		prom_metrics_set_unreached(m, &unreached);
 	whole = m ? scrape(m, 1 << 20) : NULL;
 	bytes = m ? scrape(m, 1) : NULL;
 	if (!whole || !bytes || strcmp(whole, bytes))
 		check_fail("1-byte reads differ from one read");
+	/* a sample per tunnel that hides containers, escaped like any name */
+	if (whole &&
+	    !strstr(whole, "\n# TYPE rxlat_unreached_interfaces gauge\n"
+			   "rxlat_unreached_interfaces{ifname=\"flannel.1\",kind=\"vxlan\"} 1\n"
+			   "rxlat_unreached_interfaces{ifname=\"t\\\"0\",kind=\"geneve\"} 1\n"
+			   "# HELP rxlat_stage_measured "))
+		check_fail("rxlat_unreached_interfaces not as wanted");
 	if (whole && !strstr(whole, "ifname=\"a\\\"b\\\\c\",queue=\"1\""))
 		check_fail("ifname not escaped");
 	if (whole && !strstr(whole, "rxlat_build_info{version=\"" RXLAT_VERSION

@@ -92,6 +92,8 @@ static inline void name_series(struct rxlat_series *s, enum rxlat_stage stage, c
 		rxlat_label_num(s, "queue", 0, (__u64)queue);
 }
 
+static const struct rxlat_unreached_set unreached = { 1, { { "flannel.1", "vxlan" } } };
+
 static inline void report_init(struct rxlat_report *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -101,6 +103,7 @@ static inline void report_init(struct rxlat_report *r)
 	memcpy(r->attach, attach, sizeof(attach));
 	memcpy(r->unavailable, unavailable, sizeof(unavailable));
 	memcpy(r->coverage, coverage, sizeof(coverage));
+	r->unreached = &unreached;
 }
 
 /* Runs a renderer into a string; NULL on failure (reason set). */

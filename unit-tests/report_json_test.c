@@ -239,7 +239,7 @@ static void test_json(void)
 		goto out;
 	}
 
-	expect_keys(root, "report", 9);
+	expect_keys(root, "report", 10);
 	expect_str(root, "time", "2026-11-22T10:00:01.123Z");
 	o = get(root, "interval_s", json_type_double);
 	if (o && json_object_get_double(o) != 1.0)
@@ -263,6 +263,15 @@ static void test_json(void)
 		expect_str(o, "udp_queue_rcv", "no BTF for udp_queue_rcv_one_skb");
 	}
 	expect_coverage(root);
+	a = get(root, "unreached", json_type_array);
+	if (a && json_object_array_length(a) != 1) {
+		check_fail("%zu unreached, want 1", json_object_array_length(a));
+	} else if (a) {
+		o = json_object_array_get_idx(a, 0);
+		expect_keys(o, "unreached[0]", 2);
+		expect_str(o, "ifname", "flannel.1");
+		expect_str(o, "kind", "vxlan");
+	}
 
 	a = get(root, "series", json_type_array);
 	if (a && json_object_array_length(a) != 3)

@@ -61,7 +61,21 @@ struct rxlat_ifaces {
 	__u64 *gone_owner, *owners;
 	bool check;	    /* an interface was deleted, or link messages were lost */
 	bool told_tc_netns; /* the tc stamper's limit with --by: said */
-	bool told_foreign;  /* stamps of another namespace measured here: said */
+	/*
+	 * The namespace's VXLAN and Geneve devices (from the link messages, and
+	 * a dump once the tc stamper runs with --by): each is said once, and in
+	 * unreached while it is there and the tc stamper stamps.
+	 */
+	struct tunnel {
+		__u32 ifindex;
+		char name[RXLAT_IFNAME_LEN];
+		char kind[8];
+		bool told;
+	} tunnels[RXLAT_MAX_UNREACHED];
+	int ntunnels;
+	bool tunnels_known;
+	struct rxlat_unreached_set unreached;
+	bool told_foreign; /* stamps of another namespace measured here: said */
 	/* --no-xdp: interfaces whose driver refuses the found stamper metadata, said */
 	__u32 *meta_told;
 	size_t nmeta_told;
@@ -167,7 +181,65 @@ void ifaces_bind(struct rxlat_ifaces *f, struct rxlat_hooks *hooks, struct rxlat
 	f->links = links;
 }
 
-static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
+/* ---- tunnels: where the tc stamp does not reach containers ---------- */
+
+/*
+ * Are containers measured from the tc stamps of named interfaces, so that
+ * the tunnels' matter?
+ */
+static bool tc_reaches_containers(const struct rxlat_ifaces *f)
+{
+	return f->cfg->bpf.by != RXLAT_BY_NONE && f->stamping && stamping_any_tc(f->stamping);
+}
+
+/* unreached from the tunnels, and each new one said. */
+static void tunnels_update(struct rxlat_ifaces *f)
+{
+	bool on = f->tunnels_known && tc_reaches_containers(f);
+
+	f->unreached.n = 0;
+	for (int i = 0; on && i < f->ntunnels; i++) {
+		struct tunnel *t = &f->tunnels[i];
+
+		if (!t->told)
+			rxlat_info(
+			    "containers behind %s (%s) are not measured: the tc stamp does "
+			    "not reach the packets a tunnel decapsulates, which count at the "
+			    "stages of the interface they came in on (\"unreached\" in the "
+			    "report)",
+			    t->name, t->kind);
+		t->told = true;
+		memcpy(f->unreached.e[f->unreached.n].ifname, t->name, sizeof(t->name));
+		memcpy(f->unreached.e[f->unreached.n].kind, t->kind, sizeof(t->kind));
+		f->unreached.n++;
+	}
+}
+
+static void tunnel_note(struct rxlat_ifaces *f, bool deleted, __u32 ifindex, const char *name,
+			const char *kind)
+{
+	int i = 0;
+
+	while (i < f->ntunnels && f->tunnels[i].ifindex != ifindex)
+		i++;
+	if (deleted) {
+		if (i < f->ntunnels)
+			f->tunnels[i] = f->tunnels[--f->ntunnels];
+		return;
+	}
+	if (!kind || (strcmp(kind, "vxlan") && strcmp(kind, "geneve")))
+		return;
+	if (i == f->ntunnels) {
+		if (i == RXLAT_MAX_UNREACHED)
+			return;
+		f->tunnels[f->ntunnels++] = (struct tunnel){ .ifindex = ifindex };
+	}
+	if (name)
+		snprintf(f->tunnels[i].name, sizeof(f->tunnels[i].name), "%s", name);
+	snprintf(f->tunnels[i].kind, sizeof(f->tunnels[i].kind), "%s", kind);
+}
+
+static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name, const char *kind)
 {
 	struct rxlat_ifaces *f = ctx;
 
@@ -175,6 +247,40 @@ static void on_link(void *ctx, bool deleted, __u32 ifindex, const char *name)
 	/* without memory the name is looked up again at the next report */
 	if (name)
 		ifaces_set_name(f, ifindex, name);
+	tunnel_note(f, deleted, ifindex, name, kind);
+}
+
+/*
+ * The tunnels once the tc stamper stamps for containers: dumped (again
+ * after lost link messages, which may have held a deletion), said.
+ */
+static void tunnels_find(struct rxlat_ifaces *f, bool again)
+{
+	if (again && f->tunnels_known) {
+		struct tunnel old[RXLAT_MAX_UNREACHED];
+		int n = f->ntunnels;
+
+		memcpy(old, f->tunnels, sizeof(old));
+		f->ntunnels = 0;
+		links_dump(on_link, f);
+		for (int i = 0; i < f->ntunnels; i++)
+			for (int j = 0; j < n; j++)
+				f->tunnels[i].told |=
+				    old[j].told && old[j].ifindex == f->tunnels[i].ifindex;
+	}
+	if (!f->tunnels_known && tc_reaches_containers(f)) {
+		if (links_dump(on_link, f))
+			rxlat_warn("cannot list this namespace's interfaces (rtnetlink): "
+				   "containers behind a VXLAN or Geneve device are not measured, "
+				   "and not said");
+		f->tunnels_known = true;
+	}
+	tunnels_update(f);
+}
+
+const struct rxlat_unreached_set *ifaces_unreached(const struct rxlat_ifaces *f)
+{
+	return &f->unreached;
 }
 
 static int named_left(const struct rxlat_ifaces *f)
@@ -303,6 +409,7 @@ int ifaces_handle_links(struct rxlat_ifaces *f)
 		return err;
 	f->check |= err > 0; /* messages lost: a deletion may be among them */
 	follow_ifaces(f);
+	tunnels_find(f, err > 0);
 	return 0;
 }
 
@@ -365,6 +472,7 @@ static int meta_refused(struct rxlat_ifaces *f, int i, __u64 refused)
 	}
 	stamper_detach_iface(f->stamper, i);
 	stamping_switch_to_tc(f->stamping, i, STAMPING_TC_NO_META, why, how);
+	tunnels_find(f, false);
 	return 0;
 }
 
@@ -526,6 +634,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 				   cfg->ifnames[i]);
 			f->told_tc_netns = true;
 		}
+		tunnels_find(f, false);
 	}
 	return 0;
 }

@@ -57,6 +57,11 @@ bool ifaces_meta_watched(const struct rxlat_ifaces *f);
  * cls_bpf filter: no tcx links before 6.6)?
  */
 bool ifaces_meta_needs_admin(const struct rxlat_ifaces *f);
+/*
+ * The tunnel devices behind which containers are not measured (the tc
+ * stamper stamps, with --by), kept up to date as links come and go.
+ */
+const struct rxlat_unreached_set *ifaces_unreached(const struct rxlat_ifaces *f);
 /* Reads the link messages, and follows the named interfaces: 0 or -errno. */
 int ifaces_handle_links(struct rxlat_ifaces *f);
 /*

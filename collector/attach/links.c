@@ -103,7 +103,8 @@ static int on_dump_addr(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int links_addrs_fill(int fd)
+/* A dump of the namespace's objects of request type, each message to cb: 0 or -errno. */
+static int dump(__u16 type, mnl_cb_t cb, void *data)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct mnl_socket *nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
@@ -118,7 +119,7 @@ int links_addrs_fill(int fd)
 		goto out;
 	}
 	port = mnl_socket_get_portid(nl);
-	nlh->nlmsg_type = RTM_GETADDR;
+	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	nlh->nlmsg_seq = seq;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
@@ -128,7 +129,7 @@ int links_addrs_fill(int fd)
 		goto out;
 	}
 	while ((n = mnl_socket_recvfrom(nl, buf, sizeof(buf))) > 0) {
-		int r = mnl_cb_run(buf, n, seq, port, on_dump_addr, &fd);
+		int r = mnl_cb_run(buf, n, seq, port, cb, data);
 
 		if (r <= MNL_CB_STOP) {
 			err = r < 0 ? -errno : 0;
@@ -143,6 +144,11 @@ out:
 	return err;
 }
 
+int links_addrs_fill(int fd)
+{
+	return dump(RTM_GETADDR, on_dump_addr, &fd);
+}
+
 void links_track_addrs(struct rxlat_links *l, int fd)
 {
 	l->addrs_fd = fd;
@@ -150,19 +156,64 @@ void links_track_addrs(struct rxlat_links *l, int fd)
 		links_addrs_fill(fd); /* what changed before: the set is kept from here */
 }
 
+struct link_attrs {
+	const char *name, *kind;
+};
+
+static int on_info_attr(const struct nlattr *a, void *data)
+{
+	struct link_attrs *la = data;
+
+	if (mnl_attr_get_type(a) == IFLA_INFO_KIND && !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+		la->kind = mnl_attr_get_str(a);
+	return MNL_CB_OK;
+}
+
 static int on_attr(const struct nlattr *a, void *data)
 {
-	const struct nlattr **name = data;
+	struct link_attrs *la = data;
 
 	if (mnl_attr_get_type(a) == IFLA_IFNAME && !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
-		*name = a;
+		la->name = mnl_attr_get_str(a);
+	else if (mnl_attr_get_type(a) == IFLA_LINKINFO && !mnl_attr_validate(a, MNL_TYPE_NESTED))
+		mnl_attr_parse_nested(a, on_info_attr, la);
 	return MNL_CB_OK;
+}
+
+/* A link message to cb. */
+static void link_msg(const struct nlmsghdr *nlh, links_cb cb, void *ctx)
+{
+	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
+	struct link_attrs la = { 0 };
+
+	if (mnl_attr_parse(nlh, sizeof(*ifm), on_attr, &la) < 0)
+		return;
+	cb(ctx, nlh->nlmsg_type == RTM_DELLINK, (__u32)ifm->ifi_index, la.name, la.kind);
+}
+
+struct dump_ctx {
+	links_cb cb;
+	void *ctx;
+};
+
+static int on_dump_link(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *d = data;
+
+	if (nlh->nlmsg_type == RTM_NEWLINK)
+		link_msg(nlh, d->cb, d->ctx);
+	return MNL_CB_OK;
+}
+
+int links_dump(links_cb cb, void *ctx)
+{
+	struct dump_ctx d = { cb, ctx };
+
+	return dump(RTM_GETLINK, on_dump_link, &d);
 }
 
 static int on_msg(const struct nlmsghdr *nlh, void *data)
 {
-	const struct ifinfomsg *ifm = mnl_nlmsg_get_payload(nlh);
-	const struct nlattr *name = NULL;
 	struct msg_ctx *m = data;
 
 	if (nlh->nlmsg_type == RTM_NEWADDR || nlh->nlmsg_type == RTM_DELADDR) {
@@ -170,12 +221,8 @@ static int on_msg(const struct nlmsghdr *nlh, void *data)
 			m->refill = true;
 		return MNL_CB_OK;
 	}
-	if (nlh->nlmsg_type != RTM_NEWLINK && nlh->nlmsg_type != RTM_DELLINK)
-		return MNL_CB_OK;
-	if (mnl_attr_parse(nlh, sizeof(*ifm), on_attr, &name) < 0)
-		return MNL_CB_OK;
-	m->cb(m->ctx, nlh->nlmsg_type == RTM_DELLINK, (__u32)ifm->ifi_index,
-	      name ? mnl_attr_get_str(name) : NULL);
+	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK)
+		link_msg(nlh, m->cb, m->ctx);
 	return MNL_CB_OK;
 }
 

@@ -13,8 +13,13 @@
 
 struct rxlat_links;
 
-/* Called for each link message: new (or changed) or deleted, with its name. */
-typedef void (*links_cb)(void *ctx, bool deleted, __u32 ifindex, const char *name);
+/*
+ * Called for each link message: new (or changed) or deleted, with its name
+ * and kind ("veth", "vxlan", ...; NULL: a physical device), if the message
+ * has them.
+ */
+typedef void (*links_cb)(void *ctx, bool deleted, __u32 ifindex, const char *name,
+			 const char *kind);
 
 /* Subscribes to link messages: 0 or -errno, printed. */
 int links_open(struct rxlat_links **out);
@@ -26,6 +31,8 @@ int links_fd(const struct rxlat_links *l);
  */
 int links_read(struct rxlat_links *l, links_cb cb, void *ctx);
 void links_close(struct rxlat_links *l);
+/* cb for every link of the namespace, as they are now: 0 or -errno. */
+int links_dump(links_cb cb, void *ctx);
 /* Puts every address of the namespace into the set fd: 0 or -errno. */
 int links_addrs_fill(int fd);
 /* From now on links_read() keeps the set fd (-1: none) up to date. */

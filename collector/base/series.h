@@ -103,6 +103,22 @@ struct rxlat_xdp_row {
 	__u64 meta_refused;
 };
 
+/*
+ * Tunnel devices (VXLAN, Geneve) behind which the containers are not
+ * measured: the tc stamp of the host's interfaces does not reach the
+ * packets they decapsulate (docs/tc-stamper.md). Kept up to date by
+ * collector/attach/ifaces.c; the reports and the Prometheus endpoint read it.
+ */
+#define RXLAT_MAX_UNREACHED 16
+
+struct rxlat_unreached_set {
+	int n;
+	struct {
+		char ifname[RXLAT_IFNAME_LEN];
+		char kind[8]; /* "vxlan", "geneve" */
+	} e[RXLAT_MAX_UNREACHED];
+};
+
 /* --drops: stamped packets dropped on one (interface, queue) for one reason. */
 struct rxlat_drop_row {
 	char ifname[RXLAT_IFNAME_LEN];

@@ -147,6 +147,7 @@ static int report_out(struct rxlat_run *c, bool final)
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
 	memcpy(r.coverage, c->info.coverage, sizeof(r.coverage));
+	r.unreached = ifaces_unreached(c->ifaces);
 	err = out_render(&c->out, &r, &buf, &len);
 	if (err) {
 		rxlat_err("cannot format the report: %s", strerror(-err));
@@ -572,7 +573,8 @@ static int start_measuring(struct rxlat_run *c)
 		free(buf);
 	}
 	if (c->prom) {
-		err = prom_start(c->prom, c->model, c->info.attach, c->info.coverage);
+		err = prom_start(c->prom, c->model, c->info.attach, c->info.coverage,
+				 ifaces_unreached(c->ifaces));
 		if (err)
 			return err;
 	}

@@ -316,6 +316,23 @@ static int json_coverage(struct json_object *o, const struct rxlat_report *r)
 	return 0;
 }
 
+/* "unreached": [{"ifname", "kind"}, ...]. 0 or -ENOMEM. */
+static int json_unreached(struct json_object *o, const struct rxlat_report *r)
+{
+	struct json_object *a = json_object_new_array();
+
+	if (put(o, "unreached", a))
+		return -ENOMEM;
+	for (int i = 0; r->unreached && i < r->unreached->n; i++) {
+		struct json_object *e = json_object_new_object();
+
+		if (append(a, e) || put_str(e, "ifname", r->unreached->e[i].ifname) ||
+		    put_str(e, "kind", r->unreached->e[i].kind))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* The report's fields before its series. */
 static struct json_object *json_head(const struct rxlat_report *r)
 {
@@ -349,7 +366,7 @@ static struct json_object *json_head(const struct rxlat_report *r)
 		if (r->unavailable[s] && put_str(unavail, rxlat_stage_names[s], r->unavailable[s]))
 			goto err;
 	}
-	if (json_coverage(o, r))
+	if (json_coverage(o, r) || json_unreached(o, r))
 		goto err;
 	return o;
 err:

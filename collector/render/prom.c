@@ -22,6 +22,7 @@
 #define BINFO "rxlat_build_info"
 #define MEAS  "rxlat_stage_measured"
 #define DROPS "rxlat_drops_total"
+#define UNRE  "rxlat_unreached_interfaces"
 
 /* The exported buckets: the last fine bucket of each, and its le label. */
 struct prom_bucket {
@@ -36,6 +37,7 @@ struct prom_metrics {
 	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	struct prom_bucket *buckets;
 	unsigned int nbuckets;
+	const struct rxlat_unreached_set *unreached; /* NULL: none */
 };
 
 /* ---- output buffer --------------------------------------------------- */
@@ -201,6 +203,11 @@ int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsig
 	}
 	*out = m;
 	return 0;
+}
+
+void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u)
+{
+	m->unreached = u;
 }
 
 void prom_metrics_free(struct prom_metrics *m)
@@ -512,6 +519,27 @@ static void render_info(struct prom_scrape *s)
 	}
 }
 
+/* Per tunnel device that hides containers from the tc stamp, a 1. */
+static void render_unreached(struct prom_scrape *s)
+{
+	const struct rxlat_unreached_set *u = s->m->unreached;
+
+	put_family(&s->out, UNRE, "gauge",
+		   "Tunnel devices (VXLAN, Geneve) behind which containers are not measured: "
+		   "the tc stamp does not reach the packets they decapsulate. 1 per device; "
+		   "no sample while the stamps reach every container.");
+	for (int i = 0; u && i < u->n; i++) {
+		char prefix[96];
+		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+
+		put_label(&b, "ifname", u->e[i].ifname);
+		put(&b, ",", 1);
+		put_label(&b, "kind", u->e[i].kind);
+		prefix[b.len] = '\0';
+		put_sample(&s->out, UNRE, prefix, "", 1);
+	}
+}
+
 /*
  * Per stage, a sample for each protocol it is about: 1 measured, 0 not. The
  * reason is not a label: free text that would change the series' identity
@@ -592,6 +620,7 @@ static bool produce(struct prom_scrape *s)
 		if (render_rows(s))
 			s->out.nomem = true;
 		/* build_info last: a scrape that ends with it is whole */
+		render_unreached(s);
 		render_measured(s);
 		render_info(s);
 		s->phase++;

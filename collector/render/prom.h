@@ -35,6 +35,8 @@ struct prom_metrics;
 int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsigned int per_pow2,
 		     const char *const attach[RXLAT_NR_STAGES],
 		     const struct rxlat_coverage coverage[RXLAT_NR_STAGES]);
+/* The tunnels that hide containers, read at each scrape (NULL: none). */
+void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u);
 void prom_metrics_free(struct prom_metrics *m);
 
 /* Exported buckets per histogram, +Inf included. */
@@ -63,11 +65,12 @@ struct prom_server;
 int prom_open(struct prom_server **out, const struct rxlat_config *cfg);
 /*
  * The model's totals from now on (its baseline taken); attach and coverage
- * as prom_metrics_new().
+ * as prom_metrics_new(), unreached as prom_metrics_set_unreached().
  */
 int prom_start(struct prom_server *p, struct rxlat_model *model,
 	       const char *const attach[RXLAT_NR_STAGES],
-	       const struct rxlat_coverage coverage[RXLAT_NR_STAGES]);
+	       const struct rxlat_coverage coverage[RXLAT_NR_STAGES],
+	       const struct rxlat_unreached_set *unreached);
 int prom_fd(const struct prom_server *p);
 int prom_handle(struct prom_server *p);
 void prom_close(struct prom_server *p);

@@ -627,7 +627,8 @@ static const char *url_host(const struct rxlat_config *cfg)
 
 int prom_start(struct prom_server *p, struct rxlat_model *model,
 	       const char *const attach[RXLAT_NR_STAGES],
-	       const struct rxlat_coverage coverage[RXLAT_NR_STAGES])
+	       const struct rxlat_coverage coverage[RXLAT_NR_STAGES],
+	       const struct rxlat_unreached_set *unreached)
 {
 	int err = prom_metrics_new(&p->m, model, p->cfg->prom_buckets, attach, coverage);
 
@@ -635,6 +636,7 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS), strerror(-err));
 		return err;
 	}
+	prom_metrics_set_unreached(p->m, unreached);
 	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
 		   prom_nr_buckets(p->cfg->prom_buckets));
 	return 0;

@@ -25,6 +25,8 @@ struct rxlat_report {
 	const char *unavailable[RXLAT_NR_STAGES];
 	/* per stage, the protocols it measures, and why not the others */
 	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
+	/* tunnels behind which containers are not measured (NULL: none) */
+	const struct rxlat_unreached_set *unreached;
 	/* the series: the array, or where next_series is set, one at a time from it */
 	const struct rxlat_series *series;
 	size_t nseries;
@@ -65,6 +67,7 @@ void rxlat_report_text_restart(void);
  *  "attach": {stage: point or null, ...}, "unavailable": {stage: reason},
  *  "measures": {stage: ["tcp", "udp"] or fewer, ...},
  *  "not_measured": {stage: {proto: reason}} (only stages with one),
+ *  "unreached": [{"ifname", "kind"}] (tunnels hiding containers, or []),
  *  "series": [{"stage", "ifname", "ifindex" (the interface where the packet
  *    was stamped: in a series of another namespace, one of rxlat's),
  *    "queue" (null: all queues,
