@@ -72,6 +72,10 @@ cost_one()	# LOAD CONF
 		rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" --tc -d $((COST_SECS + 60)) -o json
 		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
 		;;
+	xdp) # alone, as tc: no reference program warms what the hooks read
+		rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" -d $((COST_SECS + 60)) -o json
+		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
+		;;
 	pass) xdp_attach "$PASS_OBJ" ;;
 	floor) xdp_attach "$XDP_FLOOR_OBJ" ;;
 	clock) xdp_attach "$XDP_CLOCK_OBJ" ;;
@@ -98,7 +102,7 @@ cost_one()	# LOAD CONF
 		_t_kill_pid "$fl_pid"
 		rxlat_stop
 		;;
-	tc)
+	tc | xdp)
 		record_stats "$load" "$conf" "" "${ids[@]}"
 		rxlat_stop
 		;;
@@ -117,12 +121,12 @@ cost_one()	# LOAD CONF
 }
 
 # cost_of LOAD NAME [CONF]: "ns_per_run run_cnt" of a program, summed over
-# the runs of CONF, or of all but tc and stamp (their table lines are read
-# on their own)
+# the runs of CONF, or of all but tc, xdp and stamp (their table lines are
+# read on their own)
 cost_of()
 {
 	awk -F'\t' -v l="$1" -v n="$2" -v r="${3:-}" '$1 == l && $3 == n &&
-		(r == "" ? $2 != "tc" && $2 != "stamp" : $2 == r) { c += $5; t += $6 }
+		(r == "" ? $2 != "tc" && $2 != "xdp" && $2 != "stamp" : $2 == r) { c += $5; t += $6 }
 		END { if (c > 0) printf "%.1f %d\n", t / c, c; else print "- 0" }' "$COST_ROWS"
 }
 
@@ -137,6 +141,28 @@ udp_queue_rcv rxlat_cg_udp_qu empty_udp_q floor_udp_q stamp_udp_q udp cgroup_skb
 sock_read(UDP) rxlat_tp_udp_re empty_udp_read floor_udp_read stamp_udp_read udp tp_btf:consume_skb
 sock_read(TCP) rxlat_tp_sock_r empty_sock_rd floor_sock_rd stamp_sock_rd tcp tp_btf:skb_copy_datagram_iovec"
 
+# tc_vs_xdp LOAD: the row of the hooks after tc ingress that LOAD is about,
+# ns per run with a tc stamp against with an XDP stamp, each rxlat alone
+# (runs xdp and tc, alternated); the worst counts.
+tc_vs_xdp()
+{
+	local load=$1 h x xn t tn d worst="" what="" hooks=rxlat_cg_udp_qu
+	[ "$load" = tcp ] && hooks="rxlat_tp_tcp_do rxlat_tp_sock_r"
+	for h in $hooks; do
+		read -r x xn < <(cost_of "$load" "$h" xdp)
+		read -r t tn < <(cost_of "$load" "$h" tc)
+		if [ "$x" = - ] || [ "$t" = - ] || [ "$xn" -lt 1000 ] || [ "$tn" -lt 1000 ]; then
+			continue
+		fi
+		d=$(calc 'sprintf("%.1f", t - x)' -v t="$t" -v x="$x")
+		what+="${what:+, }$h $t vs $x"
+		[ -z "$worst" ] || awk -v d="$d" -v w="$worst" 'BEGIN { exit !(d > w) }' && worst=$d
+	done
+	[ -n "$worst" ] || return 0
+	row "Hooks after tc ingress, $load: tc stamp vs XDP stamp (ns per run, worst hook)" \
+		"$worst ns ($what)" "<= +20 ns" "$(verdict "$worst" '<=' 20)"
+}
+
 part_cost()
 {
 	local load conf stage rx em fl st pl at r e f s rn en fn sn x net fnet snet sfnet sx v xp xf xs xc pkts rs rc
@@ -144,7 +170,7 @@ part_cost()
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
 	: >"$COST_ROWS"
 	for load in $COST_LOADS; do
-		for conf in rxlat tc pass floor clock stamp; do
+		for conf in rxlat xdp tc xdp tc pass floor clock stamp; do
 			note "cost: $load load, $conf"
 			cost_one "$load" "$conf"
 		done
@@ -158,7 +184,8 @@ part_cost()
 	echo "   udp: the load of part 2; tcp: one iperf3 stream. rxlat, the empty and floor programs (attached"
 	echo "   first) and bpftrace under UDP in one run; XDP_PASS, the XDP floor and the XDP clock floor each in"
 	echo "   a run of its own; stamp: the stamp floors with xdp-loader's stamper, no hooks; tc: rxlat --tc,"
-	echo "   the tc ingress stamper instead of XDP (its hooks convert realtime stamps)."
+	echo "   the tc ingress stamper instead of XDP (its hooks convert realtime stamps); xdp: rxlat alone,"
+	echo "   as tc, to set the two side by side (xdp and tc run twice, alternated, their runs summed)."
 	echo "   runs/pkt: run_cnt / run_cnt of that run's XDP (tc: sched_cls) program (hooks also see other"
 	echo "   traffic of the host)"
 	echo
@@ -242,6 +269,10 @@ part_cost()
 				"$(ratio "$net" "$snet")x (clock floor $xc - $xp = $snet ns: the clock read alone $(calc 'c - f' -v c="$xc" -v f="$xf") ns)" \
 				"(printed)" "-"
 		fi
+		# the hooks after tc ingress reading a tc stamp (rxlat --tc) against
+		# the same hooks reading an XDP stamp, same run of the part; the
+		# fallback ip_rcv runs before tc ingress and reads no tc stamp
+		tc_vs_xdp "$load"
 		read -r rs rc < <(cost_of "$load" rxlat_napi_rese)
 		read -r _ pkts < <(cost_of "$load" rxlat_xdp)
 		if [ "$rs" != - ] && [ "$pkts" -gt 0 ]; then
