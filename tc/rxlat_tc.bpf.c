@@ -26,6 +26,7 @@
 #include "rxlat.h"
 #include "rxlat_clock.bpf.h"
 #include "rxlat_meta.bpf.h"
+#include "rxlat_tc_maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -46,13 +47,6 @@ const volatile __u32 rxlat_netns = 0;
 const volatile __u32 rxlat_fwd_mask = 0;
 const volatile __u64 rxlat_fwd_tag = 0; /* this run's tag, above the slot bits */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* set by rxlat */
-	__type(key, __u32);
-	__type(value, struct rxlat_fwd_slot);
-} rxlat_tc_fwd SEC(".maps");
-
 /* Each CPU's next slot in its own range of rxlat_tc_fwd. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -60,17 +54,6 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } rxlat_tc_fwd_next SEC(".maps");
-
-/*
- * The offsets this stamper stamps with, by epoch (include/rxlat.h), which
- * rxlat shares with its hooks.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_tc_offs);
-} rxlat_tc_offs SEC(".maps");
 
 /*
  * The epoch of offs: the one that holds it, else a new one (the realtime

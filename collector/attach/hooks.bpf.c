@@ -21,6 +21,7 @@
 #include "rxlat_hist.h"
 #include "rxlat_clock.bpf.h"
 #include "rxlat_meta.bpf.h"
+#include "rxlat_tc_maps.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -98,14 +99,6 @@ static __always_inline __u8 tc_iface(__u32 ifindex)
 	v = bpf_map_lookup_elem(&rxlat_tc_ifaces, &ifindex);
 	return v ? *v : 0;
 }
-
-/* The offsets of rxlat's tc stamper by epoch (include/rxlat.h), shared with it. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_tc_offs);
-} rxlat_tc_offs SEC(".maps");
 
 /* Kernel layouts that changed: CO-RE picks the one this kernel has. */
 struct sk_buff___tstamp_type { /* 6.11+ */
@@ -192,14 +185,6 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 		return BPF_CORE_READ_BITFIELD(o, mono_delivery_time) == 0;
 	return true;
 }
-
-/* The tc stamper's stamps of forwarded packets (include/rxlat.h), shared by rxlat. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1); /* set by user space: fwd_mask + 1 */
-	__type(key, __u32);
-	__type(value, struct rxlat_fwd_slot);
-} rxlat_tc_fwd SEC(".maps");
 
 /*
  * The stamp of a forwarded packet: a monotonic delivery time that is the
