@@ -12,9 +12,10 @@
  * lowest bit is set; a kernel receive stamp passing here gets that bit
  * cleared, which moves it by at most 1 ns, so that the hooks can tell the
  * two apart. The next three bits name the clock offset it was taken with
- * (include/rxlat.h, struct rxlat_tc_offs). A packet this namespace forwards (into a routed
- * container) gets a monotonic delivery time instead, which outlives the forwarding, and its stamp
- * goes to a table that rxlat's hooks read (include/rxlat.h, struct rxlat_fwd_slot).
+ * (include/rxlat.h, struct rxlat_tc_offs). A packet this namespace
+ * forwards (into a routed container) gets a monotonic delivery time
+ * instead, which outlives the forwarding, and its stamp goes to a table
+ * that rxlat's hooks read (include/rxlat.h, struct rxlat_fwd_slot).
  *
  * Loads with iproute2 alone:
  *   tc qdisc add dev IF clsact
@@ -79,19 +80,22 @@ static __always_inline __u32 offs_epoch(__s64 offs)
 }
 
 /*
- * The offset CLOCK_REALTIME - CLOCK_MONOTONIC this CPU read last, and until
- * when it stamps with it without reading it again: the read takes three
- * clock reads and a walk to the kernel's copy (include/rxlat_clock.bpf.h),
- * more than the rest of the stamper. After a step of the realtime clock a
- * CPU stamps with the old offset for up to RXLAT_TC_OFFS_NS: its stamps
- * are that much off as realtime, while the hooks, which convert each stamp
- * with the offset it was taken with, measure them right.
+ * The offset CLOCK_REALTIME - CLOCK_MONOTONIC this CPU read last, its
+ * epoch, and until when it stamps with them without reading the offset
+ * again: the read takes three clock reads and a walk to the kernel's copy
+ * (include/rxlat_clock.bpf.h), more than the rest of the stamper. After a
+ * step of the realtime clock a CPU stamps with the old offset for up to
+ * RXLAT_TC_OFFS_NS: its stamps are that much off as realtime, while the
+ * hooks, which convert each stamp with the offset it was taken with,
+ * measure them right.
  */
 #define RXLAT_TC_OFFS_NS 1000000ull
 
 struct tc_clock {
 	__s64 offs;
 	__u64 until;
+	__u32 epoch;
+	__u32 pad;
 };
 
 struct {
@@ -101,20 +105,25 @@ struct {
 	__type(value, struct tc_clock);
 } rxlat_tc_clock SEC(".maps");
 
-static __always_inline bool stamp_offs(__u64 now, __s64 *offs)
+/* The offset to stamp with at now, and its epoch: false while the kernel updates it. */
+static __always_inline bool stamp_offs(__u64 now, __s64 *offs, __u32 *epoch)
 {
 	__u32 zero = 0;
 	struct tc_clock *c = bpf_map_lookup_elem(&rxlat_tc_clock, &zero);
 
 	if (c && now < c->until) {
 		*offs = c->offs;
+		*epoch = c->epoch;
 		return true;
 	}
 	if (!rxlat_realtime_offset(now, offs))
-		return false; /* the kernel is updating its offsets */
+		return false;
+	*epoch = offs_epoch(*offs);
 	if (c) {
 		c->offs = *offs;
-		c->until = now + RXLAT_TC_OFFS_NS;
+		c->epoch = *epoch;
+		/* no epoch (another CPU was taking one): the next packet tries again */
+		c->until = *epoch ? now + RXLAT_TC_OFFS_NS : 0;
 	}
 	return true;
 }
@@ -205,6 +214,7 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	__u64 ts = skb->tstamp, now;
 	__u8 type = skb->tstamp_type;
 	struct rxlat_meta m;
+	__u32 epoch;
 	__s64 offs;
 
 	/*
@@ -238,12 +248,12 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	 */
 	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now))
 		return TC_ACT_UNSPEC_;
-	if (!stamp_offs(now, &offs))
+	if (!stamp_offs(now, &offs, &epoch))
 		return TC_ACT_UNSPEC_;
 	if (ts)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
-	skb->tstamp = ((now + offs) & ~RXLAT_TC_LOW_BITS) |
-		      (__u64)offs_epoch(offs) << RXLAT_TC_EPOCH_SHIFT | RXLAT_TC_MARK;
+	skb->tstamp = ((now + offs) & ~RXLAT_TC_LOW_BITS) | (__u64)epoch << RXLAT_TC_EPOCH_SHIFT |
+		      RXLAT_TC_MARK;
 	return TC_ACT_UNSPEC_;
 }
 
