@@ -369,9 +369,10 @@ struct rxlat_bpf_config {
 	/* With -i: only the interfaces user space put in rxlat_ifslots count. */
 	__u8 ifaces_fixed;
 	/*
-	 * The kernel lets BPF load through skb->head directly (6.17+: such
-	 * pointers are read-only untrusted memory, loads that cannot fault):
-	 * the metadata is read without a helper call.
+	 * The kernel lets BPF load from memory reached through skb->head as
+	 * a kernel type (bpf_rdonly_cast(), 6.2+: read-only untrusted memory,
+	 * loads that cannot fault): the metadata is read without a helper
+	 * call.
 	 */
 	__u8 direct_mem;
 	__u8 by; /* enum rxlat_by: --by */

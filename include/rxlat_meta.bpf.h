@@ -30,14 +30,37 @@ enum rxlat_meta_mem {
 	/* kernel memory, through bpf_probe_read_kernel() */
 	RXLAT_META_PROBE,
 	/*
-	 * kernel memory that BPF may load from (6.17+: loads through skb->head
-	 * are read-only untrusted memory, which the JIT guards against faults
-	 * as a probe read would): two helper calls fewer per packet
+	 * kernel memory loaded from as a kernel type that bpf_rdonly_cast()
+	 * (6.2+) names: read-only untrusted memory, whose loads the JIT guards
+	 * against faults as a probe read would, without the helper call (the
+	 * verifier turns the kfunc into a register move): two helper calls
+	 * fewer per packet
 	 */
 	RXLAT_META_DIRECT,
 	/* packet memory of a __sk_buff, data_meta .. data */
 	RXLAT_META_PACKET,
 };
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/* Kernel memory at addr as a const type *, for RXLAT_META_DIRECT. */
+#define RXLAT_KMEM(type, addr) \
+	((const type *)bpf_rdonly_cast((const void *)(addr), bpf_core_type_id_kernel(type)))
+
+/*
+ * An rxlat_meta as kernel memory, for RXLAT_META_DIRECT: its 24 bytes are
+ * those of a struct xdp_md, six __u32 words, a type every kernel's BTF has
+ * (the verifier's context types). Which word is which: wants the layout of
+ * include/rxlat.h.
+ */
+_Static_assert(sizeof(struct rxlat_meta) == 6 * sizeof(__u32), "rxlat_meta is six words");
+#define RXLAT_KMETA(p)	       RXLAT_KMEM(struct xdp_md, p)
+#define RXLAT_KMETA_MAGIC      data
+#define RXLAT_KMETA_IFINDEX    data_end
+#define RXLAT_KMETA_NETNS      data_meta
+#define RXLAT_KMETA_QUEUE_FLAG ingress_ifindex
+#define RXLAT_KMETA_STAMP_LO   rx_queue_index
+#define RXLAT_KMETA_STAMP_HI   egress_ifindex
 
 /* Whether p holds an rxlat_meta; probe reads copy it into *m on the way. */
 static __always_inline bool rxlat_meta_is(const struct rxlat_meta *p, struct rxlat_meta *m,
@@ -45,6 +68,8 @@ static __always_inline bool rxlat_meta_is(const struct rxlat_meta *p, struct rxl
 {
 	if (mem == RXLAT_META_PROBE)
 		return !bpf_probe_read_kernel(m, sizeof(*m), p) && m->magic == RXLAT_META_MAGIC;
+	if (mem == RXLAT_META_DIRECT)
+		return RXLAT_KMETA(p)->RXLAT_KMETA_MAGIC == RXLAT_META_MAGIC;
 	return p->magic == RXLAT_META_MAGIC;
 }
 
@@ -64,7 +89,20 @@ static __always_inline bool rxlat_meta_places(const struct rxlat_meta *p, const 
 	if (!rxlat_meta_is(p, m, mem))
 		return false;
 found:
-	if (mem != RXLAT_META_PROBE) {
+	if (mem == RXLAT_META_DIRECT) {
+		const struct xdp_md *w = RXLAT_KMETA(p);
+		__u32 qf = w->RXLAT_KMETA_QUEUE_FLAG;
+
+		m->ifindex = w->RXLAT_KMETA_IFINDEX;
+		m->netns = w->RXLAT_KMETA_NETNS;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		m->rx_queue = qf;
+#else
+		m->rx_queue = qf >> 16;
+#endif
+		m->stamp_lo = w->RXLAT_KMETA_STAMP_LO;
+		m->stamp_hi = w->RXLAT_KMETA_STAMP_HI;
+	} else if (mem != RXLAT_META_PROBE) {
 		m->ifindex = p->ifindex;
 		m->netns = p->netns;
 		m->rx_queue = p->rx_queue;
@@ -150,8 +188,9 @@ enum rxlat_outer {
  * in the frame move the area further: not found (source none).
  *
  * Cost: reached only with metadata that is not rxlat's where it should be
- * (meta_len 0 returns before); one more copy of 70 bytes with probe reads,
- * or a few loads, and the reads of rxlat_meta_places().
+ * (meta_len 0 returns before); one more copy of 70 bytes (a probe read:
+ * no kernel type lays them out as bytes), and the reads of
+ * rxlat_meta_places().
  */
 static __always_inline bool rxlat_meta_outer(const unsigned char *mac, __u32 len,
 					     struct rxlat_meta *m, enum rxlat_meta_mem mem)
@@ -160,15 +199,12 @@ static __always_inline bool rxlat_meta_outer(const unsigned char *mac, __u32 len
 		__u8 b[RXLAT_OUTER_MAX];
 		__u16 align;
 	} copy;
-	const __u8 *w = mac - RXLAT_OUTER_MAX;
+	const __u8 *w = copy.b;
 	const unsigned char *outer;
 	__u16 udp_len;
 
-	if (mem == RXLAT_META_PROBE) {
-		if (bpf_probe_read_kernel(&copy, sizeof(copy), w))
-			return false;
-		w = copy.b;
-	}
+	if (bpf_probe_read_kernel(&copy, sizeof(copy), mac - RXLAT_OUTER_MAX))
+		return false;
 	udp_len = bpf_ntohs(*(const __u16 *)(w + RXLAT_OUTER_UDP_LEN));
 	if (*(const __u16 *)(w + RXLAT_OUTER4_ETH_TYPE) == bpf_htons(0x0800) &&
 	    w[RXLAT_OUTER4_IP] == 0x45 && w[RXLAT_OUTER4_PROTO] == 17 &&
@@ -202,7 +238,8 @@ static __always_inline bool rxlat_meta_skb(const struct sk_buff *skb, struct rxl
 		return false;
 	shinfo = (const void *)(head + skb->end);
 	end = head + mac;
-	len = mem == RXLAT_META_DIRECT ? shinfo->meta_len : BPF_CORE_READ(shinfo, meta_len);
+	len = mem == RXLAT_META_DIRECT ? RXLAT_KMEM(struct skb_shared_info, shinfo)->meta_len
+				       : BPF_CORE_READ(shinfo, meta_len);
 	if (len < sizeof(*m)) /* no metadata (or not rxlat's): nothing more to read */
 		return false;
 	if (rxlat_meta_read(end - len, len, end, m, mem))

@@ -110,7 +110,6 @@ struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
 } __attribute__((preserve_access_index));
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 #include "filters.bpf.h"
 #include "slow.bpf.h"
@@ -136,10 +135,12 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
  * loads; only memory reached through computed addresses (the shared info,
  * the metadata bytes, the TCP control block) goes through
  * bpf_probe_read_kernel(), or plain loads where the kernel allows them
- * (rxlat_cfg.direct_mem). Each helper call saved is 10-15 ns per packet
- * and stage. The metadata reader is include/rxlat_meta.bpf.h; with the
- * direct reads second, clang lays them out without a jump (bpftool prog
- * dump xlated: 2 instructions fewer on the path of 6.17+ kernels).
+ * (rxlat_cfg.direct_mem: bpf_rdonly_cast(), 6.2+). Each helper call saved
+ * is 10-15 ns per packet and stage on a host, and on the fentry set in the
+ * 6.12 VM a third of a TCP hook's run (make bench part C). The metadata
+ * reader is include/rxlat_meta.bpf.h; with the direct reads second, clang
+ * lays them out without a jump (bpftool prog dump xlated: 2 instructions
+ * fewer on their path).
  */
 static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_meta *m)
 {
