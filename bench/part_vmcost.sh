@@ -28,9 +28,11 @@
 
 # BENCH_VMCOST_BREAKDOWN=on: rxlat built four more times, each with one
 # feature of the hooks off (RXLAT_COST_OFF in collector/attach/hooks.bpf.c),
-# as configurations xdp-nostamp, xdp-nogroup, xdp-noooo, xdp-nohist; a
-# table gives what each feature adds per run of each hook (about 5 min of
-# builds and 10 of the VM more).
+# as configurations xdp-nostamp, xdp-nogroup, xdp-noooo, xdp-nohist, and
+# rxlat's own build once more with a filter that every packet of the loads
+# passes (xdp-filter: --port of the UDP load's and of iperf3's); a table
+# gives what each feature adds per run of each hook (about 5 min of builds
+# and 12 of the VM more).
 
 declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
 	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native"
@@ -38,7 +40,8 @@ declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [tc]="rxlat --tc"
 	[xdp-nostamp]="as xdp, the hooks' stamp read off (a made-up stamp)"
 	[xdp-nogroup]="as xdp, the group lookup off (--by's)"
 	[xdp-noooo]="as xdp, the out-of-order notes and check off"
-	[xdp-nohist]="as xdp, the histogram adds off")
+	[xdp-nohist]="as xdp, the histogram adds off"
+	[xdp-filter]="as xdp, with --port of the loads' ports (every packet passes)")
 # the breakdown's features: configuration suffix and RXLAT_COST_OFF bit
 VMC_FEATURES="stamp:1 group:2 ooo:4 hist:8"
 # the loads (netns-tests/vm/cost_guest.sh): tcpnic is tcp with the sender's
@@ -59,7 +62,8 @@ vmc_unit()
 
 # vmc_breakdown SUMMARY: per load and hook (the programs of configuration
 # xdp that are neither stamper nor poll-end reset), ns per run with every
-# feature and what each feature adds (ns per run less the build without it)
+# feature and what each feature adds (ns per run less the build without it),
+# and what a filter that lets every packet through adds (xdp-filter less xdp)
 vmc_breakdown()
 {
 	local l
@@ -73,7 +77,7 @@ vmc_breakdown()
 			nf = split(feats, f, " ")
 			printf "   %-28s %9s", "hook (" l "), ns/run", "all on"
 			for (j = 1; j <= nf; j++) { split(f[j], kv, ":"); printf " %9s", "+" kv[1] }
-			printf "\n"
+			printf " %9s\n", "+filter"
 			for (i = 1; i <= np; i++) {
 				p = order[i]; printf "   %-28s %9.0f", p, ns["xdp", p]
 				for (j = 1; j <= nf; j++) {
@@ -81,10 +85,41 @@ vmc_breakdown()
 					if ((c SUBSEP p) in ns) printf " %9.0f", ns["xdp", p] - ns[c, p]
 					else printf " %9s", "-"
 				}
+				if (("xdp-filter" SUBSEP p) in ns) printf " %9.0f", ns["xdp-filter", p] - ns["xdp", p]
+				else printf " %9s", "-"
 				printf "\n"
 			}
 		}' <<<"$1"
 		echo
+	done
+}
+
+# vmc_breakdown_rows SUMMARY: the same figures as rows of the targets table,
+# for the loads whose comparison with netstacklat is like for like
+vmc_breakdown_rows()
+{
+	local l hook m
+	for l in udp tcpnic; do
+		while IFS=$'\t' read -r hook m; do
+			row "Where a hook's cost goes (6.12 VM, fentry set), $(vmc_unit "$l"): $hook, ns/run and what each feature adds" \
+				"$m (emulated)" "(printed)" "-"
+		done < <(awk -v l="$l" -v feats="$VMC_FEATURES" '
+		$2 == l && $4 != "xdp" && $4 != "sched_cls" && $3 !~ /^rxlat_napi/ {
+			ns[$1, $3] = $6
+			if ($1 == "xdp") order[++np] = $3
+		}
+		END {
+			nf = split(feats, f, " ")
+			for (i = 1; i <= np; i++) {
+				p = order[i]; out = sprintf("%.0f all on", ns["xdp", p])
+				for (j = 1; j <= nf; j++) {
+					split(f[j], kv, ":"); c = "xdp-no" kv[1]
+					if ((c SUBSEP p) in ns) out = out sprintf("; %s %+.0f", kv[1], ns["xdp", p] - ns[c, p])
+				}
+				if (("xdp-filter" SUBSEP p) in ns) out = out sprintf("; filter %+.0f", ns["xdp-filter", p] - ns["xdp", p])
+				printf "%s\t%s\n", p, out
+			}
+		}' <<<"$1")
 	done
 }
 
@@ -255,6 +290,7 @@ part_vmcost()
 			rm -rf "$vbuild/build-${fv%%:*}"
 			confs+=" xdp-no${fv%%:*}"
 		done
+		confs+=" xdp-filter"
 	fi
 	if [ -n "${BENCH_NETSTACKLAT:-}" ]; then
 		[ -x "$BENCH_NETSTACKLAT" ] ||
@@ -307,7 +343,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 	vmc_net "$sum" $confs
 	echo "   $(sed -n 's/^vmcost clocksource /guest clocksource: /p' <<<"$lines" | head -n 1)"
 	for c in $confs; do
-		[[ $c == netstacklat || $c == xdp-no* ]] && continue
+		[[ $c == netstacklat || $c == xdp-no* || $c == xdp-filter ]] && continue
 		for l in $VMC_LOADS; do
 			unit=$(vmc_unit "$l")
 			t=$(vmc_figure "$sum" "$c" "$l" total)
@@ -331,6 +367,7 @@ export BENCH_VMCOST_TCP_BYTES=$VMC_TCP_BYTES" \
 		echo "   without it; emulated, and within the spread of the runs where small):"
 		echo
 		vmc_breakdown "$sum"
+		vmc_breakdown_rows "$sum"
 	fi
 	echo
 	echo "   part C took $((SECONDS - t0)) s"

@@ -9,7 +9,8 @@
 # stamper one by one, and GRO merges them before the hooks see them.
 #
 # With kernel.bpf_stats_enabled=1, for each configuration of BENCH_VMCOST_CONFS
-# (xdp: rxlat --xdp-mode native; tc: rxlat --tc; xdp-NAME: the same as xdp
+# (xdp: rxlat --xdp-mode native; tc: rxlat --tc; xdp-filter: xdp with
+# --port of both loads' ports, a filter every packet passes; xdp-NAME: the same as xdp
 # with the rxlat binary $BUILD/vmcost/rxlat-NAME, a build to compare against
 # in the same run; netstacklat: $BUILD/vmcost/netstacklat, the closest
 # existing tool, with all its probes, started in the receiving namespace
@@ -196,6 +197,7 @@ bench_cost()
 				;;
 			xdp) args=(--xdp-mode native) ;;
 			tc) args=(--tc) ;;
+			xdp-filter) args=(--xdp-mode native --port "$PORT,5201") ;;
 			xdp-*) args=(--xdp-mode native) RXLAT=$BUILD/vmcost/rxlat-${c#xdp-} ;;
 			*) t_abort conf "unknown configuration '$c'" ;;
 			esac
