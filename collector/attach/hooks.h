@@ -78,8 +78,6 @@ __u64 hooks_drops_lost(const struct rxlat_hooks *h);
 /* --slow: the ring buffer's fd, and its per-CPU counts summed. */
 int hooks_slow_fd(const struct rxlat_hooks *h);
 int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppressed, __u64 *lost);
-/* Steps of the realtime clock the hooks saw. */
-__u64 hooks_clock_steps(const struct rxlat_hooks *h);
 void hooks_destroy(struct rxlat_hooks *h);
 
 #endif

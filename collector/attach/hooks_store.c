@@ -305,11 +305,6 @@ int hooks_slow_counts(const struct rxlat_hooks *h, __u64 *sent, __u64 *suppresse
 	return err;
 }
 
-__u64 hooks_clock_steps(const struct rxlat_hooks *h)
-{
-	return __atomic_load_n(&h->skel->bss->rxlat_state.clock.steps, __ATOMIC_RELAXED);
-}
-
 int store_size(struct rxlat_hooks *h, const struct rxlat_config *cfg)
 {
 	h->nr_series = rxlat_nr_series(rxlat_config_dims(cfg));
