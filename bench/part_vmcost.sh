@@ -60,36 +60,48 @@ vmc_unit()
 	esac
 }
 
-# vmc_breakdown SUMMARY: per load and hook (the programs of configuration
-# xdp that are neither stamper nor poll-end reset), ns per run with every
-# feature and what each feature adds (ns per run less the build without it),
-# and what a filter that lets every packet through adds (xdp-filter less xdp)
+# vmc_breakdown_figures SUMMARY LOAD: per hook of LOAD (the programs of
+# configuration xdp that are neither stamper nor poll-end reset), a line
+# "HOOK<tab>ALL<tab>+F..." of its ns per run with every feature on, what each
+# feature of VMC_FEATURES adds (ns per run less the build without it) and
+# what a filter that lets every packet through adds (xdp-filter less xdp);
+# "-" where a configuration did not run
+vmc_breakdown_figures()
+{
+	awk -v l="$2" -v feats="$VMC_FEATURES" '
+	$2 == l && $4 != "xdp" && $4 != "sched_cls" && $3 !~ /^rxlat_napi/ {
+		ns[$1, $3] = $6
+		if ($1 == "xdp") order[++np] = $3
+	}
+	function delta(with, without) {
+		if (!((with SUBSEP p) in ns) || !((without SUBSEP p) in ns)) return "-"
+		return sprintf("%+.0f", ns[with, p] - ns[without, p])
+	}
+	END {
+		nf = split(feats, f, " ")
+		for (i = 1; i <= np; i++) {
+			p = order[i]; out = sprintf("%s\t%.0f", p, ns["xdp", p])
+			for (j = 1; j <= nf; j++) {
+				split(f[j], kv, ":"); out = out "\t" delta("xdp", "xdp-no" kv[1])
+			}
+			print out "\t" delta("xdp-filter", "xdp")
+		}
+	}' <<<"$1"
+}
+
+# vmc_breakdown SUMMARY: those figures as a table per load
 vmc_breakdown()
 {
-	local l
+	local l fv
 	for l in $VMC_LOADS; do
-		awk -v l="$l" -v feats="$VMC_FEATURES" '
-		$2 == l && $4 != "xdp" && $4 != "sched_cls" && $3 !~ /^rxlat_napi/ {
-			ns[$1, $3] = $6
-			if ($1 == "xdp") order[++np] = $3
-		}
-		END {
-			nf = split(feats, f, " ")
-			printf "   %-28s %9s", "hook (" l "), ns/run", "all on"
-			for (j = 1; j <= nf; j++) { split(f[j], kv, ":"); printf " %9s", "+" kv[1] }
-			printf " %9s\n", "+filter"
-			for (i = 1; i <= np; i++) {
-				p = order[i]; printf "   %-28s %9.0f", p, ns["xdp", p]
-				for (j = 1; j <= nf; j++) {
-					split(f[j], kv, ":"); c = "xdp-no" kv[1]
-					if ((c SUBSEP p) in ns) printf " %9.0f", ns["xdp", p] - ns[c, p]
-					else printf " %9s", "-"
-				}
-				if (("xdp-filter" SUBSEP p) in ns) printf " %9.0f", ns["xdp-filter", p] - ns["xdp", p]
-				else printf " %9s", "-"
-				printf "\n"
-			}
-		}' <<<"$1"
+		printf '   %-28s %9s' "hook ($l), ns/run" "all on"
+		for fv in $VMC_FEATURES; do printf ' %9s' "+${fv%%:*}"; done
+		printf ' %9s\n' +filter
+		vmc_breakdown_figures "$1" "$l" | awk -F'\t' '{
+			printf "   %-28s", $1
+			for (i = 2; i <= NF; i++) printf " %9s", $i
+			printf "\n"
+		}'
 		echo
 	done
 }
@@ -98,28 +110,16 @@ vmc_breakdown()
 # for the loads whose comparison with netstacklat is like for like
 vmc_breakdown_rows()
 {
-	local l hook m
+	local l line
 	for l in udp tcpnic; do
-		while IFS=$'\t' read -r hook m; do
-			row "Where a hook's cost goes (6.12 VM, fentry set), $(vmc_unit "$l"): $hook, ns/run and what each feature adds" \
-				"$m (emulated)" "(printed)" "-"
-		done < <(awk -v l="$l" -v feats="$VMC_FEATURES" '
-		$2 == l && $4 != "xdp" && $4 != "sched_cls" && $3 !~ /^rxlat_napi/ {
-			ns[$1, $3] = $6
-			if ($1 == "xdp") order[++np] = $3
-		}
-		END {
-			nf = split(feats, f, " ")
-			for (i = 1; i <= np; i++) {
-				p = order[i]; out = sprintf("%.0f all on", ns["xdp", p])
-				for (j = 1; j <= nf; j++) {
-					split(f[j], kv, ":"); c = "xdp-no" kv[1]
-					if ((c SUBSEP p) in ns) out = out sprintf("; %s %+.0f", kv[1], ns["xdp", p] - ns[c, p])
-				}
-				if (("xdp-filter" SUBSEP p) in ns) out = out sprintf("; filter %+.0f", ns["xdp-filter", p] - ns["xdp", p])
-				printf "%s\t%s\n", p, out
-			}
-		}' <<<"$1")
+		while read -r line; do
+			row "Where a hook's cost goes (6.12 VM, fentry set), $(vmc_unit "$l"): ${line%%$'\t'*}, ns/run and what each feature adds" \
+				"$(awk -F'\t' -v feats="$VMC_FEATURES filter:" '{
+					n = split(feats, f, " "); out = $2 " all on"
+					for (i = 1; i <= n; i++) { split(f[i], kv, ":"); out = out "; " kv[1] " " $(i + 2) }
+					print out " (emulated)"
+				}' <<<"$line")" "(printed)" "-"
+		done < <(vmc_breakdown_figures "$1" "$l")
 	done
 }
 
