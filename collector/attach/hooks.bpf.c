@@ -137,7 +137,7 @@ extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
  * bpf_probe_read_kernel(), or plain loads where the kernel allows them
  * (rxlat_cfg.direct_mem: bpf_rdonly_cast(), 6.2+). Each helper call saved
  * is 10-15 ns per packet and stage on a host, and on the fentry set in the
- * 6.12 VM a third of a TCP hook's run (make bench part C). The metadata
+ * 6.12 VM up to a third of a TCP hook's run (make bench part C). The metadata
  * reader is include/rxlat_meta.bpf.h; with the direct reads second, clang
  * lays them out without a jump (bpftool prog dump xlated: 2 instructions
  * fewer on their path).
