@@ -94,6 +94,25 @@ host_only()	# WHAT
 	skip user_space_only "$*, the same code on every kernel: the host run covers it"
 }
 
+# one_vm_kernel LINE FUNCTION [ARGS...]: FUNCTION, except under QEMU on a
+# kernel line other than LINE, where a SKIP says which line runs it. For
+# tests whose path is the same on Debian's 6.1 and 6.12 once the fentry set
+# is attached (group slots, slow records, filters, names: user space and the
+# hooks' common code), so that each kernel's run is shorter and one of them
+# still proves it; what differs between the two (the stamp read, tc attach,
+# capabilities, the kernel's own stamps) runs on both. The host run runs
+# every one of them.
+one_vm_kernel()
+{
+	local line=$1
+	shift
+	if [[ -n ${RXLAT_VM:-} && ${RXLAT_VM_LINE:-} != "$line" ]]; then
+		skip other_vm_kernel "the same path on 6.1 and 6.12 with the fentry set: the $line kernel's run proves it"
+		return 0
+	fi
+	"$@"
+}
+
 # ---------------------------------------------------------------- assertions
 # All return 0 on PASS and 1 on FAIL, so that a test can "|| return 1".
 

@@ -124,5 +124,5 @@ slots_full()
 
 suite_begin
 run_test churn churn
-run_test slots_full slots_full
+run_test slots_full one_vm_kernel 6.12 slots_full
 suite_end

@@ -906,11 +906,11 @@ run_test pod_view pod_view
 run_test pod_tc_beside_host_xdp pod_beside_host_xdp tc
 run_test pod_skb_beside_host_xdp pod_beside_host_xdp skb
 run_test pod_native_beside_host_xdp pod_beside_host_xdp native
-run_test pod_churn pod_churn
-run_test pod_inode_reuse pod_inode_reuse
-run_test pod_churn_fast pod_churn_fast
-run_test shared_cgroup shared_cgroup
-run_test groups_full groups_full
+run_test pod_churn one_vm_kernel 6.12 pod_churn
+run_test pod_inode_reuse one_vm_kernel 6.12 pod_inode_reuse
+run_test pod_churn_fast one_vm_kernel 6.1 pod_churn_fast
+run_test shared_cgroup one_vm_kernel 6.1 shared_cgroup
+run_test groups_full one_vm_kernel 6.1 groups_full
 run_test tc_routed tc_routed
 run_test tc_by_cgroup by_cgroup tc
 run_test tc_tcp_into_pod tcp_into_pod tc

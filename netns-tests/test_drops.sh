@@ -153,6 +153,6 @@ SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 suite_begin
 run_test "netfilter_drop$SFX" netfilter_drop
 run_test "rcvbuf_drop$SFX" rcvbuf_drop
-run_test "drops_off" drops_off
+run_test "drops_off" one_vm_kernel 6.12 drops_off
 run_test "all_features_nothing_left$SFX" all_features_nothing_left
 suite_end

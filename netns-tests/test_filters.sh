@@ -207,8 +207,8 @@ bad_filters()
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 
 suite_begin
-run_test "port_filter$SFX" port_filter
-run_test "proto_filter$SFX" proto_filter
+run_test "port_filter$SFX" one_vm_kernel 6.12 port_filter
+run_test "proto_filter$SFX" one_vm_kernel 6.1 proto_filter
 run_test "cgroup_filter$SFX" cgroup_filter
 run_test "bad_filters" bad_filters
 suite_end

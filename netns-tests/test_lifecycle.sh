@@ -413,8 +413,8 @@ capabilities()
 
 suite_begin
 run_test iface_recreated iface_recreated
-run_test iface_name_kept iface_name_kept
-run_test text_reports text_reports
+run_test iface_name_kept one_vm_kernel 6.12 iface_name_kept
+run_test text_reports one_vm_kernel 6.1 text_reports
 run_test first_interval first_interval
 run_test torn_intervals torn_intervals
 run_test sigterm_blocked_stdout sigterm_blocked_stdout

@@ -255,8 +255,8 @@ bad_slow()
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 
 suite_begin
-run_test "one_flow$SFX" one_flow
-run_test "rate_limit$SFX" rate_limit
-run_test "text_and_drops$SFX" text_and_drops
+run_test "one_flow$SFX" one_vm_kernel 6.12 one_flow
+run_test "rate_limit$SFX" one_vm_kernel 6.1 rate_limit
+run_test "text_and_drops$SFX" one_vm_kernel 6.12 text_and_drops
 run_test "bad_slow" bad_slow
 suite_end
