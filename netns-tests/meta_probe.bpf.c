@@ -30,6 +30,26 @@ struct {
 	__type(value, __u64);
 } polls SEC(".maps");
 
+/* The probed interface (its index and namespace inode), set by the loader. */
+const volatile __u32 probe_ifindex;
+const volatile __u32 probe_netns;
+
+/* Its NAPI instances: polls that took packets, by napi_id ... */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, struct meta_probe_polls);
+} napi_polls SEC(".maps");
+
+/* ... and the receive queue that each served (from the stamps at tc). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 256);
+	__type(key, __u32);
+	__type(value, __u32);
+} napi_queue SEC(".maps");
+
 /* Read by the loader; a lost event would make the summary lie. */
 __u64 lost_events;
 __u64 no_meta;	 /* metadata area too small or absent */
@@ -49,6 +69,19 @@ int BPF_PROG(meta_probe_poll, struct napi_struct *napi, int work, int budget)
 	struct meta_probe_event *e;
 	__u32 idx = 0;
 	__u64 *n;
+
+	if (work > 0 && napi->dev && napi->dev->ifindex == probe_ifindex &&
+	    napi->dev->nd_net.net->ns.inum == probe_netns) {
+		struct meta_probe_polls zero = {}, *p;
+		__u32 id = napi->napi_id;
+
+		bpf_map_update_elem(&napi_polls, &id, &zero, BPF_NOEXIST);
+		p = bpf_map_lookup_elem(&napi_polls, &id);
+		if (p) {
+			p->polls++;
+			p->work += work;
+		}
+	}
 
 	n = bpf_map_lookup_elem(&polls, &idx);
 	if (!n)
@@ -104,6 +137,11 @@ int meta_probe_tc(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	}
 
+	if (skb->napi_id) {
+		__u32 id = skb->napi_id, q = m->rx_queue;
+
+		bpf_map_update_elem(&napi_queue, &id, &q, BPF_ANY);
+	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		__sync_fetch_and_add(&lost_events, 1);

@@ -15,6 +15,9 @@
  *                     packets without a usable struct, events the ring
  *                     buffer dropped (non-zero makes the rest unreliable)
  *
+ * and a second line, the polls of IF's NAPI instances that took packets,
+ * per receive queue (print_queue_polls()).
+ *
  * Distinct stamps are counted per CPU because two CPUs can read the same
  * nanosecond; the stamper's batch state is per CPU too.
  */
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -295,9 +299,18 @@ static int probe_load(struct probe *p, struct state *st)
 {
 	int err;
 
-	p->skel = meta_probe__open_and_load();
-	if (!p->skel) {
+	struct stat ns;
+
+	p->skel = meta_probe__open();
+	if (!p->skel || stat("/proc/self/ns/net", &ns)) {
 		err = -errno;
+		fprintf(stderr, "%s: opening meta_probe.bpf.o failed: %s\n", prog, strerror(-err));
+		return err;
+	}
+	p->skel->rodata->probe_ifindex = p->hook.ifindex;
+	p->skel->rodata->probe_netns = (__u32)ns.st_ino;
+	err = meta_probe__load(p->skel);
+	if (err) {
 		fprintf(stderr, "%s: loading meta_probe.bpf.o failed: %s; %s\n", prog,
 			strerror(-err), "run as root on a kernel with BTF");
 		return err;
@@ -385,6 +398,46 @@ static void probe_detach(struct probe *p)
 		meta_probe__detach(p->skel);
 }
 
+/*
+ * The polls of the interface's NAPI instances that took packets, per
+ * receive queue (the one each instance's stamped packets came from; -1: no
+ * stamped packet reached tc), in queue order:
+ *   queue_polls=Q:POLLS,... queue_work=Q:PACKETS,...
+ */
+static void print_queue_polls(const struct meta_probe *skel)
+{
+	int fd_p = bpf_map__fd(skel->maps.napi_polls), fd_q = bpf_map__fd(skel->maps.napi_queue);
+	struct {
+		long long q;
+		struct meta_probe_polls v;
+	} row[256];
+	size_t n = 0;
+	__u32 id, *prev = NULL;
+
+	while (n < 256 && !bpf_map_get_next_key(fd_p, prev, &id)) {
+		__u32 q;
+
+		row[n].q = bpf_map_lookup_elem(fd_q, &id, &q) ? -1 : (long long)q;
+		if (!bpf_map_lookup_elem(fd_p, &id, &row[n].v))
+			n++;
+		prev = &id;
+	}
+	for (size_t i = 1; i < n; i++) /* insertion sort: a handful of rows */
+		for (size_t j = i; j > 0 && row[j].q < row[j - 1].q; j--) {
+			__typeof__(row[0]) t = row[j];
+
+			row[j] = row[j - 1];
+			row[j - 1] = t;
+		}
+	printf("queue_polls=");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.polls);
+	printf(" queue_work=");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.work);
+	printf("\n");
+}
+
 static void state_free(struct state *st)
 {
 	for (int i = 0; i < st->ncpu; i++)
@@ -443,6 +496,7 @@ int main(int argc, char **argv)
 		} else {
 			summarize(&st, p.skel->bss->no_meta, p.skel->bss->bad_magic,
 				  p.skel->bss->lost_events);
+			print_queue_polls(p.skel);
 			ret = 0;
 		}
 	}

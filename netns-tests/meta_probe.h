@@ -32,4 +32,10 @@ struct meta_probe_event {
 	__u16 flags;
 };
 
+/* The polls of the probed interface's NAPI instance NAPI_ID that took packets. */
+struct meta_probe_polls {
+	__u64 polls;
+	__u64 work;
+};
+
 #endif /* RXLAT_META_PROBE_H */

@@ -72,7 +72,7 @@ assert_stage_count()	# CHECK STAGE FIELD WANT
 
 udp_exact()	# 4|6
 {
-	local v=$1 src dst recv_args=() q_udp q_xdp
+	local v=$1 src dst recv_args=() q_udp q_xdp q_polls
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	src=$IP4_A dst=$IP4_B
@@ -113,6 +113,11 @@ udp_exact()	# 4|6
 	assert_eq per_queue_matches_xdp "$q_xdp" "$q_udp" "per-queue ip_rcv vs XDP stamped"
 	assert_ge queues_used 2 "$(gojq length <<<"$q_udp")" "queues with samples"
 	assert_eq xdp_seen "$N" "$(q --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .seen] | add // 0')"
+	# every poll that took them counted, on the queue whose packets it took
+	q_polls=$(q -c --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
+		| group_by(.queue) | map({q: .[0].queue, n: (map(.poll_packets) | add)})')
+	assert_eq poll_packets_per_queue "$q_xdp" "$q_polls" "packets of the counted polls vs XDP stamped"
+	assert_eq polls_thread 0 "$(q '[.[].xdp[].polls_thread] | add // 0')" "polls in a NAPI thread (not threaded here)"
 }
 
 # What sock_read measures of UDP, said alike in every JSON report and on

@@ -199,6 +199,41 @@ test_rxlat_loader()	# XDP-MODE STAMP
 	check_counters "$counters" "$N"
 }
 
+# rxlat's poll health of IF_B (the JSON reports in OUT) against the probe's
+# own count of napi:napi_poll events of IF_B's NAPI instances that took
+# packets, per receive queue (LINE: "queue_polls=Q:N,... queue_work=Q:N,...").
+# IF_B's NAPI is threaded here: every poll ran in the instance's thread.
+check_polls()	# LINE OUT COUNT
+{
+	local line=$1 out=$2 n=$3 polls work
+	polls=$(sed -n 's/^queue_polls=\([^ ]*\) .*/\1/p' <<<"$line")
+	work=$(sed -n 's/.* queue_work=\(.*\)$/\1/p' <<<"$line")
+	[[ -n $polls ]] || t_abort probe_polls "no poll counts from rxlat-meta-probe: '$line'"
+	log "probe: queue_polls=$polls queue_work=$work"
+	assert_eq polls_per_queue "$polls" "$(_rxlat_per_queue "$out" .polls)" \
+		"rxlat's polls per queue vs napi:napi_poll"
+	assert_eq poll_packets_per_queue "$work" "$(_rxlat_per_queue "$out" .poll_packets)" \
+		"rxlat's packets of those polls vs the polls' work"
+	assert_eq poll_packets "$n" "$(_rxlat_xdp_sum "$out" .poll_packets)" \
+		"packets of the counted polls, all queues"
+	assert_eq polls_threaded "$(_rxlat_xdp_sum "$out" .polls)" \
+		"$(_rxlat_xdp_sum "$out" .polls_thread)" "polls run in the NAPI thread"
+	assert_eq polls_ksoftirqd 0 "$(_rxlat_xdp_sum "$out" .polls_ksoftirqd)" \
+		"polls in ksoftirqd (threaded NAPI has none)"
+}
+
+# "Q:SUM,..." of FIELD over IF_B's stamper rows with polls, in queue order
+_rxlat_per_queue()	# OUT FIELD
+{
+	gojq -rs --argjson i "$IFINDEX_B" "[.[].xdp[] | select(.ifindex == \$i and .polls > 0)]
+		| group_by(.queue) | map(\"\\(.[0].queue):\\(map($2) | add)\") | join(\",\")" "$1"
+}
+
+_rxlat_xdp_sum()	# OUT FIELD
+{
+	gojq -s --argjson i "$IFINDEX_B" "[.[].xdp[] | select(.ifindex == \$i) | $2] | add // 0" "$1"
+}
+
 # Batch stamps shared by the packets of a NAPI poll, packet stamps unique,
 # as seen from tc ingress with threaded NAPI (so that polls carry several
 # packets). With rxlat's poll-end reset attached (rxlat --no-xdp running
@@ -259,6 +294,8 @@ test_stamp_modes()
 		assert_eq bad_magic 0 "$bad_magic" "packets with a wrong magic"
 		assert_eq packets "$n" "$packets" "stamped packets seen at tc ingress"
 		if [[ $mode == reset ]]; then
+			check_polls "$(grep '^queue_polls=' "$T_DIR/probe-$mode.out")" \
+				"$T_DIR/rxlat-reset.out" "$n"
 			assert_ge multi_packet_polls 1 "$multi" "polls with at least 2 packets ($multi_tl tick-free)"
 			assert_eq one_stamp_per_poll 0 "$mixed" \
 				"polls with more than one stamp, ticks or not ($mixed_tl tick-free)"

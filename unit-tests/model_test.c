@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "unit.h"
 #include "model.h"
 
 #define MAX_IFACES 2
@@ -346,7 +347,7 @@ static void test_xdp(void)
 {
 	struct rxlat_xdp_key keys[] = { { IF_A, 0 }, { IF_B, 0 }, { IF_B, 3 }, { 0, 0 } };
 	struct rxlat_xdp_counters vals[] = {
-		{ 10, 9, 1 }, { 20, 20, 0 }, { 5, 5, 0 }, { 2, 2, 0 } /* overflow */
+		XC(10, 9, 1), XC(20, 20, 0), XC(5, 5, 0), XC(2, 2, 0) /* overflow */
 	};
 	struct rxlat_model *c = NULL;
 	struct rxlat_xdp_row *r = NULL;
@@ -392,7 +393,7 @@ static void test_xdp(void)
 
 	/* a key new since the last report counts from zero */
 	keys[3] = (struct rxlat_xdp_key){ IF_B, 1 };
-	vals[3] = (struct rxlat_xdp_counters){ 6, 6, 0 };
+	vals[3] = (struct rxlat_xdp_counters)XC(6, 6, 0);
 	if (report_xdp(c, keys, vals, 4, &r, &n) || n != 1) {
 		check_failed("xdp.new_key", "want 1 row, got %zu", n);
 	} else {
@@ -499,7 +500,7 @@ static void test_torn(void)
 static void test_names(void)
 {
 	struct rxlat_xdp_key keys[] = { { IF_A, 0 }, { IF_B, 0 } };
-	struct rxlat_xdp_counters vals[] = { { 3, 3, 0 }, { 4, 4, 0 } };
+	struct rxlat_xdp_counters vals[] = { XC(3, 3, 0), XC(4, 4, 0) };
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
 	struct rxlat_model *c = NULL;
 	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "unit.h"
 #include "model.h"
 #include "prom.h"
 #include "rxlat_hist.h"
@@ -332,7 +333,7 @@ static void test_xdp(void)
 	static struct rxlat_hist live[NSERIES];
 	const char *seen = "rxlat_xdp_packets_seen_total{ifname=\"veth1\",queue=\"0\"}";
 	struct rxlat_xdp_key k0[] = { { 1, 0 } };
-	struct rxlat_xdp_counters v0[] = { { 100, 100, 0 } };
+	struct rxlat_xdp_counters v0[] = { XC(100, 100, 0) };
 	struct prom_metrics *m;
 	char *t1, *t2;
 
@@ -350,16 +351,19 @@ static void test_xdp(void)
 		return;
 	}
 	xkeys[0] = (struct rxlat_xdp_key){ 1, 0 };
-	xvals[0] = (struct rxlat_xdp_counters){ 130, 120, 0 };
+	xvals[0] = (struct rxlat_xdp_counters)XC(130, 120, 0);
+	xvals[0].polls = 12;
+	xvals[0].polls_ksoftirqd = 2;
+	xvals[0].cpu = 3;
 	xkeys[1] = (struct rxlat_xdp_key){ 3, 0 }; /* not named with -i */
-	xvals[1] = (struct rxlat_xdp_counters){ 9, 9, 0 };
+	xvals[1] = (struct rxlat_xdp_counters)XC(9, 9, 0);
 	xkeys[2] = (struct rxlat_xdp_key){ 0, 0 }; /* the stamper's own overflow */
-	xvals[2] = (struct rxlat_xdp_counters){ 4, 4, 4 };
+	xvals[2] = (struct rxlat_xdp_counters)XC(4, 4, 4);
 	nx = 3;
 	t1 = scrape(m, 7);
 	/* veth1 back under a new ifindex; the old key gone from the map */
 	xkeys[0] = (struct rxlat_xdp_key){ 2, 0 };
-	xvals[0] = (struct rxlat_xdp_counters){ 5, 5, 0 };
+	xvals[0] = (struct rxlat_xdp_counters)XC(5, 5, 0);
 	nx = 1;
 	t2 = scrape(m, 7);
 	CHECK_U64("seen after the baseline", value(t1, seen), 30);
@@ -367,6 +371,13 @@ static void test_xdp(void)
 	CHECK_U64("stamper overflow",
 		  value(t2, "rxlat_xdp_meta_refused_total{ifname=\"other\",queue=\"other\"}"), 4);
 	CHECK_U64("filtered out", (__u64) !!strstr(t1, "eth9"), 0);
+	CHECK_U64("polls", value(t1, "rxlat_napi_polls_total{ifname=\"veth1\",queue=\"0\"}"), 12);
+	CHECK_U64("polls in ksoftirqd",
+		  value(t1, "rxlat_napi_polls_ksoftirqd_total{ifname=\"veth1\",queue=\"0\"}"), 2);
+	CHECK_U64("the CPU of the last poll",
+		  value(t1, "rxlat_napi_poll_cpu{ifname=\"veth1\",queue=\"0\"}"), 3);
+	CHECK_U64("no CPU where no polls",
+		  (__u64) !!strstr(t1, "rxlat_napi_poll_cpu{ifname=\"other\""), 0);
 	check_done("xdp_counters_kept_and_summed");
 	free(t1);
 	free(t2);

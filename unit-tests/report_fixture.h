@@ -159,12 +159,18 @@ static inline void xdp_row(struct rxlat_xdp_row *x, const char *ifname, __u32 if
 	x->seen = seen;
 	x->stamped = stamped;
 	x->meta_refused = meta_refused;
+	x->cpu = -1;
 }
 
 /* The veth1 row, the first of both the text and the JSON report. */
 static inline void xdp_row_veth1(struct rxlat_xdp_row *x)
 {
 	xdp_row(x, "veth1", 5, 0, 100, 98, 2);
+	x->polls = 40;
+	x->poll_packets = 100;
+	x->polls_full = 1;
+	x->polls_ksoftirqd = 3;
+	x->cpu = 2;
 }
 
 /*

@@ -446,6 +446,9 @@ static void test_stats_add(void)
 	"ifname  queue          seen       stamped  meta_refused\n"                    \
 	"veth1       0           100            98             2\n"                    \
 	"eth0    other  123456789012  123456789012             0\n"                    \
+	"napi polls:\n"                                                                \
+	"ifname  queue  polls  pkts/poll  full  ksoftirqd  thread  cpu\n"              \
+	"veth1       0     40        2.5     1          3       0    2\n"              \
 	"\n"
 
 /* The first report of a run: the attach and measures lines, the legend. */

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* What several unit tests share: the stage table as plain data, and a file read whole. */
+/*
+ * What several unit tests share: the stage table as plain data, stamper
+ * counters, and a file read whole.
+ */
 #ifndef RXLAT_UNIT_H
 #define RXLAT_UNIT_H
 
@@ -17,6 +20,12 @@ struct stage {
 #define STAGE(id, name, f4, f6, fb, no_fb, com) { name, { f4, f6 }, fb, com },
 static const struct stage stages[RXLAT_NR_STAGES] __attribute__((unused)) = { RXLAT_STAGES(STAGE) };
 #undef STAGE
+
+/* The XDP stamper's counters seen, stamped, meta_refused, without polls. */
+#define XC(a, b, c)                                              \
+	{                                                        \
+		.seen = (a), .stamped = (b), .meta_refused = (c) \
+	}
 
 /* The whole file at path, malloc'ed and NUL-terminated; NULL when unreadable. */
 static inline char *slurp(const char *path)

@@ -14,13 +14,8 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* The stamper's per-CPU batch state; user space hands in the stamper's map. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_batch);
-} rxlat_batch SEC(".maps");
+/* The stamper's maps; user space hands in the stamper's own (not pinned here). */
+#include "rxlat_xdp_maps.bpf.h"
 
 /* Kernels before 6.14 keep GRO's state in the napi_struct itself. */
 struct napi_struct___gro_bitmask {
@@ -37,6 +32,40 @@ static __always_inline bool gro_holds(struct napi_struct *napi)
 	if (bpf_core_field_exists(old->gro_bitmask))
 		return old->gro_bitmask;
 	return false;
+}
+
+/* ksoftirqd/N, from the task's name: its per-CPU pointer is data, which not
+ * every kernel resolves for BPF (see include/rxlat_clock.bpf.h). */
+static __always_inline bool in_ksoftirqd(const struct task_struct *t)
+{
+	/* "ksoftirq" and "d/" as little-endian words: a plain load each */
+	return *(const __u64 *)t->comm == 0x71726974666f736bull &&
+	       *(const __u16 *)&t->comm[8] == 0x2f64;
+}
+
+/*
+ * The health of the poll that is ending, counted for the (interface,
+ * queue) whose packet took this poll's stamp: one poll, its work, whether it
+ * used its whole budget, and where it ran (struct rxlat_xdp_counters).
+ */
+static __always_inline void count_poll(const struct rxlat_batch *b, struct napi_struct *napi,
+				       int work, int budget)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct rxlat_xdp_counters *c = rxlat_xdp_counters_of(b->ifindex, b->queue);
+
+	if (!c)
+		return;
+	c->polls++;
+	c->poll_packets += work;
+	if (work >= budget)
+		c->polls_full++;
+	if (bpf_core_field_exists(napi->thread) && napi->thread == t)
+		c->polls_thread++;
+	else if (in_ksoftirqd(t))
+		c->polls_ksoftirqd++;
+	c->last_poll = b->stamp;
+	c->cpu = bpf_get_smp_processor_id();
 }
 
 /*
@@ -75,6 +104,8 @@ int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
 	}
 	if (napi->dev && napi->dev->ifindex != b->ifindex)
 		return 0;
+	if (napi->dev)
+		count_poll(b, napi, work, budget);
 	if (gro_holds(napi) && b->jiffies == bpf_jiffies64()) {
 		b->by_reset = 1; /* kept: the stamper keeps it too, from now on */
 		return 0;

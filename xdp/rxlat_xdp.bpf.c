@@ -32,49 +32,13 @@ const volatile __u32 rxlat_stamp_mode = RXLAT_XDP_STAMP_MODE;
 const volatile __u32 rxlat_netns = 0;
 
 /*
- * The maps are pinned by name, so that every interface xdp-loader attaches
- * the object to shares them and rxlat finds them (see docs/tc-stamper.md, "Pin path").
- * rxlat's own loader switches pinning off.
- *
- * Counters per (interface, queue) live in a per-CPU array of slots, each
- * slot holding the key it counts for: found by a multiplicative hash of the
- * key, claimed by the first key that lands on it on this CPU (per-CPU, so
- * without a race), one array lookup per packet. A key whose slot another
- * key holds on this CPU counts in the hash table instead, and once that is
- * full in the overflow array: nothing is ever dropped.
+ * The maps (include/rxlat_xdp_maps.bpf.h) are pinned by name, so that every
+ * interface xdp-loader attaches the object to shares them and rxlat finds
+ * them (see docs/tc-stamper.md, "Pin path"). rxlat's own loader switches
+ * pinning off.
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, RXLAT_XDP_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rxlat_xdp_slot);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} rxlat_xdp_slots SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__uint(max_entries, 4096);
-	__type(key, struct rxlat_xdp_key);
-	__type(value, struct rxlat_xdp_counters);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} rxlat_xdp_stats SEC(".maps");
-
-/* Where the counters go once rxlat_xdp_stats is full: never dropped. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_xdp_counters);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} rxlat_xdp_overflow SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_batch);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} rxlat_batch SEC(".maps");
+#define RXLAT_XDP_PIN __uint(pinning, LIBBPF_PIN_BY_NAME);
+#include "rxlat_xdp_maps.bpf.h"
 
 /*
  * Run first in a libxdp chain (low priority value), so that the stamp is
@@ -85,34 +49,6 @@ struct {
 	__uint(priority, 5);
 	__uint(XDP_PASS, 1);
 } XDP_RUN_CONFIG(rxlat_xdp);
-
-static __always_inline struct rxlat_xdp_counters *counters(__u32 ifindex, __u32 queue)
-{
-	struct rxlat_xdp_key key = { .ifindex = ifindex, .rx_queue = queue };
-	struct rxlat_xdp_counters zero = {}, *c;
-	struct rxlat_xdp_slot *s;
-	__u32 idx = rxlat_xdp_slot_of(ifindex, queue);
-
-	s = bpf_map_lookup_elem(&rxlat_xdp_slots, &idx);
-	if (s) {
-		if (s->ifindex == ifindex && s->rx_queue == queue)
-			return &s->c;
-		if (!s->ifindex) {
-			s->ifindex = ifindex;
-			s->rx_queue = queue;
-			return &s->c;
-		}
-	}
-	c = bpf_map_lookup_elem(&rxlat_xdp_stats, &key);
-	if (c)
-		return c;
-	bpf_map_update_elem(&rxlat_xdp_stats, &key, &zero, BPF_NOEXIST);
-	c = bpf_map_lookup_elem(&rxlat_xdp_stats, &key);
-	if (c)
-		return c;
-	idx = 0;
-	return bpf_map_lookup_elem(&rxlat_xdp_overflow, &idx);
-}
 
 /*
  * A unique stamp per packet makes every packet's metadata differ, and GRO
@@ -136,7 +72,7 @@ static __always_inline struct rxlat_xdp_counters *counters(__u32 ifindex, __u32 
  * this CPU starts a new batch, and so does the first packet of a new jiffy,
  * so that a stamp is never older than one tick.
  */
-static __always_inline __u64 batch_stamp(__u32 ifindex)
+static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue)
 {
 	struct rxlat_batch *b;
 	__u32 idx = 0;
@@ -146,8 +82,13 @@ static __always_inline __u64 batch_stamp(__u32 ifindex)
 	if (!b)
 		return bpf_ktime_get_ns();
 	now_j = bpf_jiffies64();
-	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J)
+	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J) {
+		/* the queue of the poll that ends next, for its count: a
+		 * stamp kept past a poll's end goes on into the next one */
+		if (b->ifindex == ifindex)
+			b->queue = queue;
 		return b->stamp;
+	}
 	now = bpf_ktime_get_ns();
 	if (!b->stamp || b->jiffies != now_j || now - b->last > RXLAT_BATCH_GAP_NS) {
 		b->by_reset = !b->stamp && b->armed;
@@ -155,6 +96,7 @@ static __always_inline __u64 batch_stamp(__u32 ifindex)
 		b->stamp = now;
 		b->jiffies = now_j;
 		b->ifindex = ifindex;
+		b->queue = queue;
 	}
 	b->last = now;
 	return b->stamp;
@@ -164,7 +106,7 @@ SEC("xdp.frags")
 int rxlat_xdp(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->ingress_ifindex, queue = ctx->rx_queue_index;
-	struct rxlat_xdp_counters *c = counters(ifindex, queue);
+	struct rxlat_xdp_counters *c = rxlat_xdp_counters_of(ifindex, queue);
 	struct rxlat_meta *m;
 	void *data;
 	__u64 stamp;
@@ -179,7 +121,8 @@ int rxlat_xdp(struct xdp_md *ctx)
 	if ((void *)(m + 1) > data)
 		goto refused;
 
-	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns() : batch_stamp(ifindex);
+	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns()
+						       : batch_stamp(ifindex, queue);
 	m->magic = RXLAT_META_MAGIC;
 	m->ifindex = ifindex;
 	m->netns = rxlat_netns;

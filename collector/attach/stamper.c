@@ -241,7 +241,9 @@ static void arm_all_cpus(int fd)
 
 /*
  * Share the stamper's per-CPU batch state with the poll-end reset, so that
- * the reset clears the stamp the stamper hands out.
+ * the reset clears the stamp the stamper hands out, and its counters, where
+ * the reset counts the polls. A stamper found without its counters leaves
+ * the reset its own, which nothing reads: the polls are then not reported.
  */
 int stamper_attach_reset(struct rxlat_stamper *st)
 {
@@ -254,8 +256,15 @@ int stamper_attach_reset(struct rxlat_stamper *st)
 		return err;
 	}
 	err = bpf_map__reuse_fd(st->reset->maps.rxlat_batch, st->batch_fd);
+	if (!err && st->nslots)
+		err = bpf_map__reuse_fd(st->reset->maps.rxlat_xdp_slots, st->slots_fds[0]);
+	if (!err && st->nstats)
+		err = bpf_map__reuse_fd(st->reset->maps.rxlat_xdp_stats, st->stats_fds[0]);
+	if (!err && st->noverflow)
+		err = bpf_map__reuse_fd(st->reset->maps.rxlat_xdp_overflow, st->overflow_fds[0]);
 	if (err) {
-		rxlat_err("cannot share the stamper's batch map: %s", strerror(-err));
+		rxlat_err("cannot share the stamper's maps with the poll-end reset: %s",
+			  strerror(-err));
 		return err;
 	}
 	err = rxlat_reset__load(st->reset);

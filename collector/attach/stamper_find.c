@@ -39,6 +39,18 @@ static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
 			close(fd);
 		return;
 	}
+	/* a stamper of another rxlat version: its counters would be misread */
+	if (counters && !strncmp(info.name, "rxlat_xdp_", 10) &&
+	    info.value_size != (strcmp(info.name, "rxlat_xdp_slots")
+				    ? sizeof(struct rxlat_xdp_counters)
+				    : sizeof(struct rxlat_xdp_slot))) {
+		rxlat_warn("%s: the stamper's map %s is of another rxlat version (values of %u "
+			   "bytes): its counters are not reported; load the stamper of this "
+			   "version (docs/tc-stamper.md, \"Pin path\")",
+			   opt(OPT_NO_XDP), info.name, info.value_size);
+		close(fd);
+		return;
+	}
 	/* map names are cut to 15 characters */
 	if (counters && !strcmp(info.name, "rxlat_xdp_stats") && st->nstats < MAX_STATS_MAPS) {
 		st->stats_fds[st->nstats++] = fd;

@@ -16,9 +16,14 @@
 static inline void xdp_counters_add(struct rxlat_xdp_counters *dst,
 				    const struct rxlat_xdp_counters *src)
 {
-	dst->seen += src->seen;
-	dst->stamped += src->stamped;
-	dst->meta_refused += src->meta_refused;
+#define RXLAT_XDP_ADD_(f, ...) dst->f += src->f;
+	RXLAT_XDP_COUNTERS(RXLAT_XDP_ADD_)
+#undef RXLAT_XDP_ADD_
+	/* the last poll, of whichever CPU ran it */
+	if (src->last_poll > dst->last_poll) {
+		dst->last_poll = src->last_poll;
+		dst->cpu = src->cpu;
+	}
 }
 
 /*

@@ -93,15 +93,20 @@ struct rxlat_coverage {
 	const char *why_not[RXLAT_NR_PROTOS]; /* NULL: measured, or not the stage's */
 };
 
-/* XDP stamper counters of one (interface, queue) over the interval. */
+/*
+ * XDP stamper counters of one (interface, queue) over the interval
+ * (RXLAT_XDP_COUNTERS), and the CPU that ran the last poll counted (-1:
+ * no poll counted).
+ */
+#define RXLAT_XDP_ROW_FIELD_(f, ...) __u64 f;
 struct rxlat_xdp_row {
 	char ifname[RXLAT_IFNAME_LEN];
 	__u32 ifindex;
 	int queue; /* as in struct rxlat_series */
-	__u64 seen;
-	__u64 stamped;
-	__u64 meta_refused;
+	RXLAT_XDP_COUNTERS(RXLAT_XDP_ROW_FIELD_)
+	int cpu;
 };
+#undef RXLAT_XDP_ROW_FIELD_
 
 /*
  * Tunnel devices (VXLAN, Geneve) behind which the containers are not

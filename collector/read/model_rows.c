@@ -84,11 +84,12 @@ int model_report_xdp(struct rxlat_model *m, struct rxlat_xdp_row **out, size_t *
 
 		if (!wanted(m, keys[i].ifindex))
 			continue;
-		r->seen = vals[i].seen - (p ? p->seen : 0);
-		r->stamped = vals[i].stamped - (p ? p->stamped : 0);
-		r->meta_refused = vals[i].meta_refused - (p ? p->meta_refused : 0);
-		if (!r->seen && !r->stamped && !r->meta_refused)
+#define DELTA_(f, ...) r->f = vals[i].f - (p ? p->f : 0);
+		RXLAT_XDP_COUNTERS(DELTA_)
+#undef DELTA_
+		if (!r->seen && !r->stamped && !r->meta_refused && !r->polls)
 			continue;
+		r->cpu = r->polls ? (int)vals[i].cpu : -1;
 		r->ifindex = keys[i].ifindex;
 		r->queue = (int)keys[i].rx_queue;
 		ifname_in(m, r->ifindex, 0, r->ifname);
@@ -215,10 +216,10 @@ int model_total_xdp(struct rxlat_model *m, const struct model_xdp_total **rows, 
 				break;
 			}
 			/* the largest seen: per-CPU sums are read CPU by CPU */
-			t->c.seen = larger(t->c.seen, vals[i].seen - (b ? b->seen : 0));
-			t->c.stamped = larger(t->c.stamped, vals[i].stamped - (b ? b->stamped : 0));
-			t->c.meta_refused = larger(
-			    t->c.meta_refused, vals[i].meta_refused - (b ? b->meta_refused : 0));
+#define LARGER_(f, ...) t->c.f = larger(t->c.f, vals[i].f - (b ? b->f : 0));
+			RXLAT_XDP_COUNTERS(LARGER_)
+#undef LARGER_
+			t->c.cpu = vals[i].cpu;
 		}
 	}
 	tally_set_free(&now);

@@ -248,13 +248,20 @@ static struct json_object *json_xdp(const struct rxlat_xdp_row *x)
 
 	if (!o)
 		return NULL;
-	if (put_ifname(o, x->ifname) || put_u64(o, "ifindex", x->ifindex) ||
-	    put_queue(o, x->queue) || put_u64(o, "seen", x->seen) ||
-	    put_u64(o, "stamped", x->stamped) || put_u64(o, "meta_refused", x->meta_refused)) {
-		json_object_put(o);
-		return NULL;
-	}
+	if (put_ifname(o, x->ifname) || put_u64(o, "ifindex", x->ifindex) || put_queue(o, x->queue))
+		goto fail;
+#define PUT_(f, ...)              \
+	if (put_u64(o, #f, x->f)) \
+		goto fail;
+	RXLAT_XDP_COUNTERS(PUT_)
+#undef PUT_
+	/* the CPU of the last poll, where polls were counted */
+	if (x->cpu >= 0 && put_u64(o, "poll_cpu", (__u64)x->cpu))
+		goto fail;
 	return o;
+fail:
+	json_object_put(o);
+	return NULL;
 }
 
 static struct json_object *json_drop(const struct rxlat_drop_row *d)

@@ -6,6 +6,7 @@
  * says how the totals are kept); this file only prints them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,9 +17,7 @@
 
 #define LAT   "rxlat_stage_latency_seconds"
 #define OVER  "rxlat_overflow_samples_total"
-#define XSEEN "rxlat_xdp_packets_seen_total"
-#define XSTMP "rxlat_xdp_packets_stamped_total"
-#define XREF  "rxlat_xdp_meta_refused_total"
+#define PCPU  "rxlat_napi_poll_cpu"
 #define BINFO "rxlat_build_info"
 #define MEAS  "rxlat_stage_measured"
 #define DROPS "rxlat_drops_total"
@@ -387,28 +386,50 @@ static bool same_label(const struct model_xdp_total *x, const struct model_xdp_t
 	return !cmp_xdp_label(x, y);
 }
 
-static void render_xdp_family(struct prom_scrape *s, const struct model_xdp_total *rows, size_t n,
-			      int which)
-{
-	static const char *const names[] = { XSEEN, XSTMP, XREF };
-	static const char *const helps[] = {
-		"Packets the XDP stamper saw, per interface and receive queue.",
-		"Packets the XDP stamper wrote a stamp into.",
-		"Packets without room for metadata (bpf_xdp_adjust_meta failed): the driver "
-		"has no XDP metadata support.",
-	};
+/* The stamper's counters by offset in struct rxlat_xdp_counters, in table order. */
+#define XDP_OFF_(f, ...)	 offsetof(struct rxlat_xdp_counters, f),
+#define XDP_NAME_(f, prom, ...)	 prom,
+#define XDP_HELP_(f, prom, help) help,
+static const size_t xdp_off[] = { RXLAT_XDP_COUNTERS(XDP_OFF_) };
+static const char *const xdp_name[] = { RXLAT_XDP_COUNTERS(XDP_NAME_) };
+static const char *const xdp_help[] = { RXLAT_XDP_COUNTERS(XDP_HELP_) };
+#undef XDP_OFF_
+#undef XDP_NAME_
+#undef XDP_HELP_
+#define NR_XDP_FAMILIES (sizeof(xdp_off) / sizeof(xdp_off[0]))
 
-	put_family(&s->out, names[which], "counter", helps[which]);
+static __u64 xdp_value(const struct model_xdp_total *r, size_t which)
+{
+	return *(const __u64 *)((const char *)&r->c + xdp_off[which]);
+}
+
+/*
+ * One family: counter WHICH of the table, or with WHICH NR_XDP_FAMILIES the
+ * CPU of the last poll (a gauge, only for queues with polls).
+ */
+static void render_xdp_family(struct prom_scrape *s, const struct model_xdp_total *rows, size_t n,
+			      size_t which)
+{
+	bool cpu = which == NR_XDP_FAMILIES;
+	const char *name = cpu ? PCPU : xdp_name[which];
+
+	put_family(&s->out, name, cpu ? "gauge" : "counter",
+		   cpu ? "The CPU that ran the queue's last poll counted in rxlat_napi_polls_total."
+		       : xdp_help[which]);
 	for (size_t i = 0; i < n;) {
-		__u64 v = 0;
+		__u64 v = 0, polls = 0;
 		size_t j = i;
 		char prefix[96], q[16];
 		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
 
-		for (; j < n && same_label(&rows[i], &rows[j]); j++)
-			v += which == 0	  ? rows[j].c.seen
-			     : which == 1 ? rows[j].c.stamped
-					  : rows[j].c.meta_refused;
+		for (; j < n && same_label(&rows[i], &rows[j]); j++) {
+			polls += rows[j].c.polls;
+			v = cpu ? rows[j].c.cpu : v + xdp_value(&rows[j], which);
+		}
+		if (cpu && !polls) {
+			i = j;
+			continue;
+		}
 		if (rows[i].ifindex)
 			snprintf(q, sizeof(q), "%u", rows[i].queue);
 		else
@@ -417,7 +438,7 @@ static void render_xdp_family(struct prom_scrape *s, const struct model_xdp_tota
 		put(&b, ",", 1);
 		put_label(&b, "queue", q);
 		prefix[b.len] = '\0';
-		put_sample(&s->out, names[which], prefix, "", v);
+		put_sample(&s->out, name, prefix, "", v);
 		i = j;
 	}
 }
@@ -438,7 +459,7 @@ static int render_xdp(struct prom_scrape *s)
 		if (all[i].wanted)
 			rows[n++] = all[i];
 	qsort(rows, n, sizeof(*rows), cmp_xdp_label);
-	for (int which = 0; which < 3; which++)
+	for (size_t which = 0; which <= NR_XDP_FAMILIES; which++)
 		render_xdp_family(s, rows, n, which);
 	free(rows);
 	return 0;

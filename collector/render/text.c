@@ -244,6 +244,58 @@ static int num_width(__u64 v, int min)
 	return n > min ? n : min;
 }
 
+static void queue_name(char *q, size_t len, int queue)
+{
+	if (queue == RXLAT_QUEUE_ALL)
+		snprintf(q, len, "-");
+	else if (queue == RXLAT_QUEUE_OTHER)
+		snprintf(q, len, "other");
+	else
+		snprintf(q, len, "%d", queue);
+}
+
+/*
+ * The NAPI polls of the XDP-stamped queues: how many, packets per poll,
+ * polls that used their whole budget, and where they ran; a queue whose
+ * polls run in ksoftirqd, or fill their budget, is a queue whose CPU is
+ * too busy for it.
+ */
+static void print_polls(FILE *f, const struct rxlat_xdp_row *x, size_t n)
+{
+	int wn = 6, wp = 5, wf = 4, wk = 9, wt = 6, len;
+	bool any = false;
+	char q[16];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!x[i].polls)
+			continue;
+		any = true;
+		len = strnlen(x[i].ifname, sizeof(x[i].ifname));
+		wn = len > wn ? len : wn;
+		wp = num_width(x[i].polls, wp);
+		wf = num_width(x[i].polls_full, wf);
+		wk = num_width(x[i].polls_ksoftirqd, wk);
+		wt = num_width(x[i].polls_thread, wt);
+	}
+	if (!any)
+		return;
+	fprintf(f, "napi polls:\n%-*s  %5s  %*s  %9s  %*s  %*s  %*s  %3s\n", wn, "ifname", "queue",
+		wp, "polls", "pkts/poll", wf, "full", wk, "ksoftirqd", wt, "thread", "cpu");
+	for (i = 0; i < n; i++) {
+		if (!x[i].polls)
+			continue;
+		queue_name(q, sizeof(q), x[i].queue);
+		fprintf(f,
+			"%-*.*s  %5s  %*" PRIu64 "  %9.1f  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64
+			"  %3d\n",
+			wn, (int)sizeof(x[i].ifname), x[i].ifname, q, wp, (uint64_t)x[i].polls,
+			(double)x[i].poll_packets / (double)x[i].polls, wf,
+			(uint64_t)x[i].polls_full, wk, (uint64_t)x[i].polls_ksoftirqd, wt,
+			(uint64_t)x[i].polls_thread, x[i].cpu);
+	}
+}
+
 static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 {
 	int wn = 6, wq = 5, ws = 4, wst = 7, wm = 12, len;
@@ -261,16 +313,12 @@ static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 	fprintf(f, "xdp stamper:\n%-*s  %*s  %*s  %*s  %*s\n", wn, "ifname", wq, "queue", ws,
 		"seen", wst, "stamped", wm, "meta_refused");
 	for (i = 0; i < n; i++) {
-		if (x[i].queue == RXLAT_QUEUE_ALL)
-			snprintf(q, sizeof(q), "-");
-		else if (x[i].queue == RXLAT_QUEUE_OTHER)
-			snprintf(q, sizeof(q), "other");
-		else
-			snprintf(q, sizeof(q), "%d", x[i].queue);
+		queue_name(q, sizeof(q), x[i].queue);
 		fprintf(f, "%-*.*s  %*s", wn, (int)sizeof(x[i].ifname), x[i].ifname, wq, q);
 		fprintf(f, "  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n", ws, (uint64_t)x[i].seen,
 			wst, (uint64_t)x[i].stamped, wm, (uint64_t)x[i].meta_refused);
 	}
+	print_polls(f, x, n);
 }
 
 /* --drops: one line per (interface, queue, reason), stamp-to-drop times */
