@@ -67,29 +67,29 @@ struct rxlat_xdp_key {
  * The counters, in the one table from which the value's fields, user
  * space's sums and deltas, and every output are made:
  *   X(field, Prometheus family, help)
- * seen, stamped, meta_refused: the stamper's, per packet; polls ..
- * polls_thread: the poll-end reset's (xdp/rxlat_reset.bpf.c), per NAPI poll
- * that stamped a packet of the queue.
+ * All are the stamper's, per packet or per NAPI poll, but for polls_full
+ * .. polls_thread, which the poll-end reset (xdp/rxlat_reset.bpf.c) counts
+ * where such a poll ends: a poll is known by its batch stamp, so polls are
+ * counted only in batch mode with the reset running (rxlat).
  */
-#define RXLAT_XDP_COUNTERS(X)                                                                    \
-	X(seen, "rxlat_xdp_packets_seen_total",                                                  \
-	  "Packets the XDP stamper saw, per interface and receive queue.")                       \
-	X(stamped, "rxlat_xdp_packets_stamped_total",                                            \
-	  "Packets the XDP stamper wrote a stamp into.")                                         \
-	X(meta_refused, "rxlat_xdp_meta_refused_total",                                          \
-	  "Packets without room for metadata (bpf_xdp_adjust_meta failed): the driver has no "   \
-	  "XDP metadata support.")                                                               \
-	X(polls, "rxlat_napi_polls_total",                                                       \
-	  "NAPI polls that stamped packets of the queue (XDP stamper, batch stamps).")           \
-	X(poll_packets, "rxlat_napi_poll_packets_total",                                         \
-	  "Packets those polls took (the poll's work): divided by the polls, packets per poll.") \
-	X(polls_full, "rxlat_napi_polls_full_total",                                             \
-	  "Polls that used their whole budget: the queue had more, and was polled again.")       \
-	X(polls_ksoftirqd, "rxlat_napi_polls_ksoftirqd_total",                                   \
-	  "Polls run in ksoftirqd: the NET_RX softirq was deferred to the CPU's thread.")        \
-	X(polls_thread, "rxlat_napi_polls_thread_total",                                         \
-	  "Polls run in the instance's own kernel thread (threaded NAPI). The others ran "       \
-	  "where the softirq runs inline: on interrupt exit, where bottom halves are enabled "   \
+#define RXLAT_XDP_COUNTERS(X)                                                                  \
+	X(seen, "rxlat_xdp_packets_seen_total",                                                \
+	  "Packets the XDP stamper saw, per interface and receive queue.")                     \
+	X(stamped, "rxlat_xdp_packets_stamped_total",                                          \
+	  "Packets the XDP stamper wrote a stamp into.")                                       \
+	X(meta_refused, "rxlat_xdp_meta_refused_total",                                        \
+	  "Packets without room for metadata (bpf_xdp_adjust_meta failed): the driver has no " \
+	  "XDP metadata support.")                                                             \
+	X(polls, "rxlat_napi_polls_total",                                                     \
+	  "NAPI polls that took stamped packets of the queue (XDP stamper, batch stamps); "    \
+	  "rxlat_xdp_packets_stamped_total over it: packets per poll.")                        \
+	X(polls_full, "rxlat_napi_polls_full_total",                                           \
+	  "Polls that used their whole budget: the queue had more, and was polled again.")     \
+	X(polls_ksoftirqd, "rxlat_napi_polls_ksoftirqd_total",                                 \
+	  "Polls run in ksoftirqd: the NET_RX softirq was deferred to the CPU's thread.")      \
+	X(polls_thread, "rxlat_napi_polls_thread_total",                                       \
+	  "Polls run in the instance's own kernel thread (threaded NAPI). The others ran "     \
+	  "where the softirq runs inline: on interrupt exit, where bottom halves are enabled " \
 	  "again, or busy polling.")
 
 #define RXLAT_XDP_FIELD_(f, ...) __u64 f;
@@ -129,6 +129,13 @@ struct rxlat_batch {
 	__u32 by_reset; /* stamp taken after the reset cleared the last one */
 	__u32 ifindex;	/* interface whose packet took the stamp */
 	__u32 queue;	/* and its receive queue */
+	/*
+	 * Set by the reset at every poll end on this CPU, cleared by the next
+	 * stamped packet, which so starts a poll (counted in its counters'
+	 * polls); still set at a poll's end: that poll stamped nothing.
+	 */
+	__u32 poll_end;
+	__u32 pad;
 };
 
 /*

@@ -188,6 +188,11 @@ quantile_and_count()	# K
 	assert_eq ip_rcv_count_increase "$N" \
 		"$(promv 'sum(rxlat_stage_latency_seconds_count{stage="ip_rcv"})' "$t1")"
 	assert_eq xdp_seen "$N" "$(promv 'sum(rxlat_xdp_packets_seen_total)' "$t1")"
+	assert_ge polls 1 "$(promv 'sum(rxlat_napi_polls_total)' "$t1")" "NAPI polls counted"
+	assert_le polls_at_most_one_per_packet "$N" "$(promv 'sum(rxlat_napi_polls_total)' "$t1")"
+	assert_eq poll_cpu_per_polled_queue \
+		"$(promq 'count(rxlat_napi_polls_total > 0)' "$t1" | gojq -r '.[0].value[1] // 0')" \
+		"$(promq 'count(rxlat_napi_poll_cpu)' "$t1" | gojq -r '.[0].value[1] // 0')"
 	assert_eq samples_from_xdp "$N" \
 		"$(promv 'sum(rxlat_stage_samples_total{stage="udp_queue_rcv",source="xdp"})' "$t1")"
 	p99=$(promv 'histogram_quantile(0.99, sum by (le) (rxlat_stage_latency_seconds_bucket{stage="udp_queue_rcv"}))' "$t1")

@@ -212,10 +212,8 @@ check_polls()	# LINE OUT COUNT
 	log "probe: queue_polls=$polls queue_work=$work"
 	assert_eq polls_per_queue "$polls" "$(_rxlat_per_queue "$out" .polls)" \
 		"rxlat's polls per queue vs napi:napi_poll"
-	assert_eq poll_packets_per_queue "$work" "$(_rxlat_per_queue "$out" .poll_packets)" \
-		"rxlat's packets of those polls vs the polls' work"
-	assert_eq poll_packets "$n" "$(_rxlat_xdp_sum "$out" .poll_packets)" \
-		"packets of the counted polls, all queues"
+	assert_eq stamped_per_queue "$work" "$(_rxlat_per_queue "$out" .stamped)" \
+		"rxlat's stamped packets per queue vs those polls' work"
 	assert_eq polls_threaded "$(_rxlat_xdp_sum "$out" .polls)" \
 		"$(_rxlat_xdp_sum "$out" .polls_thread)" "polls run in the NAPI thread"
 	assert_eq polls_ksoftirqd 0 "$(_rxlat_xdp_sum "$out" .polls_ksoftirqd)" \

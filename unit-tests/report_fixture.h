@@ -167,7 +167,6 @@ static inline void xdp_row_veth1(struct rxlat_xdp_row *x)
 {
 	xdp_row(x, "veth1", 5, 0, 100, 98, 2);
 	x->polls = 40;
-	x->poll_packets = 100;
 	x->polls_full = 1;
 	x->polls_ksoftirqd = 3;
 	x->cpu = 2;

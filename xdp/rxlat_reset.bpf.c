@@ -2,9 +2,11 @@
 /*
  * The other half of batch stamping (xdp/rxlat_xdp.bpf.c): at the end of a
  * NAPI poll, clear the stamp that the stamper hands out on this CPU, so that
- * the first packet of the next poll takes a fresh one. rxlat loads it beside
- * every stamper whose batch map it has, its own or one xdp-loader attached,
- * and hands in that map before load.
+ * the first packet of the next poll takes a fresh one, and starts a poll
+ * that the stamper counts; count where a poll that stamped ran and whether
+ * it used its whole budget. rxlat loads it beside every stamper whose batch
+ * map it has, its own or one xdp-loader attached, and hands in that map and
+ * the stamper's counters before load.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -36,36 +38,42 @@ static __always_inline bool gro_holds(struct napi_struct *napi)
 
 /* ksoftirqd/N, from the task's name: its per-CPU pointer is data, which not
  * every kernel resolves for BPF (see include/rxlat_clock.bpf.h). */
+#define PF_KTHREAD_ 0x00200000 /* include/linux/sched.h, unchanged since 2.6 */
+
 static __always_inline bool in_ksoftirqd(const struct task_struct *t)
 {
-	/* "ksoftirq" and "d/" as little-endian words: a plain load each */
-	return *(const __u64 *)t->comm == 0x71726974666f736bull &&
+	/* "ksoftirq" and "d/" as little-endian words: a plain load each, and
+	 * only of a kernel thread's name (the flags are on a hot line) */
+	return (t->flags & PF_KTHREAD_) && *(const __u64 *)t->comm == 0x71726974666f736bull &&
 	       *(const __u16 *)&t->comm[8] == 0x2f64;
 }
 
 /*
- * The health of the poll that is ending, counted for the (interface,
- * queue) whose packet took this poll's stamp: one poll, its work, whether it
- * used its whole budget, and where it ran (struct rxlat_xdp_counters).
+ * The poll that is ending, which stamped packets of (b->ifindex, b->queue)
+ * (the stamper counted it when it began): where it used its whole budget,
+ * or ran in ksoftirqd or in the instance's thread, counted there. A healthy
+ * poll, on interrupt exit or where bottom halves are enabled, with budget
+ * to spare, costs no lookup.
  */
 static __always_inline void count_poll(const struct rxlat_batch *b, struct napi_struct *napi,
 				       int work, int budget)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	struct rxlat_xdp_counters *c = rxlat_xdp_counters_of(b->ifindex, b->queue);
+	bool full = work >= budget, thread = false, ksoftirqd = false;
+	struct rxlat_xdp_counters *c;
 
+	if (bpf_core_field_exists(napi->thread) && napi->thread == t)
+		thread = true;
+	else
+		ksoftirqd = in_ksoftirqd(t);
+	if (!full && !thread && !ksoftirqd)
+		return;
+	c = rxlat_xdp_counters_of(b->ifindex, b->queue);
 	if (!c)
 		return;
-	c->polls++;
-	c->poll_packets += work;
-	if (work >= budget)
-		c->polls_full++;
-	if (bpf_core_field_exists(napi->thread) && napi->thread == t)
-		c->polls_thread++;
-	else if (in_ksoftirqd(t))
-		c->polls_ksoftirqd++;
-	c->last_poll = b->stamp;
-	c->cpu = bpf_get_smp_processor_id();
+	c->polls_full += full;
+	c->polls_thread += thread;
+	c->polls_ksoftirqd += ksoftirqd;
 }
 
 /*
@@ -91,10 +99,16 @@ int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
 {
 	struct rxlat_batch *b;
 	__u32 idx = 0;
+	bool polled;
 
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
 	if (!b)
 		return 0;
+	/* a packet of this poll cleared it, and so took the poll's stamp;
+	 * stored only then: one store per poll that stamped, not per poll */
+	polled = !b->poll_end;
+	if (polled)
+		b->poll_end = 1;
 	if (!b->stamp) {
 		/* nothing stamped since: the first packet of the next poll keeps
 		 * its stamp, as after a clear (one store per CPU, not per poll) */
@@ -104,7 +118,7 @@ int BPF_PROG(rxlat_napi_reset, struct napi_struct *napi, int work, int budget)
 	}
 	if (napi->dev && napi->dev->ifindex != b->ifindex)
 		return 0;
-	if (napi->dev)
+	if (napi->dev && polled)
 		count_poll(b, napi, work, budget);
 	if (gro_holds(napi) && b->jiffies == bpf_jiffies64()) {
 		b->by_reset = 1; /* kept: the stamper keeps it too, from now on */

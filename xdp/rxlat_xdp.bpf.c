@@ -72,7 +72,7 @@ struct {
  * this CPU starts a new batch, and so does the first packet of a new jiffy,
  * so that a stamp is never older than one tick.
  */
-static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue)
+static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue, bool *poll_start)
 {
 	struct rxlat_batch *b;
 	__u32 idx = 0;
@@ -81,6 +81,11 @@ static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue)
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
 	if (!b)
 		return bpf_ktime_get_ns();
+	/* the first packet since a poll ended on this CPU: a poll starts */
+	if (b->poll_end) {
+		b->poll_end = 0;
+		*poll_start = true;
+	}
 	now_j = bpf_jiffies64();
 	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J) {
 		/* the queue of the poll that ends next, for its count: a
@@ -107,6 +112,7 @@ int rxlat_xdp(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->ingress_ifindex, queue = ctx->rx_queue_index;
 	struct rxlat_xdp_counters *c = rxlat_xdp_counters_of(ifindex, queue);
+	bool poll_start = false;
 	struct rxlat_meta *m;
 	void *data;
 	__u64 stamp;
@@ -122,7 +128,7 @@ int rxlat_xdp(struct xdp_md *ctx)
 		goto refused;
 
 	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns()
-						       : batch_stamp(ifindex, queue);
+						       : batch_stamp(ifindex, queue, &poll_start);
 	m->magic = RXLAT_META_MAGIC;
 	m->ifindex = ifindex;
 	m->netns = rxlat_netns;
@@ -130,8 +136,14 @@ int rxlat_xdp(struct xdp_md *ctx)
 	m->flags = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? 0 : RXLAT_META_F_BATCH;
 	m->stamp_lo = (__u32)stamp;
 	m->stamp_hi = (__u32)(stamp >> 32);
-	if (c)
+	if (c) {
 		c->stamped++;
+		if (poll_start) {
+			c->polls++;
+			c->last_poll = stamp;
+			c->cpu = bpf_get_smp_processor_id();
+		}
+	}
 	return XDP_PASS;
 
 refused:

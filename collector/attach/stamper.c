@@ -225,11 +225,17 @@ static void arm_all_cpus(int fd)
 		err = -ENOMEM;
 	else if (bpf_map_lookup_elem(fd, &key, v))
 		err = -errno;
-	for (int i = 0; !err && i < n; i++)
+	for (int i = 0; !err && i < n; i++) {
+		/* and the next packet starts a poll, which the stamper counts */
+		if (!v[i].poll_end) {
+			v[i].poll_end = 1;
+			any = true;
+		}
 		if (!v[i].stamp && !v[i].armed) {
 			v[i].armed = 1;
 			any = true;
 		}
+	}
 	if (!err && any && bpf_map_update_elem(fd, &key, v, BPF_ANY))
 		err = -errno;
 	free(v);

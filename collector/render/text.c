@@ -255,7 +255,7 @@ static void queue_name(char *q, size_t len, int queue)
 }
 
 /*
- * The NAPI polls of the XDP-stamped queues: how many, packets per poll,
+ * The NAPI polls of the XDP-stamped queues: how many, stamped packets per poll,
  * polls that used their whole budget, and where they ran; a queue whose
  * polls run in ksoftirqd, or fill their budget, is a queue whose CPU is
  * too busy for it.
@@ -290,9 +290,9 @@ static void print_polls(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 			"%-*.*s  %5s  %*" PRIu64 "  %9.1f  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64
 			"  %3d\n",
 			wn, (int)sizeof(x[i].ifname), x[i].ifname, q, wp, (uint64_t)x[i].polls,
-			(double)x[i].poll_packets / (double)x[i].polls, wf,
-			(uint64_t)x[i].polls_full, wk, (uint64_t)x[i].polls_ksoftirqd, wt,
-			(uint64_t)x[i].polls_thread, x[i].cpu);
+			(double)x[i].stamped / (double)x[i].polls, wf, (uint64_t)x[i].polls_full,
+			wk, (uint64_t)x[i].polls_ksoftirqd, wt, (uint64_t)x[i].polls_thread,
+			x[i].cpu);
 	}
 }
 
