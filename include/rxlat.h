@@ -128,7 +128,7 @@ struct rxlat_batch {
 	__u32 armed;	/* set by the poll-end reset when it clears stamp */
 	__u32 by_reset; /* stamp taken after the reset cleared the last one */
 	__u32 ifindex;	/* interface whose packet took the stamp */
-	__u32 queue;	/* and its receive queue */
+	__u32 queue;	/* the queue of the poll that began last on this CPU */
 	/*
 	 * Set by the reset at every poll end on this CPU, cleared by the next
 	 * stamped packet, which so starts a poll (counted in its counters'

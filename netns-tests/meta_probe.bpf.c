@@ -63,6 +63,16 @@ static __always_inline __u64 poll_count(void)
 	return n ? *n : 0;
 }
 
+static __always_inline bool is_ksoftirqd(const char *comm)
+{
+	const char want[] = "ksoftirqd/";
+
+	for (int i = 0; i < (int)sizeof(want) - 1; i++)
+		if (comm[i] != want[i])
+			return false;
+	return true;
+}
+
 SEC("tp_btf/napi_poll")
 int BPF_PROG(meta_probe_poll, struct napi_struct *napi, int work, int budget)
 {
@@ -78,8 +88,14 @@ int BPF_PROG(meta_probe_poll, struct napi_struct *napi, int work, int budget)
 		bpf_map_update_elem(&napi_polls, &id, &zero, BPF_NOEXIST);
 		p = bpf_map_lookup_elem(&napi_polls, &id);
 		if (p) {
+			char comm[16];
+
 			p->polls++;
 			p->work += work;
+			p->full += work >= budget;
+			/* the name as the helper copies it, not as rxlat reads it */
+			if (!bpf_get_current_comm(comm, sizeof(comm)) && is_ksoftirqd(comm))
+				p->ksoftirqd++;
 		}
 	}
 

@@ -402,7 +402,9 @@ static void probe_detach(struct probe *p)
  * The polls of the interface's NAPI instances that took packets, per
  * receive queue (the one each instance's stamped packets came from; -1: no
  * stamped packet reached tc), in queue order:
- *   queue_polls=Q:POLLS,... queue_work=Q:PACKETS,...
+ *   queue_polls=Q:POLLS,... queue_work=Q:PACKETS,... queue_full=Q:POLLS,...
+ *   queue_ksoftirqd=Q:POLLS,...
+ * (full: polls that used their whole budget; ksoftirqd: run in ksoftirqd)
  */
 static void print_queue_polls(const struct meta_probe *skel)
 {
@@ -435,6 +437,13 @@ static void print_queue_polls(const struct meta_probe *skel)
 	printf(" queue_work=");
 	for (size_t i = 0; i < n; i++)
 		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.work);
+	printf(" queue_full=");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.full);
+	printf(" queue_ksoftirqd=");
+	for (size_t i = 0; i < n; i++)
+		printf("%s%lld:%llu", i ? "," : "", row[i].q,
+		       (unsigned long long)row[i].v.ksoftirqd);
 	printf("\n");
 }
 

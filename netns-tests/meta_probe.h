@@ -36,6 +36,8 @@ struct meta_probe_event {
 struct meta_probe_polls {
 	__u64 polls;
 	__u64 work;
+	__u64 full;	 /* that used their whole budget */
+	__u64 ksoftirqd; /* run in ksoftirqd (by the task's name) */
 };
 
 #endif /* RXLAT_META_PROBE_H */

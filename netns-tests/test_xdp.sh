@@ -201,23 +201,29 @@ test_rxlat_loader()	# XDP-MODE STAMP
 
 # rxlat's poll health of IF_B (the JSON reports in OUT) against the probe's
 # own count of napi:napi_poll events of IF_B's NAPI instances that took
-# packets, per receive queue (LINE: "queue_polls=Q:N,... queue_work=Q:N,...").
-# IF_B's NAPI is threaded here: every poll ran in the instance's thread.
-check_polls()	# LINE OUT COUNT
+# packets, per receive queue (LINE: "queue_polls=Q:N,... queue_work=Q:N,...
+# queue_full=Q:N,... queue_ksoftirqd=Q:N,..."): the polls, their packets
+# against rxlat's stamped ones, those that used their whole budget and
+# those run in ksoftirqd (the probe reads the task's name with the helper).
+check_polls()	# LINE OUT
 {
-	local line=$1 out=$2 n=$3 polls work
-	polls=$(sed -n 's/^queue_polls=\([^ ]*\) .*/\1/p' <<<"$line")
-	work=$(sed -n 's/.* queue_work=\(.*\)$/\1/p' <<<"$line")
+	local line=$1 out=$2 polls
+	polls=$(_probe_field "$line" queue_polls)
 	[[ -n $polls ]] || t_abort probe_polls "no poll counts from rxlat-meta-probe: '$line'"
-	log "probe: queue_polls=$polls queue_work=$work"
+	log "probe: $line"
 	assert_eq polls_per_queue "$polls" "$(_rxlat_per_queue "$out" .polls)" \
 		"rxlat's polls per queue vs napi:napi_poll"
-	assert_eq stamped_per_queue "$work" "$(_rxlat_per_queue "$out" .stamped)" \
-		"rxlat's stamped packets per queue vs those polls' work"
-	assert_eq polls_threaded "$(_rxlat_xdp_sum "$out" .polls)" \
-		"$(_rxlat_xdp_sum "$out" .polls_thread)" "polls run in the NAPI thread"
-	assert_eq polls_ksoftirqd 0 "$(_rxlat_xdp_sum "$out" .polls_ksoftirqd)" \
-		"polls in ksoftirqd (threaded NAPI has none)"
+	assert_eq stamped_per_queue "$(_probe_field "$line" queue_work)" \
+		"$(_rxlat_per_queue "$out" .stamped)" "rxlat's stamped packets per queue vs those polls' work"
+	assert_eq full_per_queue "$(_probe_field "$line" queue_full)" \
+		"$(_rxlat_per_queue "$out" .polls_full)" "polls that used their whole budget"
+	assert_eq ksoftirqd_per_queue "$(_probe_field "$line" queue_ksoftirqd)" \
+		"$(_rxlat_per_queue "$out" .polls_ksoftirqd)" "polls run in ksoftirqd"
+}
+
+_probe_field()	# LINE NAME
+{
+	sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"
 }
 
 # "Q:SUM,..." of FIELD over IF_B's stamper rows with polls, in queue order
@@ -230,6 +236,50 @@ _rxlat_per_queue()	# OUT FIELD
 _rxlat_xdp_sum()	# OUT FIELD
 {
 	gojq -s --argjson i "$IFINDEX_B" "[.[].xdp[] | select(.ifindex == \$i) | $2] | add // 0" "$1"
+}
+
+# Two senders on two CPUs into one queue of the XDP-stamped veth (one flow
+# each, the same): polls find packets waiting, some use their whole budget,
+# and the kernel defers some to ksoftirqd (about 1% of them here). rxlat's
+# counts of each, per queue, against the probe's.
+test_poll_contention()
+{
+	local pid c n=$((N * 30)) senders=()
+	need_test_binaries "$PROBE" "$BUILD/meta_probe.bpf.o" || return 1
+	require_cmd tools taskset || return 1
+	(($(nproc) >= 2)) || {
+		skip two_cpus "one CPU here: two senders cannot contend"
+		return 0
+	}
+	ns_pair || t_abort setup "cannot create the namespace pair"
+	t_bg probe in_ns "$NS_B" "$PROBE" --dev "$IF_B" --seconds 120
+	pid=$BG_PID
+	t_wait_line "$T_DIR/probe.out" '^attached$' 10 "$pid" ||
+		t_abort probe "rxlat-meta-probe did not attach: $(tail -n 1 "$T_DIR/probe.err")"
+	start_rxlat -i "$IF_B" || return 1
+	for c in 0 1; do
+		t_bg "send$c" in_ns "$NS_A" taskset -c "$c" "$PKTGEN" send --dev "$IF_A" \
+			--dst-mac "$MAC_B" --src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" \
+			--count "$n" --flows 1
+		senders+=("$BG_PID")
+	done
+	for c in "${senders[@]}"; do
+		t_wait_pid "$c" 120
+		assert_eq sender_exit 0 "$?" "rxlat-pktgen send exit status"
+	done
+	sleep 0.6 # one more report interval
+	stop_rxlat || return 1
+	kill -INT "$pid"
+	t_wait_pid "$pid" 20
+	assert_eq probe_exit 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe.err"))"
+	assert_eq stamped $((2 * n)) "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .stamped)"
+	check_polls "$(grep '^queue_polls=' "$T_DIR/probe.out")" "$T_DIR/rxlat.out"
+	assert_ge polls_full 1 "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .polls_full)" \
+		"polls that used their whole budget under two senders"
+	assert_ge polls_ksoftirqd 1 "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .polls_ksoftirqd)" \
+		"polls deferred to ksoftirqd under two senders"
+	assert_eq polls_thread 0 "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .polls_thread)" \
+		"polls in a NAPI thread (not threaded)"
 }
 
 # Batch stamps shared by the packets of a NAPI poll, packet stamps unique,
@@ -293,7 +343,9 @@ test_stamp_modes()
 		assert_eq packets "$n" "$packets" "stamped packets seen at tc ingress"
 		if [[ $mode == reset ]]; then
 			check_polls "$(grep '^queue_polls=' "$T_DIR/probe-$mode.out")" \
-				"$T_DIR/rxlat-reset.out" "$n"
+				"$T_DIR/rxlat-reset.out"
+			assert_eq polls_threaded "$(_rxlat_xdp_sum "$T_DIR/rxlat-reset.out" .polls)" \
+				"$(_rxlat_xdp_sum "$T_DIR/rxlat-reset.out" .polls_thread)" "polls run in the NAPI thread"
 			assert_ge multi_packet_polls 1 "$multi" "polls with at least 2 packets ($multi_tl tick-free)"
 			assert_eq one_stamp_per_poll 0 "$mixed" \
 				"polls with more than one stamp, ticks or not ($mixed_tl tick-free)"
@@ -396,6 +448,7 @@ run_test xdp.loader_v6 test_xdp_loader_v6
 run_test xdp.rxlat_native test_rxlat_loader native batch
 run_test xdp.rxlat_skb test_rxlat_loader skb packet
 run_test xdp.stamp_modes test_stamp_modes
+run_test xdp.poll_contention one_vm_kernel 6.1 test_poll_contention
 run_test xdp.cleanup_fail test_cleanup fail
 run_test xdp.cleanup_kill test_cleanup kill
 suite_end

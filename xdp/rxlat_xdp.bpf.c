@@ -81,19 +81,16 @@ static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue, bool *poll_
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
 	if (!b)
 		return bpf_ktime_get_ns();
-	/* the first packet since a poll ended on this CPU: a poll starts */
+	/* the first packet since a poll ended on this CPU: a poll starts, and
+	 * serves this packet's queue (a NAPI instance polls one queue) */
 	if (b->poll_end) {
 		b->poll_end = 0;
+		b->queue = queue;
 		*poll_start = true;
 	}
 	now_j = bpf_jiffies64();
-	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J) {
-		/* the queue of the poll that ends next, for its count: a
-		 * stamp kept past a poll's end goes on into the next one */
-		if (b->ifindex == ifindex)
-			b->queue = queue;
+	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J)
 		return b->stamp;
-	}
 	now = bpf_ktime_get_ns();
 	if (!b->stamp || b->jiffies != now_j || now - b->last > RXLAT_BATCH_GAP_NS) {
 		b->by_reset = !b->stamp && b->armed;
@@ -101,7 +98,6 @@ static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue, bool *poll_
 		b->stamp = now;
 		b->jiffies = now_j;
 		b->ifindex = ifindex;
-		b->queue = queue;
 	}
 	b->last = now;
 	return b->stamp;
