@@ -72,34 +72,40 @@ struct {
  * this CPU starts a new batch, and so does the first packet of a new jiffy,
  * so that a stamp is never older than one tick.
  */
-static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue, bool *poll_start)
+static __always_inline __u64 batch_stamp(__u32 ifindex, __u32 queue, struct rxlat_xdp_counters *c)
 {
 	struct rxlat_batch *b;
 	__u32 idx = 0;
 	__u64 now_j, now;
+	bool start;
 
 	b = bpf_map_lookup_elem(&rxlat_batch, &idx);
 	if (!b)
 		return bpf_ktime_get_ns();
 	/* the first packet since a poll ended on this CPU: a poll starts, and
 	 * serves this packet's queue (a NAPI instance polls one queue) */
-	if (b->poll_end) {
+	start = b->poll_end;
+	if (start) {
 		b->poll_end = 0;
 		b->queue = queue;
-		*poll_start = true;
 	}
 	now_j = bpf_jiffies64();
-	if (b->stamp && b->by_reset && now_j - b->jiffies <= RXLAT_RESET_KEEP_J)
-		return b->stamp;
-	now = bpf_ktime_get_ns();
-	if (!b->stamp || b->jiffies != now_j || now - b->last > RXLAT_BATCH_GAP_NS) {
-		b->by_reset = !b->stamp && b->armed;
-		b->armed = 0;
-		b->stamp = now;
-		b->jiffies = now_j;
-		b->ifindex = ifindex;
+	if (!b->stamp || !b->by_reset || now_j - b->jiffies > RXLAT_RESET_KEEP_J) {
+		now = bpf_ktime_get_ns();
+		if (!b->stamp || b->jiffies != now_j || now - b->last > RXLAT_BATCH_GAP_NS) {
+			b->by_reset = !b->stamp && b->armed;
+			b->armed = 0;
+			b->stamp = now;
+			b->jiffies = now_j;
+			b->ifindex = ifindex;
+		}
+		b->last = now;
 	}
-	b->last = now;
+	if (start && c) {
+		c->polls++;
+		c->last_poll = b->stamp;
+		c->cpu = bpf_get_smp_processor_id();
+	}
 	return b->stamp;
 }
 
@@ -108,7 +114,6 @@ int rxlat_xdp(struct xdp_md *ctx)
 {
 	__u32 ifindex = ctx->ingress_ifindex, queue = ctx->rx_queue_index;
 	struct rxlat_xdp_counters *c = rxlat_xdp_counters_of(ifindex, queue);
-	bool poll_start = false;
 	struct rxlat_meta *m;
 	void *data;
 	__u64 stamp;
@@ -124,7 +129,7 @@ int rxlat_xdp(struct xdp_md *ctx)
 		goto refused;
 
 	stamp = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? bpf_ktime_get_ns()
-						       : batch_stamp(ifindex, queue, &poll_start);
+						       : batch_stamp(ifindex, queue, c);
 	m->magic = RXLAT_META_MAGIC;
 	m->ifindex = ifindex;
 	m->netns = rxlat_netns;
@@ -132,14 +137,8 @@ int rxlat_xdp(struct xdp_md *ctx)
 	m->flags = rxlat_stamp_mode == RXLAT_STAMP_PACKET ? 0 : RXLAT_META_F_BATCH;
 	m->stamp_lo = (__u32)stamp;
 	m->stamp_hi = (__u32)(stamp >> 32);
-	if (c) {
+	if (c)
 		c->stamped++;
-		if (poll_start) {
-			c->polls++;
-			c->last_poll = stamp;
-			c->cpu = bpf_get_smp_processor_id();
-		}
-	}
 	return XDP_PASS;
 
 refused:
