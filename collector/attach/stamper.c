@@ -248,8 +248,9 @@ static void arm_all_cpus(int fd)
 /*
  * Share the stamper's per-CPU batch state with the poll-end reset, so that
  * the reset clears the stamp the stamper hands out, and its counters, where
- * the reset counts the polls. A stamper found without its counters leaves
- * the reset its own, which nothing reads: the polls are then not reported.
+ * the reset counts the polls that used their whole budget or ran in
+ * ksoftirqd or a NAPI thread. A stamper found without its counters leaves
+ * the reset its own, which nothing reads: those are then not reported.
  */
 int stamper_attach_reset(struct rxlat_stamper *st)
 {

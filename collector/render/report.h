@@ -77,8 +77,9 @@ void rxlat_report_text_restart(void);
  *    "sources": {"xdp", "kernel", "tc", "none"},
  *    "held": {"ooo": reads of skbs held behind out-of-order data, one per
  *    skb read, not segments}}],
- *  "xdp": [{"ifname", "ifindex", "queue", "seen", "stamped",
- *    "meta_refused"}]}
+ *  "xdp": [{"ifname", "ifindex", "queue", and the counters of
+ *    RXLAT_XDP_COUNTERS ("seen", "stamped", "meta_refused", "polls", ...),
+ *    "poll_cpu" where "polls" is not 0}]}
  * All counts cover the interval only. Series without any sample are left
  * out, in the text output as well.
  */
