@@ -283,9 +283,10 @@ run_case()	# TABLE-LINE
 
 	if [[ $KIND == mem ]]; then
 		local hwm=0 rpid
-		# 60 s: a 2-second run takes 5 s on the host; under TCG, with both
-		# kernels' VMs running at once, it once took more than 30
-		IN_B="nsenter --net=/run/netns/$NS_B --" timeout -k 2 60 bash -c "$cmd" \
+		# 90 s: a 2-second run takes 5 s on the host; under TCG, with both
+		# kernels' VMs running at once, it took more than 30 once, and the
+		# case 48 to 55 s with the run in it
+		IN_B="nsenter --net=/run/netns/$NS_B --" timeout -k 2 90 bash -c "$cmd" \
 			>"$T_DIR/case.out" 2>"$T_DIR/case.err" </dev/null &
 		local bg=$!
 		t_track_pid "$bg"
