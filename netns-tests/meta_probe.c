@@ -27,6 +27,7 @@
 #include <net/if.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -431,19 +432,23 @@ static void print_queue_polls(const struct meta_probe *skel)
 			row[j] = row[j - 1];
 			row[j - 1] = t;
 		}
-	printf("queue_polls=");
-	for (size_t i = 0; i < n; i++)
-		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.polls);
-	printf(" queue_work=");
-	for (size_t i = 0; i < n; i++)
-		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.work);
-	printf(" queue_full=");
-	for (size_t i = 0; i < n; i++)
-		printf("%s%lld:%llu", i ? "," : "", row[i].q, (unsigned long long)row[i].v.full);
-	printf(" queue_ksoftirqd=");
-	for (size_t i = 0; i < n; i++)
-		printf("%s%lld:%llu", i ? "," : "", row[i].q,
-		       (unsigned long long)row[i].v.ksoftirqd);
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{ "queue_polls", offsetof(struct meta_probe_polls, polls) },
+		{ "queue_work", offsetof(struct meta_probe_polls, work) },
+		{ "queue_full", offsetof(struct meta_probe_polls, full) },
+		{ "queue_ksoftirqd", offsetof(struct meta_probe_polls, ksoftirqd) },
+	};
+
+	for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++) {
+		printf("%s%s=", f ? " " : "", fields[f].name);
+		for (size_t i = 0; i < n; i++)
+			printf(
+			    "%s%lld:%llu", i ? "," : "", row[i].q,
+			    *(const unsigned long long *)((const char *)&row[i].v + fields[f].off));
+	}
 	printf("\n");
 }
 
