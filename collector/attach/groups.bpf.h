@@ -70,6 +70,25 @@ static __always_inline void group_unclaim(__u32 slot)
 }
 
 /*
+ * The slot of a group seen for the first time: claimed and entered in the
+ * hash. A function of its own, as rxlat_iface_claim(): the verifier walks
+ * the claim's loop once for each program.
+ */
+__noinline __u32 rxlat_group_claim(__u64 netns_cookie, __u64 cgid, __u32 netns)
+{
+	struct rxlat_group_key key = { .netns_cookie = netns_cookie, .cgid = cgid };
+	__u32 slot = group_claim(&key, netns), *v;
+
+	if (bpf_map_update_elem(&rxlat_groups, &key, &slot, BPF_NOEXIST)) {
+		/* another CPU's claim for this key won, or the hash is full */
+		group_unclaim(slot);
+		v = bpf_map_lookup_elem(&rxlat_groups, &key);
+		slot = v ? *v : rxlat_cfg.max_groups + 1;
+	}
+	return slot;
+}
+
+/*
  * The group of a sample taken in namespace net (inode netns), socket cgroup
  * cgid (0: none).
  */
@@ -87,17 +106,7 @@ static __always_inline __u32 group_slot(const struct net *net, __u32 netns, __u6
 	    last->gen == gen)
 		return last->slot;
 	v = bpf_map_lookup_elem(&rxlat_groups, &key);
-	if (v) {
-		slot = *v;
-	} else {
-		slot = group_claim(&key, netns);
-		if (bpf_map_update_elem(&rxlat_groups, &key, &slot, BPF_NOEXIST)) {
-			/* another CPU's claim for this key won, or the hash is full */
-			group_unclaim(slot);
-			v = bpf_map_lookup_elem(&rxlat_groups, &key);
-			slot = v ? *v : rxlat_cfg.max_groups + 1;
-		}
-	}
+	slot = v ? *v : rxlat_group_claim(key.netns_cookie, cgid, netns);
 	if (last) {
 		last->key = key;
 		last->slot = slot;

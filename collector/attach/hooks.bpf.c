@@ -412,6 +412,30 @@ static __always_inline void cache_slot(__u64 key, __u32 slot)
 		bpf_map_update_elem(&rxlat_ifslots, &key, &new, BPF_NOEXIST);
 }
 
+/*
+ * The slot of interface key, claimed at its first sample. A function of its
+ * own, the verifier's one walk through the loop for each program, where
+ * inlined it walked it again for every path into it; only a new interface
+ * pays for the call.
+ */
+__noinline __s32 rxlat_iface_claim(__u64 key)
+{
+	__u32 max = rxlat_cfg.max_ifaces;
+
+	for (__u32 i = 0; i < RXLAT_MAX_IFACES_LIMIT && i < max; i++) {
+		__u64 owner = rxlat_slot_owner[i];
+
+		if (!owner)
+			owner = __sync_val_compare_and_swap(&rxlat_slot_owner[i], 0, key) ?: key;
+		if (owner != key)
+			continue;
+		cache_slot(key, i);
+		return i;
+	}
+	cache_slot(key, max);
+	return max;
+}
+
 /* The slot of ifindex of namespace netns (0: rxlat's); -1: not counted. */
 static __always_inline __s32 iface_slot(__u32 ifindex, __u32 netns)
 {
@@ -443,18 +467,7 @@ static __always_inline __s32 iface_slot(__u32 ifindex, __u32 netns)
 			rxlat_ifslot_of[key] = RXLAT_IFSLOT_SKIP;
 		return -1;
 	}
-	for (__u32 i = 0; i < RXLAT_MAX_IFACES_LIMIT && i < max; i++) {
-		__u64 owner = rxlat_slot_owner[i];
-
-		if (!owner)
-			owner = __sync_val_compare_and_swap(&rxlat_slot_owner[i], 0, key) ?: key;
-		if (owner != key)
-			continue;
-		cache_slot(key, i);
-		return i;
-	}
-	cache_slot(key, max);
-	return max;
+	return rxlat_iface_claim(key);
 }
 
 #include "groups.bpf.h"
