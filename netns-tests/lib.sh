@@ -95,13 +95,14 @@ host_only()	# WHAT
 }
 
 # one_vm_kernel LINE FUNCTION [ARGS...]: FUNCTION, except under QEMU on a
-# kernel line other than LINE, where a SKIP says which line runs it. For
-# tests whose path is the same on Debian's 6.1 and 6.12 once the fentry set
-# is attached (group slots, slow records, filters, names: user space and the
-# hooks' common code), so that each kernel's run is shorter and one of them
-# still proves it; what differs between the two (the stamp read, tc attach,
-# capabilities, the kernel's own stamps) runs on both. The host run runs
-# every one of them.
+# kernel line other than LINE, where a SKIP says which line runs it. Each
+# emulated kernel takes most of a run's time, so a case whose path is the
+# same on Debian's 6.1 and 6.12 runs on one of them (group slots, slow
+# records, filters, names, overlays, pods: user space and the hooks' common
+# code); what differs between the two runs on both (the stamp read and the
+# exact counts, tc attach (tcx on 6.12), the dispatcher, capabilities, the
+# kernel's own stamps and drop reasons, SIGKILL clean-up). The host run
+# runs every case.
 one_vm_kernel()
 {
 	local line=$1

@@ -123,6 +123,6 @@ slots_full()
 }
 
 suite_begin
-run_test churn churn
+run_test churn one_vm_kernel 6.1 churn
 run_test slots_full one_vm_kernel 6.12 slots_full
 suite_end

@@ -118,7 +118,7 @@ clock_steps()
 
 suite_begin
 if [[ -n ${RXLAT_VM:-} ]]; then
-	run_test clock_steps clock_steps
+	run_test clock_steps one_vm_kernel 6.12 clock_steps
 else
 	T_NAME=clock_steps skip vm_only "steps the machine's clock: runs under 'make vmtest' only"
 fi

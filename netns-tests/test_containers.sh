@@ -895,29 +895,29 @@ tc_pod_clock_steps()
 }
 
 suite_begin
-run_test routed_two_pods routed_two_pods
-run_test routed_ipv6 routed_ipv6
-run_test tcp_into_pod tcp_into_pod
-run_test bridged bridged
-run_test macvlan_pod macvlan_pod
-run_test by_none by_none
-run_test by_cgroup by_cgroup
-run_test pod_view pod_view
-run_test pod_tc_beside_host_xdp pod_beside_host_xdp tc
-run_test pod_skb_beside_host_xdp pod_beside_host_xdp skb
-run_test pod_native_beside_host_xdp pod_beside_host_xdp native
+run_test routed_two_pods one_vm_kernel 6.1 routed_two_pods
+run_test routed_ipv6 one_vm_kernel 6.12 routed_ipv6
+run_test tcp_into_pod one_vm_kernel 6.12 tcp_into_pod
+run_test bridged one_vm_kernel 6.1 bridged
+run_test macvlan_pod one_vm_kernel 6.12 macvlan_pod
+run_test by_none one_vm_kernel 6.1 by_none
+run_test by_cgroup one_vm_kernel 6.12 by_cgroup
+run_test pod_view one_vm_kernel 6.1 pod_view
+run_test pod_tc_beside_host_xdp one_vm_kernel 6.12 pod_beside_host_xdp tc
+run_test pod_skb_beside_host_xdp one_vm_kernel 6.1 pod_beside_host_xdp skb
+run_test pod_native_beside_host_xdp one_vm_kernel 6.12 pod_beside_host_xdp native
 run_test pod_churn one_vm_kernel 6.12 pod_churn
 run_test pod_inode_reuse one_vm_kernel 6.12 pod_inode_reuse
 run_test pod_churn_fast one_vm_kernel 6.1 pod_churn_fast
 run_test shared_cgroup one_vm_kernel 6.1 shared_cgroup
 run_test groups_full one_vm_kernel 6.1 groups_full
-run_test tc_routed tc_routed
-run_test tc_by_cgroup by_cgroup tc
-run_test tc_tcp_into_pod tcp_into_pod tc
-run_test tc_bridged bridged tc
-run_test tc_pod_queued tc_pod_queued
-run_test tc_pod_timestamps tc_pod_timestamps
+run_test tc_routed one_vm_kernel 6.1 tc_routed
+run_test tc_by_cgroup one_vm_kernel 6.1 by_cgroup tc
+run_test tc_tcp_into_pod one_vm_kernel 6.12 tcp_into_pod tc
+run_test tc_bridged one_vm_kernel 6.1 bridged tc
+run_test tc_pod_queued one_vm_kernel 6.1 tc_pod_queued
+run_test tc_pod_timestamps one_vm_kernel 6.12 tc_pod_timestamps
 run_test tc_forward_qdiscs tc_forward_qdiscs
 run_test tc_pod_kill9 tc_pod_kill9
-run_test tc_pod_clock_steps tc_pod_clock_steps
+run_test tc_pod_clock_steps one_vm_kernel 6.1 tc_pod_clock_steps
 suite_end

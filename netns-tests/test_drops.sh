@@ -154,5 +154,5 @@ suite_begin
 run_test "netfilter_drop$SFX" netfilter_drop
 run_test "rcvbuf_drop$SFX" rcvbuf_drop
 run_test "drops_off" one_vm_kernel 6.12 drops_off
-run_test "all_features_nothing_left$SFX" all_features_nothing_left
+run_test "all_features_nothing_left$SFX" one_vm_kernel 6.1 all_features_nothing_left
 suite_end

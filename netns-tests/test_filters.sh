@@ -209,6 +209,6 @@ SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 suite_begin
 run_test "port_filter$SFX" one_vm_kernel 6.12 port_filter
 run_test "proto_filter$SFX" one_vm_kernel 6.1 proto_filter
-run_test "cgroup_filter$SFX" cgroup_filter
-run_test "bad_filters" bad_filters
+run_test "cgroup_filter$SFX" one_vm_kernel 6.12 cgroup_filter
+run_test "bad_filters" one_vm_kernel 6.1 bad_filters
 suite_end

@@ -312,13 +312,13 @@ memory_follows_use()
 
 suite_begin
 run_test hooks_misuse.udp_exact_netns_exec udp_exact_via netns-exec
-run_test hooks_misuse.udp_exact_nsenter udp_exact_via nsenter
+run_test hooks_misuse.udp_exact_nsenter one_vm_kernel 6.1 udp_exact_via nsenter
 run_test hooks_misuse.no_xdp_netns_exec no_xdp_netns_exec
-run_test hooks_misuse.no_lo_slot no_lo_slot
-run_test hooks_misuse.two_of_four two_of_four
-run_test hooks_misuse.stages stages_misuse
+run_test hooks_misuse.no_lo_slot one_vm_kernel 6.12 no_lo_slot
+run_test hooks_misuse.two_of_four one_vm_kernel 6.1 two_of_four
+run_test hooks_misuse.stages one_vm_kernel 6.12 stages_misuse
 run_test hooks_misuse.list_matches_run list_matches_run auto
-run_test hooks_misuse.list_matches_run_fallback list_matches_run fallback
+run_test hooks_misuse.list_matches_run_fallback one_vm_kernel 6.12 list_matches_run fallback
 run_test hooks_misuse.list_unprivileged list_unprivileged
-run_test hooks_misuse.memory_follows_use memory_follows_use
+run_test hooks_misuse.memory_follows_use one_vm_kernel 6.1 memory_follows_use
 suite_end

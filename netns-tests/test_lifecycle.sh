@@ -412,14 +412,14 @@ capabilities()
 }
 
 suite_begin
-run_test iface_recreated iface_recreated
+run_test iface_recreated one_vm_kernel 6.12 iface_recreated
 run_test iface_name_kept one_vm_kernel 6.12 iface_name_kept
 run_test text_reports one_vm_kernel 6.1 text_reports
 run_test first_interval first_interval
 run_test torn_intervals torn_intervals
 run_test sigterm_blocked_stdout sigterm_blocked_stdout
 run_test sigint_ignored sigint_ignored
-run_test sigterm_startup sigterm_startup
+run_test sigterm_startup one_vm_kernel 6.1 sigterm_startup
 run_test sighup sighup
 run_test stdout_errors stdout_errors
 run_test capabilities capabilities

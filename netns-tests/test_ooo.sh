@@ -147,7 +147,7 @@ held_two_holes()
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
 
 suite_begin
-run_test "held_excluded$SFX" held_excluded
-run_test "held_included$SFX" held_included
-run_test "held_two_holes$SFX" held_two_holes
+run_test "held_excluded$SFX" one_vm_kernel 6.1 held_excluded
+run_test "held_included$SFX" one_vm_kernel 6.12 held_included
+run_test "held_two_holes$SFX" one_vm_kernel 6.1 held_two_holes
 suite_end

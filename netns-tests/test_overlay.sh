@@ -320,14 +320,14 @@ overlay_tc_pod()	# KIND OUTER
 }
 
 suite_begin
-run_test "vxlan4_udp4$SFX" overlay_udp vxlan 4 4
-run_test "vxlan4_udp6$SFX" overlay_udp vxlan 4 6
-run_test "vxlan6_udp4$SFX" overlay_udp vxlan 6 4
-run_test "vxlan6_udp6$SFX" overlay_udp vxlan 6 6
-run_test "vxlan4_tcp$SFX" overlay_tcp vxlan 4
-run_test "vxlan4_host$SFX" overlay_host vxlan 4
-run_test "vxlan4_tc_pod$SFX" overlay_tc_pod vxlan 4
-run_test "geneve4_udp4$SFX" overlay_udp geneve 4 4
-run_test "geneve6_udp6$SFX" overlay_udp geneve 6 6
-run_test "geneve4_tcp$SFX" overlay_tcp geneve 4
+run_test "vxlan4_udp4$SFX" one_vm_kernel 6.1 overlay_udp vxlan 4 4
+run_test "vxlan4_udp6$SFX" one_vm_kernel 6.12 overlay_udp vxlan 4 6
+run_test "vxlan6_udp4$SFX" one_vm_kernel 6.12 overlay_udp vxlan 6 4
+run_test "vxlan6_udp6$SFX" one_vm_kernel 6.1 overlay_udp vxlan 6 6
+run_test "vxlan4_tcp$SFX" one_vm_kernel 6.12 overlay_tcp vxlan 4
+run_test "vxlan4_host$SFX" one_vm_kernel 6.1 overlay_host vxlan 4
+run_test "vxlan4_tc_pod$SFX" one_vm_kernel 6.12 overlay_tc_pod vxlan 4
+run_test "geneve4_udp4$SFX" one_vm_kernel 6.1 overlay_udp geneve 4 4
+run_test "geneve6_udp6$SFX" one_vm_kernel 6.12 overlay_udp geneve 6 6
+run_test "geneve4_tcp$SFX" one_vm_kernel 6.1 overlay_tcp geneve 4
 suite_end

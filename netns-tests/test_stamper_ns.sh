@@ -464,7 +464,7 @@ reader_stamper_gone()
 }
 
 suite_begin
-run_test foreign_counters foreign_counters
+run_test foreign_counters one_vm_kernel 6.12 foreign_counters
 if [[ -n ${RXLAT_VM:-} ]]; then
 	# the dispatcher needs freplace, refused by the host kernel (where
 	# libxdp falls back to a plain attach: loader_stamper covers that);

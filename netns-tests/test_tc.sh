@@ -407,15 +407,15 @@ iface_back()
 suite_begin
 run_test udp_from_tc udp_from_tc
 RXLAT_ENTER=netns-exec run_test udp_from_tc_netns_exec udp_from_tc
-run_test xdp_wins xdp_wins
+run_test xdp_wins one_vm_kernel 6.1 xdp_wins
 run_test iproute2_filter iproute2_filter
 run_test foreign_filter foreign_filter
 run_test qdisc_cleanup qdisc_cleanup
-run_test so_timestamp so_timestamp
-run_test tcp_from_tc tcp_from_tc
-run_test veth_default veth_default
+run_test so_timestamp one_vm_kernel 6.12 so_timestamp
+run_test tcp_from_tc one_vm_kernel 6.1 tcp_from_tc
+run_test veth_default one_vm_kernel 6.12 veth_default
 run_test bad_input bad_input
-run_test two_at_once two_at_once
-run_test same_ifindex same_ifindex
-run_test iface_back iface_back
+run_test two_at_once one_vm_kernel 6.1 two_at_once
+run_test same_ifindex one_vm_kernel 6.12 same_ifindex
+run_test iface_back one_vm_kernel 6.1 iface_back
 suite_end

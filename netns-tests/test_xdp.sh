@@ -443,12 +443,12 @@ test_cleanup()	# fail|kill
 
 suite_begin
 run_test xdp.loader_native test_xdp_loader native
-run_test xdp.loader_skb test_xdp_loader skb
-run_test xdp.loader_v6 test_xdp_loader_v6
+run_test xdp.loader_skb one_vm_kernel 6.12 test_xdp_loader skb
+run_test xdp.loader_v6 one_vm_kernel 6.1 test_xdp_loader_v6
 run_test xdp.rxlat_native test_rxlat_loader native batch
-run_test xdp.rxlat_skb test_rxlat_loader skb packet
+run_test xdp.rxlat_skb one_vm_kernel 6.12 test_rxlat_loader skb packet
 run_test xdp.stamp_modes test_stamp_modes
 run_test xdp.poll_contention one_vm_kernel 6.1 test_poll_contention
-run_test xdp.cleanup_fail test_cleanup fail
+run_test xdp.cleanup_fail one_vm_kernel 6.12 test_cleanup fail
 run_test xdp.cleanup_kill test_cleanup kill
 suite_end
