@@ -14,7 +14,7 @@
 # result marker is always a failure.
 #
 # Environment: VMTEST_KERNEL, VMTEST_TIMEOUT (seconds per kernel, boot
-# included, default 3300), VMTEST_PARALLEL (1: the kernels boot at the same
+# included, default 3600), VMTEST_PARALLEL (1: the kernels boot at the same
 # time; 0: one after the other), VMTEST_MEM (MiB, 1024), VMTEST_SMP (2),
 # VMTEST_APPEND (extra kernel command line), VMTEST_MODULES (a module list
 # instead of netns-tests/vm/modules.list), VMTEST_QEMU_ARGS (extra QEMU
@@ -46,7 +46,7 @@ VMDIR=$BUILD/vm
 CACHE=$VMDIR/cache
 MEM=${VMTEST_MEM:-1024}
 SMP=${VMTEST_SMP:-2}
-TIMEOUT=${VMTEST_TIMEOUT:-3300}
+TIMEOUT=${VMTEST_TIMEOUT:-3600}
 PARALLEL=${VMTEST_PARALLEL:-1}
 KERNEL=${VMTEST_KERNEL:-all}
 GRACE=60 # seconds allowed for power-off after the result marker
@@ -70,7 +70,7 @@ usage() {
 usage: netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all] [--timeout SECONDS] [-- COMMAND...]
   --kernel   which Debian kernel line to boot (default: all: 6.1 and 6.12, the
              cloud flavour, at the same time; 6.12-generic has every NIC driver)
-  --timeout  seconds allowed per kernel, boot included (default: 3300)
+  --timeout  seconds allowed per kernel, boot included (default: 3600)
   COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh)
 EOF
 	exit "${1:-0}"
