@@ -203,6 +203,30 @@ foreign_counters()
 	assert_exact_counts own_a "$NS_A" "$IF_A" "$IFINDEX_A" "$M" "$N"
 }
 
+# A stamper of an earlier version left loaded by xdp-loader: rxlat --no-xdp
+# reads none of its maps that this version's sizes would misread, says so
+# in one warning per map, and runs.
+older_stamper()
+{
+	local err
+	setup || return 1
+	require_file build "$BUILD/old_stamper.bpf.o" "run 'make test-binaries'" || return 1
+	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/old_stamper.bpf.o" "$(t_pin_dir old)" ||
+		t_abort load "xdp-loader load of the older stamper failed"
+	start_named_rxlat old "$NS_B" --no-xdp ||
+		t_abort old_start "rxlat did not start: $(tail -n 1 "$T_DIR/old.err")"
+	pair_udp into_b "$NS_A" "$M" || return 1
+	stop_named_rxlat old
+	err=$(grep -c '^rxlat: warning: ' "$T_DIR/old.err")
+	assert_eq two_warnings 2 "$err" "warnings on stderr"
+	assert_match batch_warning "^rxlat: warning: --no-xdp: the stamper's map rxlat_batch is of another rxlat version \(values of 40 bytes\): its stamps are not reset at poll end" \
+		"$(grep rxlat_batch "$T_DIR/old.err")"
+	assert_match stats_warning "^rxlat: warning: --no-xdp: the stamper's map rxlat_xdp_stats is of another rxlat version \(values of 16 bytes\): its counters are not reported" \
+		"$(grep rxlat_xdp_stats "$T_DIR/old.err")"
+	assert_eq no_xdp_rows 0 "$(gojq -s '[.[].xdp // [] | .[]] | length' "$T_DIR/old.out")" \
+		"rows of XDP counters reported"
+}
+
 # One pin path in two namespaces: the maps are the same, their rows cannot
 # be told apart by namespace.
 shared_pin()
@@ -479,5 +503,6 @@ else
 	run_test foreign_program_native foreign_program native
 	run_test foreign_program_skb foreign_program skb
 	run_test loader_stamper loader_stamper
+	run_test older_stamper older_stamper
 fi
 suite_end

@@ -5,7 +5,8 @@
 TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
                  $(BUILD)/rxlat-meta-probe $(BUILD)/meta_probe.bpf.o \
                  $(BUILD)/rxlat_xdp_packet.bpf.o $(BUILD)/xdp_count.bpf.o \
-                 $(BUILD)/tc_count.bpf.o $(BUILD)/rxlat-clockstep $(BUILD)/rxlat-tcpstream
+                 $(BUILD)/tc_count.bpf.o $(BUILD)/old_stamper.bpf.o $(BUILD)/rxlat-clockstep \
+                 $(BUILD)/rxlat-tcpstream
 
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o

@@ -66,6 +66,17 @@ static void take_map(struct rxlat_stamper *st, __u32 map_id, bool counters)
 		return;
 	}
 	if (!strcmp(info.name, "rxlat_batch") && st->batch_fd < 0) {
+		/* the reset of this version would write past an older value */
+		if (info.value_size != sizeof(struct rxlat_batch)) {
+			rxlat_warn("%s: the stamper's map rxlat_batch is of another rxlat "
+				   "version (values of %u bytes): its stamps are not reset at "
+				   "poll end (it finds poll boundaries itself) and its polls are "
+				   "not counted; load the stamper of this version "
+				   "(docs/tc-stamper.md, \"Pin path\")",
+				   opt(OPT_NO_XDP), info.value_size);
+			close(fd);
+			return;
+		}
 		st->batch_fd = fd;
 		return;
 	}
