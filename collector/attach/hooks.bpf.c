@@ -414,9 +414,8 @@ static __always_inline void cache_slot(__u64 key, __u32 slot)
 
 /*
  * The slot of interface key, claimed at its first sample. A function of its
- * own, the verifier's one walk through the loop for each program, where
- * inlined it walked it again for every path into it; only a new interface
- * pays for the call.
+ * own, so that the verifier walks the loop once per program, not once per
+ * path into it; only a new interface pays for the call.
  */
 __noinline __s32 rxlat_iface_claim(__u64 key)
 {
