@@ -95,7 +95,8 @@ host_only()	# WHAT
 }
 
 # one_vm_kernel LINE FUNCTION [ARGS...]: FUNCTION, except under QEMU on a
-# kernel line other than LINE, where a SKIP says which line runs it. Each
+# kernel line other than LINE (6.1, 6.12, or both: every line), where a SKIP
+# says which line runs it. Each
 # emulated kernel takes most of a run's time, so a case whose path is the
 # same on Debian's 6.1 and 6.12 runs on one of them (group slots, slow
 # records, filters, names, overlays, pods: user space and the hooks' common
@@ -107,7 +108,7 @@ one_vm_kernel()
 {
 	local line=$1
 	shift
-	if [[ -n ${RXLAT_VM:-} && ${RXLAT_VM_LINE:-} != "$line" ]]; then
+	if [[ -n ${RXLAT_VM:-} && $line != both && ${RXLAT_VM_LINE:-} != "$line" ]]; then
 		skip other_vm_kernel "the same path on 6.1 and 6.12 with the fentry set: the $line kernel's run proves it"
 		return 0
 	fi

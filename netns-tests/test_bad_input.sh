@@ -363,11 +363,7 @@ for c in "${CASES[@]}"; do
 		line=${VM_CASES[$n]:-}
 		[[ -n $line ]] || continue
 	fi
-	if [[ $line == both ]]; then
-		run_test "$n" run_case "$c"
-	else
-		run_test "$n" one_vm_kernel "$line" run_case "$c"
-	fi
+	run_test "$n" one_vm_kernel "$line" run_case "$c"
 	((tried++))
 done
 log "bad inputs tried: $tried of ${#CASES[@]}${RXLAT_VM:+ (under QEMU: the kernel-dependent ones)}"

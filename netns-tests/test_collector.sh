@@ -520,11 +520,7 @@ by_set()
 	local line=$1
 	[[ $ATTACH == fallback ]] && line=$2
 	shift 2
-	if [[ $line == both ]]; then
-		"$@"
-	else
-		one_vm_kernel "$line" "$@"
-	fi
+	one_vm_kernel "$line" "$@"
 }
 
 suite_begin
