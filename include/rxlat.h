@@ -162,7 +162,8 @@ struct rxlat_batch {
  *   X(ID, name, fentry, fentry6, fallback, no_fallback, common)
  *
  * fentry, fentry6: the function whose entry is hooked where the kernel allows
- *   BPF trampolines, and its IPv6 twin (NULL when there is none);
+ *   BPF trampolines, and its IPv6 twin or second entry (NULL when there is
+ *   none);
  * fallback: the attach point without trampolines, "type:target", or NULL;
  * no_fallback: why there is no fallback (NULL when there is one);
  * common: an attach point used in both sets, or NULL.
@@ -170,6 +171,9 @@ struct rxlat_batch {
  * list the same stages and attach points (unit-tests/stages_test.c checks).
  */
 #define RXLAT_STAGES(X)                                                                            \
+	/* before the stamp: schedule to the poll's stamp, read at ip_rcv */                       \
+	X(NAPI_WAIT, "napi_wait", "__napi_schedule", "__napi_schedule_irqoff",                     \
+	  "tp_btf:softirq_raise", NULL, NULL)                                                      \
 	X(IP_RCV, "ip_rcv", "ip_rcv_core", "ip6_rcv_core", "tp_btf:netif_receive_skb", NULL, NULL) \
 	X(TCP_DO_RCV, "tcp_do_rcv", "tcp_v4_do_rcv", "tcp_v6_do_rcv", "tp_btf:tcp_probe", NULL,    \
 	  NULL)                                                                                    \
@@ -189,6 +193,21 @@ enum rxlat_stage {
 	RXLAT_NR_STAGES,
 };
 #undef RXLAT_STAGE_ENUM_
+
+/*
+ * napi_wait is not among the stages measured by default: its programs run
+ * for every NAPI schedule of the host (the fallback set: for every NET_RX
+ * softirq), measured interface or not. It is read at ip_rcv, and so needs
+ * that stage.
+ */
+#define RXLAT_STAGE_OPT_IN(s) ((s) == RXLAT_STAGE_NAPI_WAIT)
+
+/* rxlat_bpf_config.napi_wait: where the schedule time of napi_wait comes from */
+enum {
+	RXLAT_NAPI_WAIT_OFF = 0,
+	RXLAT_NAPI_WAIT_FENTRY,	 /* __napi_schedule*(), per NAPI instance */
+	RXLAT_NAPI_WAIT_SOFTIRQ, /* the NET_RX softirq's raise, per CPU */
+};
 
 /* Where a sample's start time came from. */
 enum rxlat_source {
@@ -435,7 +454,9 @@ struct rxlat_bpf_config {
 	 * segment; 0: rxlat_tp_tcp_ooo does, or nothing needs it.
 	 */
 	__u8 ooo_at_do_rcv;
-	__u8 pad2[3];
+	/* napi_wait: RXLAT_NAPI_WAIT_* (the set its schedule programs are of) */
+	__u8 napi_wait;
+	__u8 pad2[2];
 	__u64 cgroup_id;
 	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 	/*

@@ -132,8 +132,15 @@ static void check_defaults(void)
 	CHECK_U64("-o", cfg.output, RXLAT_OUT_TEXT);
 	CHECK_U64("--proto", cfg.bpf.filter_proto, 0);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		if (cfg.stages[s] != (s != RXLAT_STAGE_NAPI_WAIT))
+			check_fail("stage %s %s", rxlat_stage_names[s],
+				   cfg.stages[s] ? "on" : "off");
+	/* +LIST: besides the default ones */
+	if (parse("--stages +napi_wait", &cfg, err, sizeof(err)))
+		check_fail("--stages +napi_wait: %s", err);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		if (!cfg.stages[s])
-			check_fail("stage %s off", rxlat_stage_names[s]);
+			check_fail("--stages +napi_wait: stage %s off", rxlat_stage_names[s]);
 	if (cfg.no_xdp || cfg.tc || cfg.per_queue || cfg.drops || cfg.verbose || cfg.nifaces)
 		check_fail("a flag or an interface set by default");
 	check_done("defaults");
@@ -220,6 +227,9 @@ static void check_errors(void)
 		{ "-v=1", "-v takes no value: give -v alone, not -v=1" },
 		{ "--stages ,", "--stages ',' names no stage: give one or more of rxlat "
 				"--list-stages" },
+		{ "--stages napi_wait,sock_read", "--stages 'napi_wait,sock_read': stage napi_wait "
+						  "is read at ip_rcv; add it, as in "
+						  "--stages napi_wait,ip_rcv" },
 		{ "--port 80,x", "invalid port 'x' in --port: give local ports from 1 to 65535, "
 				 "comma-separated" },
 		{ "--slow 2", "invalid duration '2' for --slow: give a number and a unit, ns, us, "

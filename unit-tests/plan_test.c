@@ -146,6 +146,8 @@ static void test_fentry_all(void)
 	struct plan plan;
 
 	CHECK_U64("plan_decide", plan_decide(&cfg, &k, &plan, &info), 0);
+	expect_stage(&info, RXLAT_STAGE_NAPI_WAIT, "fentry:__napi_schedule,__napi_schedule_irqoff",
+		     NULL);
 	expect_stage(&info, RXLAT_STAGE_IP_RCV, "fentry:ip_rcv_core,ip6_rcv_core", NULL);
 	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "fentry:tcp_v4_do_rcv,tcp_v6_do_rcv", NULL);
 	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "fentry:tcp_data_queue", NULL);
@@ -153,7 +155,7 @@ static void test_fentry_all(void)
 		     "fentry:udp_queue_rcv_one_skb,udpv6_queue_rcv_one_skb", NULL);
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ,
 		     "tp_btf:skb_copy_datagram_iovec,fentry:skb_consume_udp", NULL);
-	expect_loads(&plan, "Ff-. Ff-. F... Ff-. F.-c");
+	expect_loads(&plan, "Ff-. Ff-. Ff-. F... Ff-. F.-c");
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "tcp");
@@ -172,26 +174,33 @@ static void test_host(void)
 	char why[320];
 
 	CHECK_U64("plan_decide", plan_decide(&cfg, &k, &plan, &info), 0);
-	expect_stage(&info, RXLAT_STAGE_IP_RCV, "tp_btf:netif_receive_skb", refused(0, 0));
-	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe", refused(1, 0));
+	expect_stage(&info, RXLAT_STAGE_NAPI_WAIT, "tp_btf:softirq_raise",
+		     refused(RXLAT_STAGE_NAPI_WAIT, 0));
+	expect_cover(&info, RXLAT_STAGE_NAPI_WAIT, "tcp,udp");
+	expect_stage(&info, RXLAT_STAGE_IP_RCV, "tp_btf:netif_receive_skb",
+		     refused(RXLAT_STAGE_IP_RCV, 0));
+	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe",
+		     refused(RXLAT_STAGE_TCP_DO_RCV, 0));
 	snprintf(why, sizeof(why),
 		 "%s; no faithful attach point without trampolines (static function, no "
 		 "tracepoint inside)",
-		 refused(2, 0));
+		 refused(RXLAT_STAGE_TCP_DATA_QUEUE, 0));
 	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, NULL, why);
-	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "cgroup_skb:ingress", refused(3, 0));
-	snprintf(why, sizeof(why), "%s; " UDP_FREED_ELSEWHERE, refused(4, 0));
+	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "cgroup_skb:ingress",
+		     refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0));
+	snprintf(why, sizeof(why), "%s; " UDP_FREED_ELSEWHERE, refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
 	if (plan.udp_read_fallback)
 		check_fail("consume_skb program planned though it sees no UDP read");
-	expect_loads(&plan, "--b. --b. -... --b. -.-c");
+	expect_loads(&plan, "--b. --b. --b. -... --b. -.-c");
 	/* sock_read is attached, and says that it leaves UDP out */
-	snprintf(why, sizeof(why), "tcp; udp: %s; " UDP_FREED_ELSEWHERE, refused(4, 0));
+	snprintf(why, sizeof(why), "tcp; udp: %s; " UDP_FREED_ELSEWHERE,
+		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
 	snprintf(why, sizeof(why),
 		 "none; tcp: %s; no faithful attach point without trampolines (static function, "
 		 "no tracepoint inside)",
-		 refused(2, 0));
+		 refused(RXLAT_STAGE_TCP_DATA_QUEUE, 0));
 	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, why);
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
@@ -210,10 +219,12 @@ static void test_fentry_refused(void)
 	CHECK_U64("plan_decide", (__u64)-plan_decide(&cfg, &k, &plan, &info), EOPNOTSUPP);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		expect_stage(&info, s, NULL, refused(s, 0));
-	expect_loads(&plan, "---. ---. -... ---. -.--");
-	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(0, 0), refused(0, 0));
+	expect_loads(&plan, "---. ---. ---. -... ---. -.--");
+	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(RXLAT_STAGE_IP_RCV, 0),
+		 refused(RXLAT_STAGE_IP_RCV, 0));
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, why);
-	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(4, 0), refused(4, 0));
+	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(RXLAT_STAGE_SOCK_READ, 0),
+		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
 	check_done("attach_fentry_refused");
 }
@@ -234,7 +245,7 @@ static void test_fallback_forced(void)
 		     "tp_btf:skb_copy_datagram_iovec,tp_btf:consume_skb", NULL);
 	CHECK_U64("udp_consume_lo", plan.udp_consume_lo, k.udp_consume_lo);
 	CHECK_U64("udp_consume_hi", plan.udp_consume_hi, k.udp_consume_hi);
-	expect_loads(&plan, "--b. --b. -... --b. -.bc");
+	expect_loads(&plan, "--b. --b. --b. -... --b. -.bc");
 	expect_cover(&info, RXLAT_STAGE_SOCK_READ, "tcp,udp");
 	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "udp");
 	check_done("attach_fallback");
@@ -290,14 +301,14 @@ static void test_old_fallbacks(void)
 	snprintf(why, sizeof(why),
 		 "%s; TCP only: the consume_skb fallback for UDP needs the tracepoint's caller "
 		 "argument (Linux 6.3+)",
-		 refused(4, 0));
+		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
 	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV,
 		     "none; udp: the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)");
 	snprintf(why, sizeof(why),
 		 "tcp; udp: %s; TCP only: the consume_skb fallback for UDP needs the tracepoint's "
 		 "caller argument (Linux 6.3+)",
-		 refused(4, 0));
+		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
 	check_done("fallbacks_before_6_3");
 }
@@ -316,10 +327,10 @@ static void test_no_cgroup2_no_kallsyms(void)
 	k.udp_consume = -ENOENT;
 	k.udp_read = NULL;
 	plan_decide(&cfg, &k, &plan, &info);
-	snprintf(why, sizeof(why), "%s; %s", refused(3, 0), k.cgroup2_how);
+	snprintf(why, sizeof(why), "%s; %s", refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0), k.cgroup2_how);
 	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, NULL, why);
 	snprintf(why, sizeof(why), "%s; TCP only: skb_consume_udp not found in /proc/kallsyms",
-		 refused(4, 0));
+		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
 	check_done("no_cgroup2_no_kallsyms");
 }
@@ -337,8 +348,9 @@ static void test_stages_asked(void)
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		if (s != RXLAT_STAGE_TCP_DO_RCV)
 			expect_stage(&info, s, NULL, NULL);
-	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe", refused(1, 0));
-	expect_loads(&plan, "---. --b. -... ---. -.--");
+	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe",
+		     refused(RXLAT_STAGE_TCP_DO_RCV, 0));
+	expect_loads(&plan, "---. ---. --b. -... ---. -.--");
 	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
 	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "none; udp: stage not asked for (--stages)");
 	expect_cover(
@@ -354,7 +366,7 @@ static void test_stages_asked(void)
  */
 static void test_prog_protos(void)
 {
-	static const unsigned int want[RXLAT_NR_STAGES] = { 3, 1, 1, 2, 3 };
+	static const unsigned int want[RXLAT_NR_STAGES] = { 3, 3, 1, 1, 2, 3 };
 
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
 		unsigned int all = 0;

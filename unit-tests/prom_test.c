@@ -123,10 +123,11 @@ static long long value(const char *text, const char *series)
 
 static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k, bool per_queue)
 {
-	static const char *const attach[RXLAT_NR_STAGES] = { "tp_btf:x" };
+	static const char *const attach[RXLAT_NR_STAGES] = { [RXLAT_STAGE_IP_RCV] = "tp_btf:x" };
 	/* ip_rcv measures TCP, not UDP; tcp_do_rcv is about no protocol here */
 	static const struct rxlat_coverage coverage[RXLAT_NR_STAGES] = {
-		{ RXLAT_PROTO_BIT(RXLAT_PROTO_TCP), { [RXLAT_PROTO_UDP] = "why \"not\"" } },
+		[RXLAT_STAGE_IP_RCV] = { RXLAT_PROTO_BIT(RXLAT_PROTO_TCP),
+					 { [RXLAT_PROTO_UDP] = "why \"not\"" } },
 	};
 	const struct model_src src = { .live = { live_flat_at, live },
 				       .slots = f_slots,
@@ -197,7 +198,7 @@ static void test_le_exact(void)
 	memset(live, 0, sizeof(live));
 	slot_owner[0] = 1;
 	names[1] = "eth0";
-	sample(at(live, 0, 0, 0), 1000, 1);
+	sample(at(live, RXLAT_STAGE_IP_RCV, 0, 0), 1000, 1);
 	for (int i = 0; i < 4; i++) {
 		struct prom_metrics *m = new_metrics(live, ks[i], true);
 		char *text = m ? scrape(m, 4096) : NULL, name[32];
@@ -244,7 +245,8 @@ static void test_coarse_sums(void)
 	memset(live, 0, sizeof(live));
 	srand(7);
 	for (int i = 0; i < 5000; i++)
-		sample(at(live, 1, 0, 1), (__u64)rand() % 3000000, (__u64)(rand() % 3 + 1));
+		sample(at(live, RXLAT_STAGE_TCP_DO_RCV, 0, 1), (__u64)rand() % 3000000,
+		       (__u64)(rand() % 3 + 1));
 	fine = new_metrics(live, 8, true);
 	coarse = new_metrics(live, 2, true);
 	ft = fine ? scrape(fine, 1 << 16) : NULL;
@@ -288,23 +290,23 @@ static void test_never_down(void)
 	memset(slot_owner, 0, sizeof(slot_owner));
 	slot_owner[0] = 1;
 	names[1] = "veth1";
-	sample(at(live, 0, 0, 0), 500, 10); /* before the first interval */
+	sample(at(live, RXLAT_STAGE_IP_RCV, 0, 0), 500, 10); /* before the first interval */
 	m = new_metrics(live, 2, false);
 	if (!m || model_start(model_of(m))) {
 		check_failed("never_down", "setup failed");
 		free_metrics(m);
 		return;
 	}
-	sample(at(live, 0, 0, 1), 500, 3);
+	sample(at(live, RXLAT_STAGE_IP_RCV, 0, 1), 500, 3);
 	t1 = scrape(m, 100);
 	/* veth1 deleted, made again without -i: a new slot of the same name */
 	slot_owner[1] = 2;
 	names[2] = "veth1";
-	sample(at(live, 0, 1, 0), 700, 4);
-	sample(at(live, 0, MAX_IFACES, 2), 900, 5); /* the overflow slot */
+	sample(at(live, RXLAT_STAGE_IP_RCV, 1, 0), 700, 4);
+	sample(at(live, RXLAT_STAGE_IP_RCV, MAX_IFACES, 2), 900, 5); /* the overflow slot */
 	t2 = scrape(m, 100);
 	names[1] = "renamed"; /* a slot keeps its first name */
-	sample(at(live, 0, 0, 0), 500, 1);
+	sample(at(live, RXLAT_STAGE_IP_RCV, 0, 0), 500, 1);
 	t3 = scrape(m, 1);
 	CHECK_U64("count after the baseline", value(t1, cnt), 3);
 	CHECK_U64("two slots of one name", value(t2, cnt), 7);
@@ -399,7 +401,7 @@ static void test_escaping_and_pieces(void)
 	memset(slot_owner, 0, sizeof(slot_owner));
 	slot_owner[2] = 3;
 	names[3] = "a\"b\\c";
-	sample(at(live, 4, 2, 1), 12345, 2);
+	sample(at(live, RXLAT_STAGE_SOCK_READ, 2, 1), 12345, 2);
 	m = new_metrics(live, 4, true);
 	if (m)
 		prom_metrics_set_unreached(m, &unreached);

@@ -54,7 +54,9 @@ static inline __u32 ref_bucket(__u64 ns)
 /* ----- renderers ----- */
 
 static const char *const attach[RXLAT_NR_STAGES] = {
-	"fentry:ip_rcv", "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv", "fentry:tcp_data_queue", NULL, NULL,
+	[RXLAT_STAGE_IP_RCV] = "fentry:ip_rcv",
+	[RXLAT_STAGE_TCP_DO_RCV] = "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv",
+	[RXLAT_STAGE_TCP_DATA_QUEUE] = "fentry:tcp_data_queue",
 };
 
 static const char *const unavailable[RXLAT_NR_STAGES] = {
@@ -67,6 +69,7 @@ static const char *const unavailable[RXLAT_NR_STAGES] = {
 
 /* As the plan gives it for the attach points above (sock_read off). */
 static const struct rxlat_coverage coverage[RXLAT_NR_STAGES] = {
+	[RXLAT_STAGE_NAPI_WAIT] = { 0, { NOT_ASKED, NOT_ASKED } },
 	[RXLAT_STAGE_IP_RCV] = { TCP_ | UDP_, { NULL } },
 	[RXLAT_STAGE_TCP_DO_RCV] = { TCP_, { NULL } },
 	[RXLAT_STAGE_TCP_DATA_QUEUE] = { TCP_, { NULL } },

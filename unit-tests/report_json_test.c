@@ -67,7 +67,9 @@ static void expect_keys(struct json_object *o, const char *what, int n)
 static void expect_coverage(struct json_object *root)
 {
 	static const char *const want[RXLAT_NR_STAGES] = {
-		"[\"tcp\",\"udp\"]", "[\"tcp\"]", "[\"tcp\"]", "[]", "[]",
+		[RXLAT_STAGE_NAPI_WAIT] = "[]",		[RXLAT_STAGE_IP_RCV] = "[\"tcp\",\"udp\"]",
+		[RXLAT_STAGE_TCP_DO_RCV] = "[\"tcp\"]", [RXLAT_STAGE_TCP_DATA_QUEUE] = "[\"tcp\"]",
+		[RXLAT_STAGE_UDP_QUEUE_RCV] = "[]",	[RXLAT_STAGE_SOCK_READ] = "[]",
 	};
 	struct json_object *o = get(root, "measures", json_type_object), *w;
 
@@ -86,17 +88,21 @@ static void expect_coverage(struct json_object *root)
 	o = get(root, "not_measured", json_type_object);
 	if (!o)
 		return;
-	expect_keys(o, "not_measured", 2);
+	expect_keys(o, "not_measured", 3);
 	w = get(o, "udp_queue_rcv", json_type_object);
 	if (w) {
 		expect_keys(w, "not_measured.udp_queue_rcv", 1);
 		expect_str(w, "udp", "no BTF for udp_queue_rcv_one_skb");
 	}
-	w = get(o, "sock_read", json_type_object);
-	if (w) {
-		expect_keys(w, "not_measured.sock_read", 2);
-		expect_str(w, "tcp", NOT_ASKED);
-		expect_str(w, "udp", NOT_ASKED);
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "sock_read" : "napi_wait";
+
+		w = get(o, name, json_type_object);
+		if (w) {
+			expect_keys(w, name, 2);
+			expect_str(w, "tcp", NOT_ASKED);
+			expect_str(w, "udp", NOT_ASKED);
+		}
 	}
 }
 
@@ -250,7 +256,7 @@ static void test_json(void)
 
 	o = get(root, "attach", json_type_object);
 	if (o) {
-		expect_keys(o, "attach", 5);
+		expect_keys(o, "attach", RXLAT_NR_STAGES);
 		expect_str(o, "ip_rcv", "fentry:ip_rcv");
 		expect_str(o, "tcp_do_rcv", "fentry:tcp_v4_do_rcv+tcp_v6_do_rcv");
 		expect_str(o, "tcp_data_queue", "fentry:tcp_data_queue");

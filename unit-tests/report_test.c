@@ -362,13 +362,14 @@ static void test_stats_add(void)
 }
 
 /* clang-format off: one literal per output line, rows kept readable */
-#define TEXT_HEAD                                                                          \
-	"attach: ip_rcv=fentry:ip_rcv"                                                     \
-	"  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"                                  \
-	"  tcp_data_queue=fentry:tcp_data_queue"                                           \
-	"  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"                   \
-	"  sock_read=off\n"                                                                \
-	"measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=tcp  udp_queue_rcv=none" \
+#define TEXT_HEAD                                                                      \
+	"attach: napi_wait=off  ip_rcv=fentry:ip_rcv"                                  \
+	"  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"                              \
+	"  tcp_data_queue=fentry:tcp_data_queue"                                       \
+	"  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"               \
+	"  sock_read=off\n"                                                            \
+	"measures: napi_wait=none  ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=tcp" \
+	"  udp_queue_rcv=none"                                                         \
 	"  sock_read=none\n"
 #define HELD_LEGEND                                                                            \
 	"(held: ooo=N) counts reads of skbs held behind out-of-order data, one per skb read, " \
@@ -505,12 +506,13 @@ static void test_text_head_once(void)
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, "report at 10:00:03, covering the last 1.00 s\n"
-				  "attach: ip_rcv=fentry:ip_rcv"
+				  "attach: napi_wait=off  ip_rcv=fentry:ip_rcv"
 				  "  tcp_do_rcv=fentry:tcp_v4_do_rcv+tcp_v6_do_rcv"
 				  "  tcp_data_queue=unavailable (gone)"
 				  "  udp_queue_rcv=unavailable (no BTF for udp_queue_rcv_one_skb)"
 				  "  sock_read=off\n"
-				  "measures: ip_rcv=tcp,udp  tcp_do_rcv=tcp  tcp_data_queue=none"
+				  "measures: napi_wait=none  ip_rcv=tcp,udp  tcp_do_rcv=tcp"
+				  "  tcp_data_queue=none"
 				  "  udp_queue_rcv=none  sock_read=none\n"
 				  "\n" TEXT_SERIES(""));
 	free(got);
@@ -640,10 +642,10 @@ static void test_text_final_empty(void)
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, "final report at 10:00:01, covering the last 1.00 s\n"
-				  "attach: ip_rcv=off  tcp_do_rcv=off"
+				  "attach: napi_wait=off  ip_rcv=off  tcp_do_rcv=off"
 				  "  tcp_data_queue=off  udp_queue_rcv=off"
 				  "  sock_read=tp_btf:sock_recv_length\n"
-				  "measures: ip_rcv=none  tcp_do_rcv=none"
+				  "measures: napi_wait=none  ip_rcv=none  tcp_do_rcv=none"
 				  "  tcp_data_queue=none  udp_queue_rcv=none"
 				  "  sock_read=tcp (udp not measured: no UDP read hook here)\n"
 				  "\n");

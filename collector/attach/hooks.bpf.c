@@ -625,6 +625,16 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
 	return h;
 }
 
+/* One sample of lat ns into h (its source counted by the caller). */
+static __always_inline void hist_add(struct rxlat_hist *h, __u64 lat)
+{
+	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
+	__sync_fetch_and_add(&h->sum_ns, lat);
+	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
+}
+
+#include "napi_wait.bpf.h"
+
 /*
  * The tc stamp of a forwarded packet, at stage: in the skb up to
  * ip_local_deliver, noted at ip_rcv for the stages after it, kept where
@@ -667,8 +677,10 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 					  const struct net *net, __u64 cgid, bool held)
 {
 	__u64 now = bpf_ktime_get_ns(), start = 0;
-	__u32 own = rxlat_cfg.netns_ino, netns = net->ns.inum, ifindex, queue, qslot, idx, src,
-	      if_netns = 0;
+	__u32 own = rxlat_cfg.netns_ino, netns = net->ns.inum, ifindex, queue, qslot, gslot, idx,
+	      src, if_netns = 0;
+	const struct rxlat_dims dims = { rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
+					 rxlat_cfg.max_queues };
 	bool here = netns == own;
 	struct rxlat_meta m;
 	struct rxlat_hist *h;
@@ -721,10 +733,12 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	if (slot < 0)
 		return;
 	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
-	idx = rxlat_series_index(stage, COST_OFF(GROUP) ? 0 : group_slot(net, netns, cgid), slot,
-				 qslot,
-				 (struct rxlat_dims){ rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
-						      rxlat_cfg.max_queues });
+	gslot = COST_OFF(GROUP) ? 0 : group_slot(net, netns, cgid);
+	/* the wait before the stamp: only an XDP stamp is the start of a poll */
+	if (rxlat_cfg.napi_wait && stage == RXLAT_STAGE_IP_RCV && src == RXLAT_SRC_XDP)
+		napi_wait_note(skb, start,
+			       rxlat_series_index(RXLAT_STAGE_NAPI_WAIT, gslot, slot, qslot, dims));
+	idx = rxlat_series_index(stage, gslot, slot, qslot, dims);
 	h = series_hist(idx);
 	if (!h || COST_OFF(HIST))
 		return;
@@ -746,10 +760,7 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	__u64 lat = now > start ? now - start : 0;
 
 	slow_record(skb, stage, lat, now, ifindex, queue, src, if_netns, here ? 0 : netns);
-
-	__sync_fetch_and_add(&h->buckets[rxlat_hist_bucket(lat)], 1);
-	__sync_fetch_and_add(&h->sum_ns, lat);
-	update_max(&h->max_ns[rxlat_state.epoch & 1], lat);
+	hist_add(h, lat);
 }
 
 /* record_sample() of a sample that no out-of-order data held back. */

@@ -63,6 +63,11 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 pr
 			bpf_program__set_autoload(p, ooo_where(plan, proto) == OOO_OWN);
 			continue;
 		}
+		if (!strcmp(name, PLAN_NAPI_ENTRY) || !strcmp(name, PLAN_NAPI_EXIT)) {
+			bpf_program__set_autoload(p,
+						  plan->point[RXLAT_STAGE_NAPI_WAIT] == P_FALLBACK);
+			continue;
+		}
 		pp = plan_prog_of(bpf_program__section_name(p));
 		if (!pp) {
 			rxlat_err("latency hook program %s belongs to no stage", name);
@@ -196,6 +201,16 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->include_ooo = cfg->include_ooo;
 	bc->ooo_at_do_rcv = ooo_where(&h->plan, bc->filter_proto) == OOO_AT_DO_RCV;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
+	switch (h->plan.point[RXLAT_STAGE_NAPI_WAIT]) {
+	case P_FENTRY:
+		bc->napi_wait = RXLAT_NAPI_WAIT_FENTRY;
+		break;
+	case P_FALLBACK:
+		bc->napi_wait = RXLAT_NAPI_WAIT_SOFTIRQ;
+		break;
+	default:
+		bc->napi_wait = RXLAT_NAPI_WAIT_OFF;
+	}
 	/* the tc stamper's table of forwarded stamps, when rxlat may run one */
 	bc->fwd_mask = cfg->nifaces ? fwd_slots() - 1 : 0;
 	bc->fwd_tag = fwd_tag(bc->fwd_mask);

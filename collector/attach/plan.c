@@ -37,10 +37,12 @@ static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE
 const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE] = { RXLAT_STAGES(PLAN_PROGS) };
 #undef PLAN_PROGS
 
-const struct plan_extra plan_extras[3] = {
+const struct plan_extra plan_extras[5] = {
 	{ PLAN_PROBE_MEM, "tp_btf/netif_receive_skb" },
 	{ PLAN_DROP, "tp_btf/kfree_skb" },
 	{ PLAN_OOO, "tp_btf/tcp_probe" },
+	{ PLAN_NAPI_ENTRY, "tp_btf/softirq_entry" },
+	{ PLAN_NAPI_EXIT, "tp_btf/softirq_exit" },
 };
 
 bool plan_prog_section(const struct plan_prog *pp, char *buf, size_t len)
@@ -221,6 +223,7 @@ unsigned int plan_prog_protos(const struct plan_prog *pp)
 	const unsigned int udp = RXLAT_PROTO_BIT(RXLAT_PROTO_UDP);
 
 	switch (pp->stage) {
+	case RXLAT_STAGE_NAPI_WAIT: /* read at ip_rcv */
 	case RXLAT_STAGE_IP_RCV:
 		return tcp | udp;
 	case RXLAT_STAGE_TCP_DO_RCV:

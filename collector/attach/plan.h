@@ -98,8 +98,9 @@ unsigned int plan_prog_protos(const struct plan_prog *pp);
 
 /*
  * The programs of hooks.bpf.c outside the stage table, by name: the direct
- * read probe (loaded alone by hooks_probe.c, never with the hooks), --drops, and
- * the out-of-order tracker of TCP's sock_read.
+ * read probe (loaded alone by hooks_probe.c, never with the hooks), --drops,
+ * the out-of-order tracker of TCP's sock_read, and the two programs that
+ * napi_wait's fallback needs besides its softirq_raise.
  */
 struct plan_extra {
 	const char *name;
@@ -108,7 +109,10 @@ struct plan_extra {
 #define PLAN_PROBE_MEM "rxlat_probe_mem"
 #define PLAN_DROP      "rxlat_tp_drop"
 #define PLAN_OOO       "rxlat_tp_tcp_ooo" /* with sock_read: reads held behind ooo data */
-extern const struct plan_extra plan_extras[3];
+/* napi_wait's fallback: a round of the NET_RX softirq begins and ends */
+#define PLAN_NAPI_ENTRY "rxlat_tp_napi_entry"
+#define PLAN_NAPI_EXIT	"rxlat_tp_napi_exit"
+extern const struct plan_extra plan_extras[5];
 
 /* ---- hooks_probe.c: what this kernel offers ------------------------ */
 

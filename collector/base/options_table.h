@@ -80,8 +80,12 @@ OPTION(PER_QUEUE, "", "per-queue", FLAG(per_queue), .help = "one series per rece
        .man = "One series per receive queue instead of one per interface.\n")
 
 OPTION(STAGES, "", "stages", STRING(parse_stages), .metavar = "LIST",
-       .help = "comma-separated stages to attach (default: all)",
-       .man = "Comma-separated stages to attach; default all.\n")
+       .help = "comma-separated stages to attach, +LIST: besides the default ones (default: all "
+	       "but napi_wait)",
+       .man = "Comma-separated stages to attach; default all but napi_wait, which is asked for\n"
+	      "by name (it runs for every NAPI schedule of the host, measured interface or not).\n"
+	      "A list that begins with + adds its stages to the default ones (--stages\n"
+	      "+napi_wait). napi_wait is read at ip_rcv, and needs that stage.\n")
 
 OPTION(INCLUDE_OOO, "", "include-ooo", FLAG(include_ooo), MOOT_WITH(PROTO, IPPROTO_UDP),
        FOR_STAGE(SOCK_READ),

@@ -267,7 +267,7 @@ static int set_value(const struct cli *c, enum rxlat_opt id, struct rxlat_config
 static int set_values(const struct cli *c, struct rxlat_config *cfg)
 {
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
-		cfg->stages[s] = true;
+		cfg->stages[s] = !RXLAT_STAGE_OPT_IN(s);
 	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
 		const struct rxlat_option *o = &options[id];
 

@@ -310,23 +310,27 @@ static int report(struct rxlat_run *c, bool final)
  * unavailable. A protocol left out has its reason among the fallback's.
  */
 static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info, FILE *f,
-		       const char *prefix)
+		       const char *prefix, const bool *extra)
 {
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
-		char protos[32];
+		char protos[32], more[64] = "";
 
 		if (!cfg->stages[s])
 			continue;
+		if (extra && extra[s])
+			snprintf(more, sizeof(more), " (not by default: %s +%s)", opt(OPT_STAGES),
+				 rxlat_stage_names[s]);
 		rxlat_protos_str(info->coverage[s].measured, protos, sizeof(protos));
 		if (info->attach[s] && info->fallback_why[s])
-			fprintf(f, "%s%-15s %s [%s] (fallback: %s)\n", prefix, rxlat_stage_names[s],
-				info->attach[s], protos, info->fallback_why[s]);
+			fprintf(f, "%s%-15s %s [%s] (fallback: %s)%s\n", prefix,
+				rxlat_stage_names[s], info->attach[s], protos,
+				info->fallback_why[s], more);
 		else if (info->attach[s])
-			fprintf(f, "%s%-15s %s [%s]\n", prefix, rxlat_stage_names[s],
-				info->attach[s], protos);
+			fprintf(f, "%s%-15s %s [%s]%s\n", prefix, rxlat_stage_names[s],
+				info->attach[s], protos, more);
 		else
-			fprintf(f, "%s%-15s unavailable: %s\n", prefix, rxlat_stage_names[s],
-				info->unavailable[s]);
+			fprintf(f, "%s%-15s unavailable: %s%s\n", prefix, rxlat_stage_names[s],
+				info->unavailable[s], more);
 	}
 }
 
@@ -608,12 +612,20 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (cfg.list_stages) {
+		bool extra[RXLAT_NR_STAGES] = { false }, dflt = true;
+
+		/* the default stages: the others too, said to be asked for by name */
+		for (int s = 0; s < RXLAT_NR_STAGES; s++)
+			dflt = dflt && cfg.stages[s] == !RXLAT_STAGE_OPT_IN(s);
+		for (int s = 0; s < RXLAT_NR_STAGES && dflt; s++)
+			if (RXLAT_STAGE_OPT_IN(s))
+				cfg.stages[s] = extra[s] = true;
 		err = hooks_plan(&cfg, &c.info);
 		if (err == -EINTR)
 			return 0; /* stopped by a signal: no plan to print */
 		if (err == -ENOENT || err == -EPERM)
 			return 1;
-		print_plan(&cfg, &c.info, stdout, "");
+		print_plan(&cfg, &c.info, stdout, "", extra);
 		return 0;
 	}
 	if (caps_check())
@@ -673,7 +685,7 @@ int main(int argc, char **argv)
 	err = start_measuring(&c);
 	if (stopped() || err)
 		goto out;
-	print_plan(&cfg, &c.info, stderr, "rxlat: stage ");
+	print_plan(&cfg, &c.info, stderr, "rxlat: stage ", NULL);
 	if (stamping_any_tc(c.stamping) && c.info.attach[RXLAT_STAGE_IP_RCV] &&
 	    strstr(c.info.attach[RXLAT_STAGE_IP_RCV], "netif_receive_skb"))
 		rxlat_info("ip_rcv is measured before tc ingress here (its fallback, tp_btf "

@@ -65,8 +65,11 @@ int parse_stages(const char *list, struct rxlat_config *cfg)
 		return -1;
 	}
 	strcpy(buf, list);
-	memset(cfg->stages, 0, sizeof(cfg->stages));
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	/* "+LIST": LIST besides the stages measured by default */
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		cfg->stages[s] = list[0] == '+' && !RXLAT_STAGE_OPT_IN(s);
+	for (tok = strtok_r(buf + (list[0] == '+'), ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		int s = 0;
 
 		while (s < RXLAT_NR_STAGES && strcmp(tok, rxlat_stage_names[s]))
@@ -82,6 +85,14 @@ int parse_stages(const char *list, struct rxlat_config *cfg)
 	if (!named) {
 		rxlat_err("%s '%s' names no stage: give one or more of rxlat %s", opt(OPT_STAGES),
 			  list, opt(OPT_LIST_STAGES));
+		return -1;
+	}
+	if (cfg->stages[RXLAT_STAGE_NAPI_WAIT] && !cfg->stages[RXLAT_STAGE_IP_RCV]) {
+		rxlat_err("%s '%s': stage %s is read at %s; add it, as in %s %s,%s",
+			  opt(OPT_STAGES), list, rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
+			  rxlat_stage_names[RXLAT_STAGE_IP_RCV], opt(OPT_STAGES),
+			  rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
+			  rxlat_stage_names[RXLAT_STAGE_IP_RCV]);
 		return -1;
 	}
 	return 0;

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * napi_wait: the time from when a NAPI instance was scheduled (the
+ * interrupt, or veth_xmit() of the sender) to the stamp of the poll that
+ * takes its packets: the wait that every other stage starts after. The
+ * schedule time is noted here; the ip_rcv programs read it with the first
+ * XDP-stamped packet of the poll (napi_wait_note(), from record_sample()),
+ * so that the sample lands under the interface, queue and group of that
+ * packet. Two ways, chosen by user space (rxlat_cfg.napi_wait):
+ *
+ * RXLAT_NAPI_WAIT_FENTRY: fentry on __napi_schedule() and
+ *   __napi_schedule_irqoff(), through which drivers schedule their
+ *   instances (and through which napi_complete_done() reschedules one that
+ *   missed an interrupt, and the gro_flush_timeout timer one whose
+ *   interrupts are deferred: the schedule is then the timer's expiry). Per
+ *   instance, by skb->napi_id: a threaded instance, polled in its own
+ *   thread and often on another CPU, is measured to the poll in that
+ *   thread. The first stamp after the schedule takes the time; a later
+ *   poll without a schedule of its own (one that went on after using its
+ *   whole budget) has no sample. A busy poll (a socket polling the
+ *   instance itself) is not a wait for the schedule: its sample is dropped.
+ *
+ * RXLAT_NAPI_WAIT_SOFTIRQ: without trampolines, per CPU: the raise of the
+ *   NET_RX softirq that a round of net_rx_action() serves (the first raise
+ *   after the previous round began), to the first stamp of that round.
+ *   Instances polled later in the same round, and threaded or busy polls
+ *   (outside any round), have no sample.
+ *
+ * A packet whose stamp is older than the schedule (GRO held it from an
+ * earlier poll) leaves the schedule time for the packet after it.
+ *
+ * BPF: include in hooks.bpf.c after series_hist() and hist_add().
+ */
+#ifndef RXLAT_NAPI_WAIT_BPF_H
+#define RXLAT_NAPI_WAIT_BPF_H
+
+/* NAPI instance ids count up from NR_CPUS + 1: a slot per id below this many */
+#define RXLAT_NAPI_SLOTS 1024
+
+struct rxlat_napi_sched {
+	__u64 t;    /* when it was scheduled, 0: taken */
+	__u64 napi; /* the struct napi_struct, for the busy-poll check */
+	__u32 id;   /* its napi_id: the slot's owner */
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, RXLAT_NAPI_SLOTS);
+	__type(key, __u32);
+	__type(value, struct rxlat_napi_sched);
+} rxlat_napi_sched SEC(".maps");
+
+struct rxlat_softirq_round {
+	__u64 raised; /* the first NET_RX raise since the last round began */
+	__u64 round;  /* the raise the running round serves, 0: none or taken */
+	__u8 pending; /* raised is set and no round has begun since */
+	__u8 pad[7];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rxlat_softirq_round);
+} rxlat_softirq_round SEC(".maps");
+
+static __always_inline void napi_scheduled(const struct napi_struct *n)
+{
+	__u32 id = n->napi_id, k = id & (RXLAT_NAPI_SLOTS - 1);
+	struct rxlat_napi_sched *s;
+
+	if (!id) /* not in the NAPI hash: packets of it carry no id either */
+		return;
+	s = bpf_map_lookup_elem(&rxlat_napi_sched, &k);
+	if (!s)
+		return;
+	s->id = id;
+	s->napi = (__u64)n;
+	s->t = bpf_ktime_get_ns();
+}
+
+SEC("fentry/__napi_schedule")
+int BPF_PROG(rxlat_fentry_napi_sched, struct napi_struct *n)
+{
+	napi_scheduled(n);
+	return 0;
+}
+
+SEC("fentry/__napi_schedule_irqoff")
+int BPF_PROG(rxlat_fentry_napi_sched_irqoff, struct napi_struct *n)
+{
+	napi_scheduled(n);
+	return 0;
+}
+
+static __always_inline struct rxlat_softirq_round *softirq_round(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&rxlat_softirq_round, &zero);
+}
+
+SEC("tp_btf/softirq_raise")
+int BPF_PROG(rxlat_tp_napi_raise, unsigned int vec)
+{
+	struct rxlat_softirq_round *r;
+
+	if (vec != NET_RX_SOFTIRQ)
+		return 0;
+	r = softirq_round();
+	if (!r || r->pending)
+		return 0;
+	r->raised = bpf_ktime_get_ns();
+	r->pending = 1;
+	return 0;
+}
+
+/* A round of NET_RX begins: it serves the raise seen since the last one, if any. */
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(rxlat_tp_napi_entry, unsigned int vec)
+{
+	struct rxlat_softirq_round *r;
+
+	if (vec != NET_RX_SOFTIRQ)
+		return 0;
+	r = softirq_round();
+	if (!r)
+		return 0;
+	r->round = r->pending ? r->raised : 0;
+	r->pending = 0;
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(rxlat_tp_napi_exit, unsigned int vec)
+{
+	struct rxlat_softirq_round *r;
+
+	if (vec != NET_RX_SOFTIRQ)
+		return 0;
+	r = softirq_round();
+	if (r)
+		r->round = 0;
+	return 0;
+}
+
+/*
+ * Busy polling owns the instance. The NAPI_STATE_* enum has no name for
+ * CO-RE to relocate; IN_BUSY_POLL has been bit 6 since it came (4.11).
+ */
+static __always_inline bool napi_busy_polled(__u64 napi)
+{
+	unsigned long state = 0;
+
+	bpf_probe_read_kernel(&state, sizeof(state), &((struct napi_struct *)napi)->state);
+	return state & (1ul << NAPI_STATE_IN_BUSY_POLL);
+}
+
+/* The schedule of skb's instance, taken by this stamp: false if none. */
+static __always_inline bool napi_sched_take(const struct sk_buff *skb, __u64 stamp, __u64 *from)
+{
+	__u32 id = skb->napi_id, k = id & (RXLAT_NAPI_SLOTS - 1);
+	struct rxlat_napi_sched *s = bpf_map_lookup_elem(&rxlat_napi_sched, &k);
+	__u64 t;
+
+	if (!s || s->id != id || !id)
+		return false;
+	t = s->t;
+	if (!t || t > stamp)
+		return false;
+	s->t = 0;
+	*from = t;
+	return !napi_busy_polled(s->napi);
+}
+
+/* The raise the running NET_RX round serves, taken by this stamp: false if none. */
+static __always_inline bool softirq_take(__u64 stamp, __u64 *from)
+{
+	struct rxlat_softirq_round *r = softirq_round();
+	__u64 t;
+
+	if (!r)
+		return false;
+	t = r->round;
+	if (!t || t > stamp)
+		return false;
+	r->round = 0;
+	*from = t;
+	return true;
+}
+
+/*
+ * At ip_rcv, a packet with an XDP stamp: the wait of its poll into series
+ * idx (napi_wait's, of the packet's interface, queue and group), if this
+ * is the first stamp after the schedule. One array lookup per packet; the
+ * packets after the first find the time taken.
+ */
+static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stamp, __u32 idx)
+{
+	struct rxlat_hist *h;
+	__u64 from;
+
+	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_FENTRY) {
+		if (!napi_sched_take(skb, stamp, &from))
+			return;
+	} else if (!softirq_take(stamp, &from)) {
+		return;
+	}
+	h = series_hist(idx);
+	if (!h)
+		return;
+	__sync_fetch_and_add(&h->sources[RXLAT_SRC_XDP], 1);
+	hist_add(h, stamp - from);
+}
+
+#endif /* RXLAT_NAPI_WAIT_BPF_H */
