@@ -147,8 +147,8 @@ text_reports()
 	assert_eq text_exit 0 "$?" "rxlat exit status after SIGINT"
 
 	assert_match first_line_names_report "$hdr" "$(head -n 1 "$out")"
-	assert_match second_line_attach '^attach: ip_rcv=' "$(sed -n 2p "$out")"
-	assert_match third_line_measures '^measures: ip_rcv=' "$(sed -n 3p "$out")"
+	assert_match second_line_attach '^attach: napi_wait=off  ip_rcv=' "$(sed -n 2p "$out")"
+	assert_match third_line_measures '^measures: napi_wait=none  ip_rcv=' "$(sed -n 3p "$out")"
 	assert_eq attach_lines 1 "$(grep -c '^attach: ' "$out")"
 	assert_eq measures_lines 1 "$(grep -c '^measures: ' "$out")"
 	# about 0.3 s a report over at least 2.4 s
