@@ -174,3 +174,26 @@ int meta_probe_tc(struct __sk_buff *skb)
 	bpf_ringbuf_submit(e, 0);
 	return TC_ACT_OK;
 }
+
+/*
+ * --softirq-delay-us: a known wait between the schedule and the poll. Busy
+ * waits delay_ns at the entry of every NET_RX softirq, which runs the polls
+ * after it. Loaded only with the option.
+ */
+const volatile __u64 delay_ns;
+
+static long delay_step(__u64 i, __u64 *until)
+{
+	(void)i;
+	return bpf_ktime_get_ns() >= *until; /* 1: stop */
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(meta_probe_delay, unsigned int vec)
+{
+	__u64 until = bpf_ktime_get_ns() + delay_ns;
+
+	if (vec == NET_RX_SOFTIRQ)
+		bpf_loop(1 << 23, delay_step, &until, 0);
+	return 0;
+}

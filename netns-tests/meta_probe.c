@@ -18,6 +18,11 @@
  * and a second line, the polls of IF's NAPI instances that took packets,
  * per receive queue (print_queue_polls()).
  *
+ * --softirq-delay-us US instead only busy-waits US microseconds at the
+ * entry of every NET_RX softirq (a known wait before the poll, for
+ * napi_wait), and observes nothing: no tc program between the stamp and
+ * the stages, no summary.
+ *
  * Distinct stamps are counted per CPU because two CPUs can read the same
  * nanosecond; the stamper's batch state is per CPU too.
  */
@@ -230,15 +235,17 @@ static void summarize(struct state *st, uint64_t no_meta, uint64_t bad_magic, ui
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: %s --dev IF --seconds S\n", prog);
+	fprintf(out, "usage: %s --dev IF --seconds S [--softirq-delay-us US]\n", prog);
 }
 
 /* Parses the options: -1 to go on, else the exit status. */
-static int parse_args(int argc, char **argv, const char **dev, unsigned long *seconds)
+static int parse_args(int argc, char **argv, const char **dev, unsigned long *seconds,
+		      unsigned long *delay_us)
 {
 	static const struct option opts[] = {
 		{ "dev", required_argument, NULL, 'i' },
 		{ "seconds", required_argument, NULL, 's' },
+		{ "softirq-delay-us", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -255,6 +262,16 @@ static int parse_args(int argc, char **argv, const char **dev, unsigned long *se
 			*seconds = strtoul(optarg, &end, 10);
 			if (errno || *end || !*seconds || *seconds > 3600) {
 				fprintf(stderr, "%s: --seconds wants 1..3600, got '%s'\n", prog,
+					optarg);
+				return 2;
+			}
+			break;
+		case 'd':
+			errno = 0;
+			*delay_us = strtoul(optarg, &end, 10);
+			if (errno || *end || !*delay_us || *delay_us > 100000) {
+				fprintf(stderr,
+					"%s: --softirq-delay-us wants 1..100000, got '%s'\n", prog,
 					optarg);
 				return 2;
 			}
@@ -288,6 +305,7 @@ static void setup_signals(void)
 /* What the probe holds while it runs, released by probe_close(). */
 struct probe {
 	const char *dev;
+	unsigned long delay_us;
 	struct bpf_tc_hook hook;
 	struct bpf_tc_opts tc_opts;
 	bool hook_created, tc_attached;
@@ -310,6 +328,9 @@ static int probe_load(struct probe *p, struct state *st)
 	}
 	p->skel->rodata->probe_ifindex = p->hook.ifindex;
 	p->skel->rodata->probe_netns = (__u32)ns.st_ino;
+	p->skel->rodata->delay_ns = p->delay_us * 1000;
+	bpf_program__set_autoload(p->skel->progs.meta_probe_delay, p->delay_us > 0);
+	bpf_program__set_autoload(p->skel->progs.meta_probe_poll, !p->delay_us);
 	err = meta_probe__load(p->skel);
 	if (err) {
 		fprintf(stderr, "%s: loading meta_probe.bpf.o failed: %s; %s\n", prog,
@@ -470,7 +491,7 @@ int main(int argc, char **argv)
 	unsigned long seconds = 0;
 	int err, ret = 1;
 
-	err = parse_args(argc, argv, &p.dev, &seconds);
+	err = parse_args(argc, argv, &p.dev, &seconds, &p.delay_us);
 	if (err >= 0)
 		return err;
 	p.hook.ifindex = if_nametoindex(p.dev);
@@ -494,7 +515,13 @@ int main(int argc, char **argv)
 	}
 
 	err = probe_load(&p, &st);
-	if (!err && !stop) {
+	if (!err && !stop && p.delay_us) {
+		printf("attached\n");
+		fflush(stdout);
+		while (!stop && seconds--)
+			sleep(1);
+		ret = 0;
+	} else if (!err && !stop) {
 		err = probe_attach_tc(&p);
 		if (!err) {
 			printf("attached\n");

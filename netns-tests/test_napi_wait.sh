@@ -1,0 +1,209 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# napi_wait, the wait before the stamp: from the schedule of the receiving
+# queue's NAPI instance to the stamp of the poll that took the packet.
+# Datagrams paced so that every poll follows a schedule of its own: one
+# sample per poll, per queue, equal to rxlat's own poll count and to
+# rxlat-meta-probe's count of napi:napi_poll events that took packets. A
+# known wait (the probe busy-waits at the entry of every NET_RX softirq)
+# moves napi_wait's mean by that much and leaves ip_rcv's alone. Threaded
+# NAPI: measured to the poll in the instance's thread where the schedule is
+# seen per instance (fentry), no sample where it is seen per CPU (the
+# fallback: the thread runs outside any NET_RX round).
+#
+# On the host (no BPF trampolines) this proves the fallback set, under QEMU
+# (make vmtest) the fentry set.
+
+# shellcheck source=netns-tests/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RXLAT=$BUILD/rxlat
+PKTGEN=$BUILD/rxlat-pktgen
+PROBE=$BUILD/rxlat-meta-probe
+N=${RXLAT_TEST_PACKETS:-300}
+PORT=7700
+RXLAT_ARGS=()
+# the known wait: well above the emulated guest's own jitter
+if [[ -n ${RXLAT_VM:-} ]]; then
+	DELAY_US=2000 PPS=100
+else
+	DELAY_US=300 PPS=500
+fi
+
+need() { need_rxlat && require_file build "$PROBE" "run 'make test-binaries'"; }
+
+# sum of FIELD over napi_wait's series in the reports of FILE
+wait_sum()	# FILE FIELD
+{
+	gojq -s "[.[].series[] | select(.stage == \"napi_wait\") | $2] | add // 0" "$1"
+}
+
+# "Q:SUM,..." of napi_wait's samples per queue, in queue order
+wait_per_queue()	# FILE
+{
+	gojq -rs '[.[].series[] | select(.stage == "napi_wait" and .count > 0)]
+		| group_by(.queue) | map("\(.[0].queue):\(map(.count) | add)") | join(",")' "$1"
+}
+
+# "Q:SUM,..." of the stamper's polls of IF_B per queue, in queue order
+polls_per_queue()	# FILE
+{
+	gojq -rs --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i and .polls > 0)]
+		| group_by(.queue) | map("\(.[0].queue):\(map(.polls) | add)")
+		| join(",")' "$1"
+}
+
+# mean ns of STAGE over the reports of FILE
+stage_mean()	# FILE STAGE
+{
+	gojq -s --arg s "$2" '[.[].series[] | select(.stage == $s)]
+		| if (map(.count) | add // 0) == 0 then 0
+		  else ((map(.sum_ns) | add) / (map(.count) | add) | floor) end' "$1"
+}
+
+# "polls/stamped/ksoftirqd" of IF_B over the reports of FILE
+xdp_line()	# FILE
+{
+	gojq -rs --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
+		| "\(map(.polls) | add // 0)/\(map(.stamped) | add // 0)/\(map(.polls_ksoftirqd) | add // 0)"' "$1"
+}
+
+# COUNT datagrams, one flow (one queue), paced at PPS, all received
+send_paced()	# COUNT
+{
+	local pid
+	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$1" --timeout 60
+	pid=$BG_PID
+	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$pid" ||
+		t_abort receiver "rxlat-pktgen recv did not start: $(tail -n 1 "$T_DIR/recv.err")"
+	assert_cmd send in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" --count "$1" --flows 1 --pps "$PPS"
+	t_wait_pid "$pid" 60
+	assert_eq recv "received $1 valid $1 invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
+}
+
+# the attach point rxlat chose for napi_wait: a schedule function or the raise
+attach_of_wait()
+{
+	gojq -rs '.[0].attach.napi_wait // ""' "$T_DIR/rxlat.out"
+}
+
+# One sample per poll, on every queue: rxlat's napi_wait against its own
+# poll count and against the probe's count of napi:napi_poll events.
+polls()
+{
+	local pid probe_polls
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	t_bg probe in_ns "$NS_B" "$PROBE" --dev "$IF_B" --seconds 120
+	pid=$BG_PID
+	t_wait_line "$T_DIR/probe.out" '^attached$' 10 "$pid" ||
+		t_abort probe "rxlat-meta-probe did not attach: $(tail -n 1 "$T_DIR/probe.err")"
+	start_rxlat -i "$IF_B" --per-queue --stages +napi_wait || return 1
+	send_paced "$N"
+	sleep 0.6 # one more report interval
+	stop_rxlat || return 1
+	kill -INT "$pid"
+	t_wait_pid "$pid" 20
+	assert_eq probe_exit 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe.err"))"
+	probe_polls=$(sed -n 's/^queue_polls=\([^ ]*\).*/\1/p' "$T_DIR/probe.out")
+	log "napi_wait per queue: $(wait_per_queue "$T_DIR/rxlat.out"); polls: $probe_polls"
+
+	if [[ -n ${RXLAT_VM:-} ]]; then
+		assert_eq attach fentry:__napi_schedule,__napi_schedule_irqoff "$(attach_of_wait)"
+	else
+		assert_eq attach tp_btf:softirq_raise "$(attach_of_wait)"
+	fi
+	assert_ge samples 1 "$(wait_sum "$T_DIR/rxlat.out" .count)" "napi_wait samples"
+	assert_eq per_queue_vs_polls "$(polls_per_queue "$T_DIR/rxlat.out")" \
+		"$(wait_per_queue "$T_DIR/rxlat.out")" "napi_wait samples vs rxlat's polls, per queue"
+	assert_eq per_queue_vs_probe "$probe_polls" "$(wait_per_queue "$T_DIR/rxlat.out")" \
+		"napi_wait samples vs napi:napi_poll events, per queue"
+	assert_eq from_xdp "$(wait_sum "$T_DIR/rxlat.out" .count)" \
+		"$(wait_sum "$T_DIR/rxlat.out" .sources.xdp)" "napi_wait samples from XDP stamps"
+	assert_eq ip_rcv_count "$N" "$(stage_sum ip_rcv .count)"
+}
+
+# A known wait: DELAY_US at every NET_RX softirq's entry, between the
+# schedule and the poll. napi_wait's mean moves by it (at least 90% of it,
+# at most 110% + 2 us), ip_rcv's (after the stamp) by less than a tenth of
+# it.
+delay()
+{
+	local lines w0 w1 i0 i1 d=$((DELAY_US * 1000))
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat -i "$IF_B" --stages +napi_wait || return 1
+	send_paced "$N"
+	sleep 1.2 # every sample of the first part in a finished report
+	lines=$(wc -l <"$T_DIR/rxlat.out")
+	head -n "$lines" "$T_DIR/rxlat.out" >"$T_DIR/base.json"
+	probe_part delayed --softirq-delay-us "$DELAY_US"
+	sleep 0.6
+	stop_rxlat || return 1
+	tail -n +"$((lines + 1))" "$T_DIR/rxlat.out" >"$T_DIR/delayed.json"
+
+	w0=$(stage_mean "$T_DIR/base.json" napi_wait) w1=$(stage_mean "$T_DIR/delayed.json" napi_wait)
+	i0=$(stage_mean "$T_DIR/base.json" ip_rcv) i1=$(stage_mean "$T_DIR/delayed.json" ip_rcv)
+	log "mean ns: napi_wait $w0 -> $w1, ip_rcv $i0 -> $i1 (wait added: $d ns)"
+	log "polls, stamped, in ksoftirqd: $(xdp_line "$T_DIR/base.json") -> $(xdp_line "$T_DIR/delayed.json")"
+	assert_eq base_samples "$N" "$(wait_sum "$T_DIR/base.json" .count)" "napi_wait samples before"
+	assert_eq delayed_samples "$N" "$(wait_sum "$T_DIR/delayed.json" .count)" \
+		"napi_wait samples with the wait"
+	assert_ge wait_moved $((d * 9 / 10)) $((w1 - w0)) "napi_wait mean moved by"
+	assert_le wait_moved_at_most $((d * 11 / 10 + 2000)) $((w1 - w0)) "napi_wait mean moved by"
+	assert_le ip_rcv_still $((d / 10)) $((i1 > i0 ? i1 - i0 : i0 - i1)) "ip_rcv mean moved by"
+}
+
+# N paced datagrams while rxlat-meta-probe runs with PROBE-ARGS, named NAME
+probe_part()	# NAME PROBE-ARGS...
+{
+	local pid name=$1
+	shift
+	t_bg "probe-$name" in_ns "$NS_B" "$PROBE" --dev "$IF_B" --seconds 120 "$@"
+	pid=$BG_PID
+	t_wait_line "$T_DIR/probe-$name.out" '^attached$' 10 "$pid" ||
+		t_abort probe "rxlat-meta-probe did not attach: $(tail -n 1 "$T_DIR/probe-$name.err")"
+	send_paced "$N"
+	kill -INT "$pid"
+	t_wait_pid "$pid" 20
+	assert_eq "probe_exit_$name" 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe-$name.err"))"
+}
+
+# Threaded NAPI on the receiving veth: every poll runs in the instance's
+# thread.
+threaded()
+{
+	local polls
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat -i "$IF_B" --per-queue --stages +napi_wait || return 1
+	# veth has NAPI instances only while XDP is attached
+	ns_sysfs_write "$NS_B" "/sys/class/net/$IF_B/threaded" 1
+	assert_eq threaded 1 "$(ns_sysfs_read "$NS_B" "/sys/class/net/$IF_B/threaded")" \
+		"threaded NAPI on $IF_B"
+	send_paced "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	polls=$(gojq -s --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i) | .polls] | add // 0' \
+		"$T_DIR/rxlat.out")
+	assert_ge polls 1 "$polls" "polls of $IF_B"
+	assert_eq polls_thread "$polls" "$(gojq -s '[.[].xdp[].polls_thread] | add // 0' "$T_DIR/rxlat.out")" \
+		"polls in the NAPI thread"
+	if [[ -n ${RXLAT_VM:-} ]]; then
+		# the schedule per instance: the wait to the poll in its thread
+		assert_eq per_queue_vs_polls "$(polls_per_queue "$T_DIR/rxlat.out")" \
+			"$(wait_per_queue "$T_DIR/rxlat.out")" "napi_wait samples vs polls, per queue"
+	else
+		assert_eq no_samples 0 "$(wait_sum "$T_DIR/rxlat.out" .count)" \
+			"napi_wait samples of threaded polls without trampolines"
+	fi
+	assert_eq ip_rcv_count "$N" "$(stage_sum ip_rcv .count)"
+}
+
+suite_begin
+run_test napi_wait.polls polls
+run_test napi_wait.delay one_vm_kernel 6.12 delay
+run_test napi_wait.threaded one_vm_kernel 6.1 threaded
+suite_end
