@@ -54,6 +54,7 @@ CASES=(
 	"bad_xdp_mode        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --xdp-mode hw @ 'hw'.*--xdp-mode.*native, skb"
 	"unknown_stage       @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages ip_rcv,bogus @ unknown stage 'bogus'.*--list-stages"
 	"stages_empty        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages , -d 1 @ --stages.*(ip_rcv|--list-stages)"
+	"napi_wait_alone     @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages napi_wait -d 1 @ ^rxlat: error: --stages 'napi_wait': stage napi_wait is read at ip_rcv; add it, as in --stages napi_wait,ip_rcv\$"
 	"stage_unavailable   @ setup_tdq      @ 1 @ err  @ \$IN_B \$RXLAT --stages tcp_data_queue -d 1 @ tcp_data_queue.*(trampoline|fentry)"
 	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
 	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"

@@ -187,6 +187,26 @@ phase_checks()	# CHECK SOURCE
 			"$(pq -c --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
 			| group_by(.queue) | map(select(map(.polls) | add > 0)) | map(.[0].queue)')"
 	fi
+	[[ $DRIVER == virtio_net ]] && napi_wait_checks "$1"
+	return 0
+}
+
+# napi_wait from the NIC's interrupts: per queue, one sample per poll that
+# followed a schedule: every poll but those that went on after a poll that
+# used its whole budget (at most polls_full of them).
+napi_wait_checks()	# CHECK
+{
+	local per_queue
+	per_queue=$(pq -c --argjson i "$IFINDEX_B" '
+		([.[].series[] | select(.stage == "napi_wait")] | group_by(.queue)
+		 | map({key: (.[0].queue | tostring), value: (map(.count) | add)}) | from_entries) as $w
+		| [.[].xdp[] | select(.ifindex == $i)] | group_by(.queue)
+		| map({q: .[0].queue, polls: (map(.polls) | add), full: (map(.polls_full) | add)})
+		| map(select(.polls > 0)) | map(. + {wait: ($w[.q | tostring] // 0)})')
+	log "$1: napi_wait per queue: $per_queue"
+	assert_ge "$1_napi_wait_samples" 1 "$(psum napi_wait .count)" "napi_wait samples"
+	assert_eq "$1_napi_wait_per_poll" '[]' "$(gojq -c 'map(select(.wait > .polls or .wait < .polls - .full))' \
+		<<<"$per_queue")" "queues whose napi_wait samples are not their polls less at most the full ones"
 }
 
 udp_phase()	# CHECK 4|6 SOURCE
@@ -325,7 +345,12 @@ driver_test()	# DRIVER
 	need || return 1
 	nic_pair "$DRIVER" || t_abort setup "cannot set up the $DRIVER pair"
 	assert_eq driver "$DRIVER" "$(in_ns "$NS_B" ethtool -i "$IF_B" | awk '$1 == "driver:" { print $2 }')"
-	start_rxlat -i "$IF_B" --per-queue || return 1
+	# virtio_net: the wait before the stamp too, from the NIC's interrupts
+	if [[ $DRIVER == virtio_net ]]; then
+		start_rxlat -i "$IF_B" --per-queue --stages +napi_wait || return 1
+	else
+		start_rxlat -i "$IF_B" --per-queue || return 1
+	fi
 	case $DRIVER in
 	virtio_net)
 		SOURCE=xdp
