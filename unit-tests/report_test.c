@@ -653,6 +653,40 @@ static void test_text_final_empty(void)
 	check_done("text_report_final_empty");
 }
 
+/* Threaded polls that napi_wait cannot see (the fallback): said under the table. */
+static void test_text_napi_wait_threads(void)
+{
+	static const char said[] =
+	    "napi polls:\n"
+	    "ifname  queue  polls  pkts/poll  full  ksoftirqd  thread  cpu\n"
+	    "veth1       0     40        2.5     1          3       5    2\n"
+	    "(napi_wait follows the NET_RX softirq without BPF trampolines: the "
+	    "polls under thread ran outside it and have no napi_wait sample)\n";
+	struct rxlat_series s[5];
+	struct rxlat_xdp_row x[2];
+	struct rxlat_report r;
+	char *got;
+
+	for (int i = 0; i < 3; i++) {
+		static const char *const how[3] = { "tp_btf:softirq_raise",
+						    "fentry:__napi_schedule,__napi_schedule_irqoff",
+						    NULL };
+
+		rxlat_report_text_restart();
+		text_fixture(&r, s, x);
+		x[0].polls_thread = 5;
+		r.attach[RXLAT_STAGE_NAPI_WAIT] = how[i];
+		got = render(rxlat_report_text, &r);
+		if (got && !strstr(got, "       5    2\n"))
+			check_fail("%s: no thread column of 5", how[i] ? how[i] : "off");
+		else if (got && (strstr(got, said) != NULL) != (i == 0))
+			check_fail("%s: the line on threaded polls %s", how[i] ? how[i] : "off",
+				   i ? "said" : "not said");
+		free(got);
+	}
+	check_done("text_napi_wait_threads");
+}
+
 int main(void)
 {
 	ref_init();
@@ -674,6 +708,7 @@ int main(void)
 	test_text_head_once();
 	test_text_netns_legend();
 	test_text_final_empty();
+	test_text_napi_wait_threads();
 	test_text_unit_kept();
 	return check_exit_status();
 }
