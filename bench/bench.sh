@@ -57,7 +57,7 @@
 #      rxlat's histograms by rxlat-bench-fill), scraped once a second: the
 #      collector's RSS and CPU share, the exposition's size and series
 #      count, at 2 (default) and 8 buckets per power of two.
-#   F. the cost of the filters, --slow, --drops and --by
+#   F. the cost of the filters, --slow, --drops, --by and napi_wait
 #      (bench/bench_features.sh).
 #   A. against nothing attached (bench/part_attach.sh): the sender's
 #      TSO/GSO on, TCP (iperf3 -P 2) and part 2's UDP with nothing attached,
@@ -287,7 +287,7 @@ echo "namespaces $NS_S -> $NS_R, veth $IF_S -> $IF_R (4 queues each way), receiv
 has_part tcp && part_tcp
 has_part udp && part_udp
 has_part cost && part_cost
-# the cost of the filters, --slow and --drops (part F), on part 2's veth
+# the cost of the filters, --slow, --drops, --by and napi_wait (part F), on part 2's veth
 # shellcheck source=bench/bench_features.sh
 . "$HERE/bench_features.sh"
 has_part features && part_features

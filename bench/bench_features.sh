@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The cost of the filters, --slow, --drops and --by, for bench/bench.sh, which
+# The cost of the filters, --slow, --drops, --by and napi_wait, for
+# bench/bench.sh, which
 # sources this file after its helpers (bench/lib.sh: rxlat_start_or_die,
 # rxlat_stop, pid_bpf_ids, udp_load, note, die; bench/part_cost.sh:
 # record_stats) and settings (FEAT_ROUNDS) and calls part_features after
@@ -10,7 +11,7 @@
 # Same method as part 3 (bench/part_cost.sh): kernel bpf_stats
 # (run_time_ns / run_cnt of every program rxlat holds), under the
 # small-packet UDP load of part 2 (BENCH_UDP_FLOWS iperf3 -u -b 0 -l
-# BENCH_UDP_LEN), batch stamps, all stages.
+# BENCH_UDP_LEN), batch stamps, the default stages.
 # One run per configuration and round, the configurations alternated in
 # each of BENCH_FEAT_ROUNDS rounds (default 2), so that a slow spell of the
 # machine does not land on one configuration alone:
@@ -29,6 +30,10 @@
 #                socket's cgroup id and finds its group slot (the per-CPU
 #                last key, then the hash), the path a pod's samples take
 #                under --by netns too, less the cgroup read
+#   napi_wait    --stages +napi_wait: the schedule programs (fentry on
+#                __napi_schedule*, or softirq_raise/_entry/_exit without
+#                trampolines) run once per NAPI schedule (per NET_RX round)
+#                and ip_rcv takes one sample more per poll
 #
 # Printed per configuration, over its runs: ns per run of each latency hook
 # and of the kfree_skb program, and ns per packet of all hooks (ns/run x runs
@@ -36,7 +41,7 @@
 
 # shellcheck disable=SC2034 # FEAT_* are read by the awk program below
 
-FEAT_CONFS=${BENCH_FEAT_CONFS:-off port_out port_match slow_above slow_below drops by_none by_cgroup}
+FEAT_CONFS=${BENCH_FEAT_CONFS:-off port_out port_match slow_above slow_below drops by_none by_cgroup napi_wait}
 
 feature_args()	# CONF
 {
@@ -49,6 +54,7 @@ feature_args()	# CONF
 	drops) echo "--drops" ;;
 	by_none) echo "--by none" ;;
 	by_cgroup) echo "--by cgroup" ;;
+	napi_wait) echo "--stages +napi_wait" ;;
 	esac
 }
 
@@ -84,8 +90,8 @@ part_features()
 		die "cannot restore kernel.bpf_stats_enabled=$old"
 
 	echo
-	echo "F. Cost of the filters, --slow, --drops and --by: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
-	echo "   $FEAT_ROUNDS rounds alternated, batch stamps, all stages. hooks ns/pkt: every latency hook (and"
+	echo "F. Cost of the filters, --slow, --drops, --by and napi_wait: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
+	echo "   $FEAT_ROUNDS rounds alternated, batch stamps, the default stages. hooks ns/pkt: every latency hook (and"
 	echo "   kfree_skb) ns/run x runs / XDP runs, over the rounds. Datagrams read per run (kpkt/s):"
 	echo
 	awk -F'\t' '{ if (!($1 in r)) o[++n] = $1; r[$1] = r[$1] " " $2 }
