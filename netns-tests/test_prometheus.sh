@@ -24,6 +24,8 @@ N=${RXLAT_TEST_PACKETS:-2000}
 PORT=7100
 MPORT=9474 # rxlat's endpoint, on the receiving namespace's loopback
 PPORT=9090 # the test's Prometheus server, there too
+# one rxlat_build_info per stage: the stages of rxlat --help's last lines
+NSTAGES=$("$RXLAT" --help 2>/dev/null | sed -n 's/^Stages: \(.*\)\.$/\1/p' | tr ',' '\n' | grep -c .)
 URL=http://127.0.0.1:$MPORT/metrics
 UNIT_IN=$RXLAT_ROOT/configs/rxlat.service.in
 RXLAT_ARGS=()
@@ -93,7 +95,8 @@ start_prometheus()
 	PROM_PID=$BG_PID
 	for ((i = 0; i < 300; i++)); do
 		[[ $(promq 'max(up{job="rxlat"})' | gojq -r '.[0].value[1] // 0') == 1 ]] &&
-			[[ $(promq 'count(rxlat_build_info)' | gojq -r '.[0].value[1] // 0') == 5 ]] && return 0
+			[[ $(promq 'count(rxlat_build_info)' | gojq -r '.[0].value[1] // 0') == "$NSTAGES" ]] &&
+			return 0
 		kill -0 "$PROM_PID" 2>/dev/null || break
 		sleep 0.1
 	done
