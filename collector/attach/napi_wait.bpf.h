@@ -29,6 +29,9 @@
  * A packet whose stamp is older than the schedule (GRO held it from an
  * earlier poll) leaves the schedule time for the packet after it.
  *
+ * The programs' names are told apart by their first 15 characters, all
+ * that bpf_prog_info keeps (bpftool, make bench).
+ *
  * BPF: include in hooks.bpf.c after series_hist() and hist_add().
  */
 #ifndef RXLAT_NAPI_WAIT_BPF_H
@@ -81,14 +84,14 @@ static __always_inline void napi_scheduled(const struct napi_struct *n)
 }
 
 SEC("fentry/__napi_schedule")
-int BPF_PROG(rxlat_fentry_napi_sched, struct napi_struct *n)
+int BPF_PROG(rxlat_wait_sched, struct napi_struct *n)
 {
 	napi_scheduled(n);
 	return 0;
 }
 
 SEC("fentry/__napi_schedule_irqoff")
-int BPF_PROG(rxlat_fentry_napi_sched_irqoff, struct napi_struct *n)
+int BPF_PROG(rxlat_wait_irqoff, struct napi_struct *n)
 {
 	napi_scheduled(n);
 	return 0;
@@ -102,7 +105,7 @@ static __always_inline struct rxlat_softirq_round *softirq_round(void)
 }
 
 SEC("tp_btf/softirq_raise")
-int BPF_PROG(rxlat_tp_napi_raise, unsigned int vec)
+int BPF_PROG(rxlat_wait_raise, unsigned int vec)
 {
 	struct rxlat_softirq_round *r;
 
@@ -118,7 +121,7 @@ int BPF_PROG(rxlat_tp_napi_raise, unsigned int vec)
 
 /* A round of NET_RX begins: it serves the raise seen since the last one, if any. */
 SEC("tp_btf/softirq_entry")
-int BPF_PROG(rxlat_tp_napi_entry, unsigned int vec)
+int BPF_PROG(rxlat_wait_entry, unsigned int vec)
 {
 	struct rxlat_softirq_round *r;
 
@@ -133,7 +136,7 @@ int BPF_PROG(rxlat_tp_napi_entry, unsigned int vec)
 }
 
 SEC("tp_btf/softirq_exit")
-int BPF_PROG(rxlat_tp_napi_exit, unsigned int vec)
+int BPF_PROG(rxlat_wait_exit, unsigned int vec)
 {
 	struct rxlat_softirq_round *r;
 

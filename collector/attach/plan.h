@@ -110,8 +110,8 @@ struct plan_extra {
 #define PLAN_DROP      "rxlat_tp_drop"
 #define PLAN_OOO       "rxlat_tp_tcp_ooo" /* with sock_read: reads held behind ooo data */
 /* napi_wait's fallback: a round of the NET_RX softirq begins and ends */
-#define PLAN_NAPI_ENTRY "rxlat_tp_napi_entry"
-#define PLAN_NAPI_EXIT	"rxlat_tp_napi_exit"
+#define PLAN_NAPI_ENTRY "rxlat_wait_entry"
+#define PLAN_NAPI_EXIT	"rxlat_wait_exit"
 extern const struct plan_extra plan_extras[5];
 
 /* ---- hooks_probe.c: what this kernel offers ------------------------ */
