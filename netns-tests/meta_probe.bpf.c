@@ -181,6 +181,9 @@ int meta_probe_tc(struct __sk_buff *skb)
  * after it. Loaded only with the option.
  */
 const volatile __u64 delay_ns;
+/* the waits it made, and how long they took: at least delay_ns each, more
+ * where the CPU was taken away meanwhile (a vCPU its host preempts) */
+__u64 delay_runs, delay_total_ns;
 
 static long delay_step(__u64 i, __u64 *until)
 {
@@ -191,9 +194,12 @@ static long delay_step(__u64 i, __u64 *until)
 SEC("tp_btf/softirq_entry")
 int BPF_PROG(meta_probe_delay, unsigned int vec)
 {
-	__u64 until = bpf_ktime_get_ns() + delay_ns;
+	__u64 start = bpf_ktime_get_ns(), until = start + delay_ns;
 
-	if (vec == NET_RX_SOFTIRQ)
-		bpf_loop(1 << 23, delay_step, &until, 0);
+	if (vec != NET_RX_SOFTIRQ)
+		return 0;
+	bpf_loop(1 << 23, delay_step, &until, 0);
+	__sync_fetch_and_add(&delay_total_ns, bpf_ktime_get_ns() - start);
+	__sync_fetch_and_add(&delay_runs, 1);
 	return 0;
 }

@@ -21,7 +21,9 @@
  * --softirq-delay-us US instead only busy-waits US microseconds at the
  * entry of every NET_RX softirq (a known wait before the poll, for
  * napi_wait), and observes nothing: no tc program between the stamp and
- * the stages, no summary.
+ * the stages; its one line at the end is "delay_runs=N delay_mean_ns=M",
+ * the waits it made and how long they took on average (a CPU taken away
+ * meanwhile makes one longer).
  *
  * Distinct stamps are counted per CPU because two CPUs can read the same
  * nanosecond; the stamper's batch state is per CPU too.
@@ -520,6 +522,12 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		while (!stop && seconds--)
 			sleep(1);
+		meta_probe__detach(p.skel);
+		printf("delay_runs=%llu delay_mean_ns=%llu\n",
+		       (unsigned long long)p.skel->bss->delay_runs,
+		       (unsigned long long)(p.skel->bss->delay_runs ? p.skel->bss->delay_total_ns /
+									  p.skel->bss->delay_runs
+								    : 0));
 		ret = 0;
 	} else if (!err && !stop) {
 		err = probe_attach_tc(&p);
