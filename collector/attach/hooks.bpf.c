@@ -238,9 +238,23 @@ struct {
 	__type(value, struct rxlat_carry);
 } rxlat_carry SEC(".maps");
 
+/*
+ * The low 32 bits of skb's address, as a number. The verifier refuses any
+ * ALU operation on a pointer but a move, and the compiler may otherwise
+ * fold the narrowing into the shift of a hash: a 32-bit move, written
+ * out, makes the verifier take the value as a scalar (privileged only).
+ */
+static __always_inline __u32 skb_addr32(const struct sk_buff *skb)
+{
+	__u32 a;
+
+	asm volatile("%0 = %1" : "=w"(a) : "w"((__u32)(__u64)skb));
+	return a;
+}
+
 static __always_inline struct rxlat_carry *carry_slot(const struct sk_buff *skb)
 {
-	__u32 k = ((__u64)skb >> 8) & (RXLAT_CARRY_SLOTS - 1);
+	__u32 k = (skb_addr32(skb) >> 8) & (RXLAT_CARRY_SLOTS - 1);
 
 	return bpf_map_lookup_elem(&rxlat_carry, &k);
 }
@@ -294,7 +308,7 @@ struct {
 /* The set of skb's address: the skbs of one slab page in distinct sets. */
 static __always_inline struct rxlat_fwd_sock_set *sock_set(const struct sk_buff *skb)
 {
-	__u32 k = ((__u64)skb >> 8) & (RXLAT_FWD_SOCK_SETS - 1);
+	__u32 k = (skb_addr32(skb) >> 8) & (RXLAT_FWD_SOCK_SETS - 1);
 
 	return bpf_map_lookup_elem(&rxlat_fwd_sock, &k);
 }
