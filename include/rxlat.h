@@ -209,6 +209,17 @@ enum {
 	RXLAT_NAPI_WAIT_SOFTIRQ, /* the NET_RX softirq's raise, per CPU */
 };
 
+/*
+ * --from: where every stage after the stamp starts. RXLAT_FROM_SCHEDULE: at
+ * the schedule of the poll that stamped the packet (napi_wait's start), so
+ * that a stage's latency is the time since the interrupt; a packet whose
+ * poll has no known schedule is counted under source none.
+ */
+enum rxlat_from { RXLAT_FROM_STAMP = 0, RXLAT_FROM_SCHEDULE };
+#define RXLAT_FROM_NAME(f) ((f) == RXLAT_FROM_SCHEDULE ? "schedule" : "stamp")
+/* the slots of rxlat_poll_from (napi_wait.bpf.h): a power of two */
+#define RXLAT_POLL_FROM_SLOTS (1u << 14)
+
 /* Where a sample's start time came from. */
 enum rxlat_source {
 	RXLAT_SRC_XDP = 0, /* rxlat_meta stamp, same clock as the hook */
@@ -456,7 +467,8 @@ struct rxlat_bpf_config {
 	__u8 ooo_at_do_rcv;
 	/* napi_wait: RXLAT_NAPI_WAIT_* (the set its schedule programs are of) */
 	__u8 napi_wait;
-	__u8 pad2[2];
+	__u8 from; /* enum rxlat_from: --from */
+	__u8 pad2;
 	__u64 cgroup_id;
 	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 	/*

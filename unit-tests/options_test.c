@@ -143,6 +143,16 @@ static void check_defaults(void)
 			check_fail("--stages +napi_wait: stage %s off", rxlat_stage_names[s]);
 	if (cfg.no_xdp || cfg.tc || cfg.per_queue || cfg.drops || cfg.verbose || cfg.nifaces)
 		check_fail("a flag or an interface set by default");
+	CHECK_U64("--from", cfg.bpf.from, RXLAT_FROM_STAMP);
+	/* --from schedule adds napi_wait to any list that has ip_rcv */
+	if (parse("--stages ip_rcv,sock_read --from schedule", &cfg, err, sizeof(err)))
+		check_fail("--from schedule: %s", err);
+	CHECK_U64("--from schedule", cfg.bpf.from, RXLAT_FROM_SCHEDULE);
+	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+		if (cfg.stages[s] != (s == RXLAT_STAGE_NAPI_WAIT || s == RXLAT_STAGE_IP_RCV ||
+				      s == RXLAT_STAGE_SOCK_READ))
+			check_fail("--stages ip_rcv,sock_read --from schedule: stage %s %s",
+				   rxlat_stage_names[s], cfg.stages[s] ? "on" : "off");
 	check_done("defaults");
 }
 
@@ -230,6 +240,16 @@ static void check_errors(void)
 		{ "--stages napi_wait,sock_read", "--stages 'napi_wait,sock_read': stage napi_wait "
 						  "is read at ip_rcv; add it, as in "
 						  "--stages napi_wait,ip_rcv" },
+		{ "--from schedule --stages sock_read",
+		  "--from schedule: the schedule (stage napi_wait) is read at ip_rcv; add it to "
+		  "--stages 'sock_read'" },
+		{ "--from schedule -i lo --tc", "--from schedule: a tc stamp carries no poll, and "
+						"so no schedule; leave out --tc" },
+		{ "--from schedule -i lo --stamp packet",
+		  "--from schedule: the stages find a poll's schedule by its stamp, which --stamp "
+		  "packet gives the poll's first packet only; leave out --stamp" },
+		{ "--from interrupt", "invalid value 'interrupt' for --from: choose one of stamp, "
+				      "schedule" },
 		{ "--port 80,x", "invalid port 'x' in --port: give local ports from 1 to 65535, "
 				 "comma-separated" },
 		{ "--slow 2", "invalid duration '2' for --slow: give a number and a unit, ns, us, "

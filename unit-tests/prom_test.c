@@ -403,8 +403,10 @@ static void test_escaping_and_pieces(void)
 	names[3] = "a\"b\\c";
 	sample(at(live, RXLAT_STAGE_SOCK_READ, 2, 1), 12345, 2);
 	m = new_metrics(live, 4, true);
-	if (m)
+	if (m) {
 		prom_metrics_set_unreached(m, &unreached);
+		prom_metrics_set_from(m, RXLAT_FROM_SCHEDULE);
+	}
 	whole = m ? scrape(m, 1 << 20) : NULL;
 	bytes = m ? scrape(m, 1) : NULL;
 	if (!whole || !bytes || strcmp(whole, bytes))
@@ -418,8 +420,9 @@ static void test_escaping_and_pieces(void)
 		check_fail("rxlat_unreached_interfaces not as wanted");
 	if (whole && !strstr(whole, "ifname=\"a\\\"b\\\\c\",queue=\"1\""))
 		check_fail("ifname not escaped");
-	if (whole && !strstr(whole, "rxlat_build_info{version=\"" RXLAT_VERSION
-				    "\",stage=\"ip_rcv\",attach=\"tp_btf:x\"} 1\n"))
+	if (whole &&
+	    !strstr(whole, "rxlat_build_info{version=\"" RXLAT_VERSION
+			   "\",stage=\"ip_rcv\",attach=\"tp_btf:x\",from=\"schedule\"} 1\n"))
 		check_fail("build_info missing");
 	/* a sample per protocol the stage is about, the reason in no label */
 	if (whole && !strstr(whole, "\n# TYPE rxlat_stage_measured gauge\n"
@@ -435,7 +438,7 @@ static void test_escaping_and_pieces(void)
 			   "# TYPE rxlat_stage_held_total counter\n"))
 		check_fail("rxlat_stage_held_total's HELP not as wanted");
 	/* build_info last: a scrape that ends with it is whole */
-	if (whole && !strstr(whole, "stage=\"sock_read\",attach=\"none\"} 1\n"))
+	if (whole && !strstr(whole, "stage=\"sock_read\",attach=\"none\",from=\"schedule\"} 1\n"))
 		check_fail("no build_info line of sock_read");
 	else if (whole && strcmp(strstr(whole, "stage=\"sock_read\",attach=\"none\"} 1\n"),
 				 "stage=\"sock_read\",attach=\"none\"} 1\n"))

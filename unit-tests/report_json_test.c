@@ -245,8 +245,9 @@ static void test_json(void)
 		goto out;
 	}
 
-	expect_keys(root, "report", 10);
+	expect_keys(root, "report", 11);
 	expect_str(root, "time", "2026-11-22T10:00:01.123Z");
+	expect_str(root, "from", "stamp");
 	o = get(root, "interval_s", json_type_double);
 	if (o && json_object_get_double(o) != 1.0)
 		check_fail("interval_s %g", json_object_get_double(o));
@@ -330,6 +331,7 @@ static void test_json_final_empty(void)
 	r.final = true;
 	r.interval_s = 0.25;
 	r.time.tv_nsec = 0;
+	r.from = RXLAT_FROM_SCHEDULE;
 	line = render(rxlat_report_json, &r);
 	if (!line)
 		goto out;
@@ -339,6 +341,7 @@ static void test_json_final_empty(void)
 		goto out;
 	}
 	expect_str(root, "time", "2026-11-22T10:00:01.000Z");
+	expect_str(root, "from", "schedule");
 	o = get(root, "final", json_type_boolean);
 	if (o && !json_object_get_boolean(o))
 		check_fail("final is false");

@@ -524,6 +524,16 @@ static void test_text_head_once(void)
 		compare_text(got, "final report at 10:00:04, covering the last 1.00 s\n"
 				  "\n" TEXT_SERIES(""));
 	free(got);
+
+	/* --from schedule: said under the measures line */
+	rxlat_report_text_restart();
+	r.from = RXLAT_FROM_SCHEDULE;
+	got = render(rxlat_report_text, &r);
+	if (got && !strstr(got, "  sock_read=none\n"
+				"from: the schedule of each packet's poll (napi_wait's start), not "
+				"its stamp; source none: no schedule known\n\n"))
+		check_fail("no from line under the measures line:\n%s", got);
+	free(got);
 	check_done("text_report_head_once");
 }
 

@@ -750,8 +750,12 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	gslot = COST_OFF(GROUP) ? 0 : group_slot(net, netns, cgid);
 	/* the wait before the stamp: only an XDP stamp is the start of a poll */
 	if (rxlat_cfg.napi_wait && stage == RXLAT_STAGE_IP_RCV && src == RXLAT_SRC_XDP)
-		napi_wait_note(skb, start,
+		napi_wait_note(skb, start, ifindex, queue,
 			       rxlat_series_index(RXLAT_STAGE_NAPI_WAIT, gslot, slot, qslot, dims));
+	/* --from schedule: only an XDP stamp's poll can have a schedule */
+	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE &&
+	    (src != RXLAT_SRC_XDP || !poll_from(start, ifindex, queue, &start)))
+		src = RXLAT_SRC_NONE;
 	idx = rxlat_series_index(stage, gslot, slot, qslot, dims);
 	h = series_hist(idx);
 	if (!h || COST_OFF(HIST))

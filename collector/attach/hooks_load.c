@@ -211,6 +211,15 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	default:
 		bc->napi_wait = RXLAT_NAPI_WAIT_OFF;
 	}
+	if (bc->from == RXLAT_FROM_SCHEDULE && bc->napi_wait == RXLAT_NAPI_WAIT_OFF) {
+		rxlat_err("%s schedule: stage %s cannot be attached on this kernel (%s)",
+			  opt(OPT_FROM), rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
+			  info->unavailable[RXLAT_STAGE_NAPI_WAIT] ?: "no attach point");
+		err = -EINVAL;
+		goto fail;
+	}
+	bpf_map__set_max_entries(h->skel->maps.rxlat_poll_from,
+				 bc->from == RXLAT_FROM_SCHEDULE ? RXLAT_POLL_FROM_SLOTS : 1);
 	/* the tc stamper's table of forwarded stamps, when rxlat may run one */
 	bc->fwd_mask = cfg->nifaces ? fwd_slots() - 1 : 0;
 	bc->fwd_tag = fwd_tag(bc->fwd_mask);

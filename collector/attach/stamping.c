@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "opt.h"
+#include "series.h"
 #include "stamper.h"
 #include "stamping.h"
 #include "tc.h"
@@ -181,6 +182,11 @@ static void by_default(struct rxlat_stamping *s, int i)
 		s->why[i] = STAMPING_XDP_VETH;
 		return;
 	}
+	/* napi_wait (and --from schedule) has samples of XDP stamps only */
+	if (cfg->stages[RXLAT_STAGE_NAPI_WAIT]) {
+		s->why[i] = STAMPING_XDP_WAIT;
+		return;
+	}
 	s->why[i] = STAMPING_TC_VETH;
 }
 
@@ -267,6 +273,10 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
 			    "the tc stamper's cls_bpf filter would outlive a killed rxlat; its "
 			    "peer's TSO/GSO are off while rxlat runs (%s keeps them)",
 			    cfg->ifnames[i], opt(OPT_TC));
+		if (s->why[i] == STAMPING_XDP_WAIT)
+			rxlat_info("%s: a veth, stamped in XDP for stage %s (a tc stamp carries no "
+				   "poll); its peer's TSO/GSO are off while rxlat runs",
+				   cfg->ifnames[i], rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT]);
 	}
 	err = stamper_attach_reset(st);
 	if (err)

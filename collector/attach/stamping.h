@@ -24,6 +24,7 @@ struct rxlat_stamping;
 enum stamping_why {
 	STAMPING_XDP,	     /* rxlat's XDP stamper, or (--no-xdp) one loaded without it */
 	STAMPING_XDP_VETH,   /* a veth kept in XDP: no tcx links on this kernel */
+	STAMPING_XDP_WAIT,   /* a veth kept in XDP: napi_wait reads XDP stamps only */
 	STAMPING_TC_ASKED,   /* --tc */
 	STAMPING_TC_VETH,    /* a veth: tc is rxlat's default there */
 	STAMPING_TC_TAKEN,   /* another program holds the XDP hook */

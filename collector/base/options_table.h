@@ -87,6 +87,25 @@ OPTION(STAGES, "", "stages", STRING(parse_stages), .metavar = "LIST",
 	      "A list that begins with + adds its stages to the default ones (--stages\n"
 	      "+napi_wait). napi_wait is read at ip_rcv, and needs that stage.\n")
 
+OPTION(FROM, "", "from",
+       CHOICE(bpf.from, [RXLAT_FROM_STAMP] = "stamp", [RXLAT_FROM_SCHEDULE] = "schedule"),
+       .def = RXLAT_FROM_STAMP,
+       .help = "where the stages after the stamp start: stamp (default) or schedule, the "
+	       "schedule of the packet's poll (the time since the interrupt; adds napi_wait)",
+       .man = ".B stamp\n"
+	      "(default): every stage is the time from the packet's stamp.\n"
+	      ".BR schedule :\n"
+	      "every stage after the stamp is the time from the schedule of the NAPI poll\n"
+	      "that stamped the packet, the start of its\n"
+	      ".B napi_wait\n"
+	      "sample (the interrupt, or the sender's veth_xmit()): \"time since the\n"
+	      "interrupt\" per stage and queue. It adds the stage napi_wait, needs ip_rcv\n"
+	      "and the XDP stamper, batch stamps (a veth named with\n"
+	      ".B \\-i\n"
+	      "is then stamped in XDP). A packet whose poll has no known schedule (a tc or\n"
+	      "kernel stamp, a poll napi_wait has no sample for) is counted under source\n"
+	      ".BR none .\n")
+
 OPTION(INCLUDE_OOO, "", "include-ooo", FLAG(include_ooo), MOOT_WITH(PROTO, IPPROTO_UDP),
        FOR_STAGE(SOCK_READ),
        .help = "count TCP reads held behind out-of-order data in the sock_read histogram too",

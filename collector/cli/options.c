@@ -506,6 +506,39 @@ static int check_raw(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * --from schedule starts the stages at napi_wait's start: it adds that
+ * stage, and needs what napi_wait needs (ip_rcv, the XDP stamper) and one
+ * stamp per poll, by which the stages find the poll's schedule. 0 or -1 said.
+ */
+static int check_from(const struct cli *c, struct rxlat_config *cfg)
+{
+	const char *from = opt(OPT_FROM), *wait = rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT];
+
+	if (cfg->bpf.from != RXLAT_FROM_SCHEDULE)
+		return 0;
+	cfg->stages[RXLAT_STAGE_NAPI_WAIT] = true;
+	if (!cfg->stages[RXLAT_STAGE_IP_RCV]) {
+		rxlat_err("%s schedule: the schedule (stage %s) is read at %s; add it to %s '%s'",
+			  from, wait, rxlat_stage_names[RXLAT_STAGE_IP_RCV], opt(OPT_STAGES),
+			  c->arg[OPT_STAGES].s->sval[0]);
+		return -1;
+	}
+	if (cfg->tc) {
+		rxlat_err(
+		    "%s schedule: a tc stamp carries no poll, and so no schedule; leave out %s",
+		    from, opt(OPT_TC));
+		return -1;
+	}
+	if (cfg->stamp == RXLAT_STAMP_PACKET) {
+		rxlat_err("%s schedule: the stages find a poll's schedule by its stamp, which %s "
+			  "packet gives the poll's first packet only; leave out %s",
+			  from, opt(OPT_STAMP), opt(OPT_STAMP));
+		return -1;
+	}
+	return 0;
+}
+
 int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 {
 	struct cli c = {};
@@ -532,7 +565,7 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	}
 	if (set_values(&c, cfg) || check_together(&c, cfg) || fit_groups(&c, cfg) ||
-	    parse_values(&c, cfg) || check_applies(&c, cfg))
+	    parse_values(&c, cfg) || check_applies(&c, cfg) || check_from(&c, cfg))
 		goto out;
 	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
 	cfg->xdp_forced = given(&c, OPT_XDP_MODE) > 0;

@@ -145,6 +145,7 @@ static int report_out(struct rxlat_run *c, bool final)
 	r.xdp = xdp;
 	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
+	r.from = c->cfg->bpf.from;
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
 	memcpy(r.coverage, c->info.coverage, sizeof(r.coverage));
 	r.unreached = ifaces_unreached(c->ifaces);

@@ -356,7 +356,8 @@ static struct json_object *json_head(const struct rxlat_report *r)
 		snprintf(tbuf + n, sizeof(tbuf) - n, ".%03ldZ", r->time.tv_nsec / 1000000);
 	}
 	if (put_str(o, "time", tbuf) || put(o, "interval_s", new_seconds(r->interval_s)) ||
-	    put(o, "final", json_object_new_boolean(r->final)))
+	    put(o, "final", json_object_new_boolean(r->final)) ||
+	    put_str(o, "from", RXLAT_FROM_NAME(r->from)))
 		goto err;
 
 	attach = json_object_new_object();

@@ -33,6 +33,7 @@ struct prom_metrics {
 	struct rxlat_model *model;
 	unsigned int per_pow2;
 	const char *attach[RXLAT_NR_STAGES];
+	enum rxlat_from from;
 	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	struct prom_bucket *buckets;
 	unsigned int nbuckets;
@@ -207,6 +208,11 @@ int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsig
 void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u)
 {
 	m->unreached = u;
+}
+
+void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from)
+{
+	m->from = from;
 }
 
 void prom_metrics_free(struct prom_metrics *m)
@@ -519,7 +525,7 @@ static void render_info(struct prom_scrape *s)
 {
 	put_family(&s->out, BINFO, "gauge",
 		   "rxlat's version and, per stage, the attach point in use (\"none\": not "
-		   "attached).");
+		   "attached); from: where the stages after the stamp start (--from).");
 	for (int st = 0; st < RXLAT_NR_STAGES; st++) {
 		char prefix[160];
 		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
@@ -530,10 +536,13 @@ static void render_info(struct prom_scrape *s)
 		put_label(&b, "stage", rxlat_stage_names[st]);
 		put(&b, ",", 1);
 		put_label(&b, "attach", at ? at : "none");
+		put(&b, ",", 1);
+		put_label(&b, "from", RXLAT_FROM_NAME(s->m->from));
 		/* an attach point too long for the buffer: cut, still well-formed */
 		if (b.nomem)
-			snprintf(prefix, sizeof(prefix), "version=\"%s\",stage=\"%s\",attach=\"?\"",
-				 RXLAT_VERSION, rxlat_stage_names[st]);
+			snprintf(prefix, sizeof(prefix),
+				 "version=\"%s\",stage=\"%s\",attach=\"?\",from=\"%s\"",
+				 RXLAT_VERSION, rxlat_stage_names[st], RXLAT_FROM_NAME(s->m->from));
 		else
 			prefix[b.len] = '\0';
 		put_sample(&s->out, BINFO, prefix, "", 1);

@@ -37,6 +37,8 @@ int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsig
 		     const struct rxlat_coverage coverage[RXLAT_NR_STAGES]);
 /* The tunnels that hide containers, read at each scrape (NULL: none). */
 void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u);
+/* --from, in rxlat_build_info (default: stamp). */
+void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from);
 void prom_metrics_free(struct prom_metrics *m);
 
 /* Exported buckets per histogram, +Inf included. */

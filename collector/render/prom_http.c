@@ -637,6 +637,7 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 		return err;
 	}
 	prom_metrics_set_unreached(p->m, unreached);
+	prom_metrics_set_from(p->m, p->cfg->bpf.from);
 	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
 		   prom_nr_buckets(p->cfg->prom_buckets));
 	return 0;

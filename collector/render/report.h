@@ -21,6 +21,8 @@ struct rxlat_report {
 	bool final; /* the report printed at exit */
 	/* e.g. "fentry:tcp_v4_do_rcv,tcp_v6_do_rcv"; NULL: stage not attached */
 	const char *attach[RXLAT_NR_STAGES];
+	/* --from: where the stages after the stamp start */
+	enum rxlat_from from;
 	/* why a stage could not be attached, else NULL */
 	const char *unavailable[RXLAT_NR_STAGES];
 	/* per stage, the protocols it measures, and why not the others */

@@ -427,6 +427,11 @@ static int print_head(FILE *f, const struct rxlat_report *r)
 		return -errno;
 	print_attach(m, r);
 	print_coverage(m, r);
+	if (r->from == RXLAT_FROM_SCHEDULE)
+		fputs(
+		    "from: the schedule of each packet's poll (napi_wait's start), not its stamp; "
+		    "source none: no schedule known\n",
+		    m);
 	if (fclose(m)) {
 		free(head);
 		return -ENOMEM;
