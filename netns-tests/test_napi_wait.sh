@@ -174,6 +174,46 @@ probe_part()	# NAME PROBE-ARGS...
 	assert_eq "probe_exit_$name" 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe-$name.err"))"
 }
 
+# --from schedule, with the known wait of delay(): every stage after the
+# stamp starts at the schedule of the packet's poll. One datagram per poll,
+# so each packet's poll has its schedule: every stage that measures UDP has
+# a sample from XDP of every datagram and none without one. Per packet, a
+# stage from the schedule is its poll's wait plus the time from the stamp:
+# the sums of the stages' latencies rise from napi_wait's in the order the
+# packet reaches them, and the last stage's mean is at least the wait the
+# probe made. (sock_read measures UDP where the kernel lets it: rxlat's
+# "measures" says where.)
+from_schedule()
+{
+	local d s prev=0 sum means='' stages=(ip_rcv udp_queue_rcv)
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat -i "$IF_B" --from schedule || return 1
+	probe_part delayed --softirq-delay-us "$DELAY_US"
+	sleep 0.6
+	stop_rxlat || return 1
+	d=$(sed -n 's/^delay_runs=[1-9][0-9]* delay_mean_ns=\([0-9]*\)$/\1/p' "$T_DIR/probe-delayed.out")
+	assert_eq from_json schedule "$(gojq -rs '.[0].from' "$T_DIR/rxlat.out")" "the reports' from"
+	assert_eq napi_wait_samples "$N" "$(stage_sum napi_wait .count)"
+	[[ $(gojq -rs '.[0].measures.sock_read | index("udp") != null' "$T_DIR/rxlat.out") == true ]] &&
+		stages+=(sock_read)
+	for s in napi_wait "${stages[@]}"; do
+		means+=" $s $(stage_mean "$T_DIR/rxlat.out" "$s")"
+	done
+	log "mean ns from the schedule:$means (wait added: ${d:-?} ns on average)"
+	for s in "${stages[@]}"; do
+		assert_eq "${s}_from_xdp" "$N" "$(stage_sum "$s" .sources.xdp)" "$s samples with a schedule"
+		assert_eq "${s}_none" 0 "$(stage_sum "$s" .sources.none)" "$s samples without one"
+	done
+	for s in napi_wait "${stages[@]}"; do
+		sum=$(stage_sum "$s" .sum_ns)
+		assert_ge "${s}_sum_in_order" "$prev" "$sum" "sum of $s's latencies, ns"
+		prev=$sum
+	done
+	assert_ge last_from_schedule $((${d:-1} * 9 / 10)) "$(stage_mean "$T_DIR/rxlat.out" "$s")" \
+		"$s's mean from the schedule, ns"
+}
+
 # Threaded NAPI on the receiving veth: every poll runs in the instance's
 # thread.
 threaded()
@@ -209,4 +249,5 @@ suite_begin
 run_test napi_wait.polls polls
 run_test napi_wait.delay one_vm_kernel 6.12 delay
 run_test napi_wait.threaded one_vm_kernel 6.1 threaded
+run_test napi_wait.from_schedule one_vm_kernel 6.1 from_schedule
 suite_end
