@@ -437,12 +437,13 @@ static void test_escaping_and_pieces(void)
 			   "the histogram nor the sources unless --include-ooo.\n"
 			   "# TYPE rxlat_stage_held_total counter\n"))
 		check_fail("rxlat_stage_held_total's HELP not as wanted");
-	/* build_info last: a scrape that ends with it is whole */
-	if (whole && !strstr(whole, "stage=\"sock_read\",attach=\"none\",from=\"schedule\"} 1\n"))
+		/* build_info last: a scrape that ends with it is whole */
+#define LAST_LINE_END "stage=\"sock_read\",attach=\"none\",from=\"schedule\"} 1\n"
+	if (whole && !strstr(whole, LAST_LINE_END))
 		check_fail("no build_info line of sock_read");
-	else if (whole && strcmp(strstr(whole, "stage=\"sock_read\",attach=\"none\"} 1\n"),
-				 "stage=\"sock_read\",attach=\"none\"} 1\n"))
+	else if (whole && strcmp(strstr(whole, LAST_LINE_END), LAST_LINE_END))
 		check_fail("build_info is not the last family");
+#undef LAST_LINE_END
 	check_done("escaping_and_piecewise_reads");
 	free(whole);
 	free(bytes);
