@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The cost of the filters, --slow, --drops, --by and napi_wait, for
+# The cost of the filters, --slow, --drops, --by, napi_wait and --from schedule, for
 # bench/bench.sh, which
 # sources this file after its helpers (bench/lib.sh: rxlat_start_or_die,
 # rxlat_stop, pid_bpf_ids, udp_load, note, die; bench/part_cost.sh:
@@ -34,6 +34,9 @@
 #                __napi_schedule*, or softirq_raise/_entry/_exit without
 #                trampolines) run once per NAPI schedule (per NET_RX round)
 #                and ip_rcv takes one sample more per poll
+#   from_sched   --from schedule: napi_wait, and every sample finds its
+#                poll's wait by the stamp (one array lookup; one word
+#                written per poll)
 #
 # Printed per configuration, over its runs: ns per run of each latency hook
 # and of the kfree_skb program, and ns per packet of all hooks (ns/run x runs
@@ -41,7 +44,7 @@
 
 # shellcheck disable=SC2034 # FEAT_* are read by the awk program below
 
-FEAT_CONFS=${BENCH_FEAT_CONFS:-off port_out port_match slow_above slow_below drops by_none by_cgroup napi_wait}
+FEAT_CONFS=${BENCH_FEAT_CONFS:-off port_out port_match slow_above slow_below drops by_none by_cgroup napi_wait from_sched}
 
 feature_args()	# CONF
 {
@@ -55,6 +58,7 @@ feature_args()	# CONF
 	by_none) echo "--by none" ;;
 	by_cgroup) echo "--by cgroup" ;;
 	napi_wait) echo "--stages +napi_wait" ;;
+	from_sched) echo "--from schedule" ;;
 	esac
 }
 
@@ -90,7 +94,7 @@ part_features()
 		die "cannot restore kernel.bpf_stats_enabled=$old"
 
 	echo
-	echo "F. Cost of the filters, --slow, --drops, --by and napi_wait: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
+	echo "F. Cost of the filters, --slow, --drops, --by, napi_wait and --from schedule: bpf_stats, iperf3 -u -b 0 -l $UDP_LEN for ${COST_SECS}s per run,"
 	echo "   $FEAT_ROUNDS rounds alternated, batch stamps, the default stages. hooks ns/pkt: every latency hook (and"
 	echo "   kfree_skb) ns/run x runs / XDP runs, over the rounds. Datagrams read per run (kpkt/s):"
 	echo
