@@ -63,7 +63,8 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 pr
 			bpf_program__set_autoload(p, ooo_where(plan, proto) == OOO_OWN);
 			continue;
 		}
-		if (!strcmp(name, PLAN_NAPI_ENTRY) || !strcmp(name, PLAN_NAPI_EXIT)) {
+		if (!strcmp(name, PLAN_NAPI_ENTRY) || !strcmp(name, PLAN_NAPI_EXIT) ||
+		    !strcmp(name, PLAN_NAPI_WAKE)) {
 			bpf_program__set_autoload(p,
 						  plan->point[RXLAT_STAGE_NAPI_WAIT] == P_FALLBACK);
 			continue;

@@ -23,8 +23,11 @@
  * RXLAT_NAPI_WAIT_SOFTIRQ: without trampolines, per CPU: the raise of the
  *   NET_RX softirq that a round of net_rx_action() serves (the first raise
  *   after the previous round began), to the first stamp of that round.
- *   Instances polled later in the same round, and threaded or busy polls
- *   (outside any round), have no sample.
+ *   Instances polled later in the same round, and busy polls (outside any
+ *   round), have no sample. A threaded instance is woken instead of
+ *   raising the softirq: the wake-up of its thread (tp_btf sched_waking,
+ *   per instance as with trampolines) is its schedule. A schedule while
+ *   the thread still runs wakes nothing: that poll has no sample.
  *
  * A packet whose stamp is older than the schedule (GRO held it from an
  * earlier poll) leaves the schedule time for the packet after it.
@@ -68,9 +71,9 @@ struct {
 	__type(value, struct rxlat_softirq_round);
 } rxlat_softirq_round SEC(".maps");
 
-static __always_inline void napi_scheduled(const struct napi_struct *n)
+static __always_inline void napi_scheduled_id(const struct napi_struct *n, __u32 id)
 {
-	__u32 id = n->napi_id, k = id & (RXLAT_NAPI_SLOTS - 1);
+	__u32 k = id & (RXLAT_NAPI_SLOTS - 1);
 	struct rxlat_napi_sched *s;
 
 	if (!id) /* not in the NAPI hash: packets of it carry no id either */
@@ -81,6 +84,11 @@ static __always_inline void napi_scheduled(const struct napi_struct *n)
 	s->id = id;
 	s->napi = (__u64)n;
 	s->t = bpf_ktime_get_ns();
+}
+
+static __always_inline void napi_scheduled(const struct napi_struct *n)
+{
+	napi_scheduled_id(n, n->napi_id);
 }
 
 SEC("fentry/__napi_schedule")
@@ -116,6 +124,33 @@ int BPF_PROG(rxlat_wait_raise, unsigned int vec)
 		return 0;
 	r->raised = bpf_ktime_get_ns();
 	r->pending = 1;
+	return 0;
+}
+
+/* include/linux/sched.h: a kernel thread (a #define, not in BTF) */
+#define RXLAT_PF_KTHREAD 0x00200000
+
+/*
+ * The fallback's threaded instances: the wake-up of a NAPI thread
+ * ("napi/IF-ID", napi_threaded_poll() on the instance, the kthread's data)
+ * is the schedule of its instance. Every wake-up of the host passes here:
+ * anything else leaves at the flag or the name.
+ */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(rxlat_wait_wake, struct task_struct *p)
+{
+	const struct napi_struct *n;
+	struct kthread *k;
+
+	if (!(p->flags & RXLAT_PF_KTHREAD) || p->comm[0] != 'n' || p->comm[1] != 'a' ||
+	    p->comm[2] != 'p' || p->comm[3] != 'i' || p->comm[4] != '/')
+		return 0;
+	if (!bpf_core_field_exists(p->worker_private))
+		return 0;
+	k = (struct kthread *)p->worker_private;
+	n = BPF_CORE_READ(k, data);
+	if (n)
+		napi_scheduled_id(n, BPF_CORE_READ(n, napi_id));
 	return 0;
 }
 
@@ -259,7 +294,8 @@ static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stam
 	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_FENTRY) {
 		if (!napi_sched_take(skb, stamp, &from))
 			return;
-	} else if (!softirq_take(stamp, &from)) {
+	} else if (!softirq_take(stamp, &from) && !napi_sched_take(skb, stamp, &from)) {
+		/* neither a NET_RX round's nor a NAPI thread's */
 		return;
 	}
 	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE)

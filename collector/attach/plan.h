@@ -109,10 +109,11 @@ struct plan_extra {
 #define PLAN_PROBE_MEM "rxlat_probe_mem"
 #define PLAN_DROP      "rxlat_tp_drop"
 #define PLAN_OOO       "rxlat_tp_tcp_ooo" /* with sock_read: reads held behind ooo data */
-/* napi_wait's fallback: a round of the NET_RX softirq begins and ends */
+/* napi_wait's fallback: a round of the NET_RX softirq begins and ends; a NAPI thread is woken */
 #define PLAN_NAPI_ENTRY "rxlat_wait_entry"
 #define PLAN_NAPI_EXIT	"rxlat_wait_exit"
-extern const struct plan_extra plan_extras[5];
+#define PLAN_NAPI_WAKE	"rxlat_wait_wake"
+extern const struct plan_extra plan_extras[6];
 
 /* ---- hooks_probe.c: what this kernel offers ------------------------ */
 

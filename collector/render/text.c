@@ -258,13 +258,12 @@ static void queue_name(char *q, size_t len, int queue)
  * The NAPI polls of the XDP-stamped queues: how many, stamped packets per poll,
  * polls that used their whole budget, and where they ran; a queue whose
  * polls run in ksoftirqd, or fill their budget, is a queue whose CPU is
- * too busy for it. napi_wait: where it is attached, and the polls that it
- * cannot see (those in a NAPI thread, without trampolines) said once.
+ * too busy for it.
  */
-static void print_polls(FILE *f, const struct rxlat_xdp_row *x, size_t n, const char *wait_attach)
+static void print_polls(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 {
 	int wn = 6, wp = 5, wf = 4, wk = 9, wt = 6, len;
-	bool any = false, threads = false;
+	bool any = false;
 	char q[16];
 	size_t i;
 
@@ -278,7 +277,6 @@ static void print_polls(FILE *f, const struct rxlat_xdp_row *x, size_t n, const 
 		wf = num_width(x[i].polls_full, wf);
 		wk = num_width(x[i].polls_ksoftirqd, wk);
 		wt = num_width(x[i].polls_thread, wt);
-		threads = threads || x[i].polls_thread;
 	}
 	if (!any)
 		return;
@@ -296,14 +294,9 @@ static void print_polls(FILE *f, const struct rxlat_xdp_row *x, size_t n, const 
 			wk, (uint64_t)x[i].polls_ksoftirqd, wt, (uint64_t)x[i].polls_thread,
 			x[i].cpu);
 	}
-	/* the fallback keeps the schedule per CPU, from the NET_RX softirq */
-	if (threads && wait_attach && strstr(wait_attach, "softirq_raise"))
-		fputs("(napi_wait follows the NET_RX softirq without BPF trampolines: the polls "
-		      "under thread ran outside it and have no napi_wait sample)\n",
-		      f);
 }
 
-static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n, const char *wait_attach)
+static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n)
 {
 	int wn = 6, wq = 5, ws = 4, wst = 7, wm = 12, len;
 	char q[16];
@@ -325,7 +318,7 @@ static void print_xdp(FILE *f, const struct rxlat_xdp_row *x, size_t n, const ch
 		fprintf(f, "  %*" PRIu64 "  %*" PRIu64 "  %*" PRIu64 "\n", ws, (uint64_t)x[i].seen,
 			wst, (uint64_t)x[i].stamped, wm, (uint64_t)x[i].meta_refused);
 	}
-	print_polls(f, x, n, wait_attach);
+	print_polls(f, x, n);
 }
 
 /* --drops: one line per (interface, queue, reason), stamp-to-drop times */
@@ -509,7 +502,7 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 		return err;
 	if (r->nxdp) {
 		fputc('\n', f);
-		print_xdp(f, r->xdp, r->nxdp, r->attach[RXLAT_STAGE_NAPI_WAIT]);
+		print_xdp(f, r->xdp, r->nxdp);
 	}
 	if (r->drops_on) {
 		fputc('\n', f);
