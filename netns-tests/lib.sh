@@ -893,9 +893,39 @@ q()	# JQ-PROGRAM [ARGS...]
 	gojq -s "$@" "$T_DIR/rxlat.out"
 }
 
-stage_sum()	# STAGE FIELD: .count, .sources.xdp, ...
+# HOG=(...): a command that runs a SCHED_FIFO busy loop on CPU for
+# SECONDS: BUSY_MS busy, then IDLE_MS asleep (0: never), over and over;
+# every other task of that CPU waits while it is busy (the kernel's RT
+# throttling leaves them 5% of each second). timeout, at a higher
+# priority, ends it, and passes a SIGTERM on. Run it in the background
+# (t_bg hog "${HOG[@]}").
+cpu_hog_cmd()	# CPU SECONDS BUSY_MS IDLE_MS
 {
-	q --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0"
+	# shellcheck disable=SC2034 # for the caller
+	HOG=(taskset -c "$1" chrt -f 20 timeout "$2" chrt -f 10 bash -c '
+		busy=$(($1 * 1000)) idle=$(printf "%d.%03d" $(($2 / 1000)) $(($2 % 1000)))
+		while :; do
+			t=${EPOCHREALTIME/./}
+			while ((${EPOCHREALTIME/./} - t < busy)); do :; done
+			[[ $idle == 0.000 ]] || sleep "$idle"
+		done' cpu_hog "$3" "$4")
+}
+
+# The PIDs of the NAPI threads of interface IF (threaded NAPI:
+# "napi/IF-ID", the name cut at 15 characters).
+napi_threads()	# IF
+{
+	local want="napi/$1-" pid comm
+	want=${want:0:15}
+	while read -r pid comm; do
+		[[ $comm == "$want"* ]] && echo "$pid"
+	done < <(ps -e -o pid=,comm=)
+}
+
+stage_sum()	# STAGE FIELD [FILE]: FIELD .count, .sources.xdp, ...; FILE the reports
+{
+	gojq -s --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0" \
+		"${3:-$T_DIR/rxlat.out}"
 }
 
 # COUNT UDP datagrams over 8 flows, port $PORT, from FROM-NS's end of the

@@ -8,9 +8,8 @@
 # rxlat-meta-probe's count of napi:napi_poll events that took packets. A
 # known wait (the probe busy-waits at the entry of every NET_RX softirq)
 # moves napi_wait's mean by that much and leaves ip_rcv's alone. Threaded
-# NAPI: measured to the poll in the instance's thread where the schedule is
-# seen per instance (fentry), no sample where it is seen per CPU (the
-# fallback: the thread runs outside any NET_RX round).
+# NAPI: measured to the poll in the instance's thread in both sets (fentry:
+# the instance's schedule; the fallback: the wake-up of its thread).
 #
 # On the host (no BPF trampolines) this proves the fallback set, under QEMU
 # (make vmtest) the fentry set.
@@ -32,12 +31,6 @@ else
 fi
 
 need() { need_rxlat && require_file build "$PROBE" "run 'make test-binaries'"; }
-
-# sum of FIELD over napi_wait's series in the reports of FILE
-wait_sum()	# FILE FIELD
-{
-	gojq -s "[.[].series[] | select(.stage == \"napi_wait\") | $2] | add // 0" "$1"
-}
 
 # "Q:SUM,..." of napi_wait's samples per queue, in queue order
 wait_per_queue()	# FILE
@@ -69,15 +62,17 @@ xdp_line()	# FILE
 		| "\(map(.polls) | add // 0)/\(map(.stamped) | add // 0)/\(map(.polls_ksoftirqd) | add // 0)"' "$1"
 }
 
-# COUNT datagrams, one flow (one queue), paced at PPS, all received
+# COUNT datagrams, one flow (one queue), paced at PPS, all received; the
+# sender and the receiver under PIN (taskset -c CPU), if set
+PIN=()
 send_paced()	# COUNT
 {
 	local pid
-	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$1" --timeout 60
+	t_bg recv in_ns "$NS_B" "${PIN[@]}" "$PKTGEN" recv --port "$PORT" --count "$1" --timeout 60
 	pid=$BG_PID
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$pid" ||
 		t_abort receiver "rxlat-pktgen recv did not start: $(tail -n 1 "$T_DIR/recv.err")"
-	assert_cmd send in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+	assert_cmd send in_ns "$NS_A" "${PIN[@]}" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
 		--src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" --count "$1" --flows 1 --pps "$PPS"
 	t_wait_pid "$pid" 60
 	assert_eq recv "received $1 valid $1 invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
@@ -115,13 +110,13 @@ polls()
 	else
 		assert_eq attach tp_btf:softirq_raise "$(attach_of_wait)"
 	fi
-	assert_ge samples 1 "$(wait_sum "$T_DIR/rxlat.out" .count)" "napi_wait samples"
+	assert_ge samples 1 "$(stage_sum napi_wait .count)" "napi_wait samples"
 	assert_eq per_queue_vs_polls "$(polls_per_queue "$T_DIR/rxlat.out")" \
 		"$(wait_per_queue "$T_DIR/rxlat.out")" "napi_wait samples vs rxlat's polls, per queue"
 	assert_eq per_queue_vs_probe "$probe_polls" "$(wait_per_queue "$T_DIR/rxlat.out")" \
 		"napi_wait samples vs napi:napi_poll events, per queue"
-	assert_eq from_xdp "$(wait_sum "$T_DIR/rxlat.out" .count)" \
-		"$(wait_sum "$T_DIR/rxlat.out" .sources.xdp)" "napi_wait samples from XDP stamps"
+	assert_eq from_xdp "$(stage_sum napi_wait .count)" \
+		"$(stage_sum napi_wait .sources.xdp)" "napi_wait samples from XDP stamps"
 	assert_eq ip_rcv_count "$N" "$(stage_sum ip_rcv .count)"
 }
 
@@ -151,8 +146,8 @@ delay()
 	i0=$(stage_mean "$T_DIR/base.json" ip_rcv) i1=$(stage_mean "$T_DIR/delayed.json" ip_rcv)
 	log "mean ns: napi_wait $w0 -> $w1, ip_rcv $i0 -> $i1 (wait added: $d ns on average, $DELAY_US us asked)"
 	log "polls, stamped, in ksoftirqd: $(xdp_line "$T_DIR/base.json") -> $(xdp_line "$T_DIR/delayed.json")"
-	assert_eq base_samples "$N" "$(wait_sum "$T_DIR/base.json" .count)" "napi_wait samples before"
-	assert_eq delayed_samples "$N" "$(wait_sum "$T_DIR/delayed.json" .count)" \
+	assert_eq base_samples "$N" "$(stage_sum napi_wait .count "$T_DIR/base.json")" "napi_wait samples before"
+	assert_eq delayed_samples "$N" "$(stage_sum napi_wait .count "$T_DIR/delayed.json")" \
 		"napi_wait samples with the wait"
 	assert_ge wait_moved $((d * 9 / 10)) $((w1 - w0)) "napi_wait mean moved by"
 	assert_le wait_moved_at_most $((d * 11 / 10 + 2000)) $((w1 - w0)) "napi_wait mean moved by"
@@ -234,20 +229,82 @@ threaded()
 	assert_ge polls 1 "$polls" "polls of $IF_B"
 	assert_eq polls_thread "$polls" "$(gojq -s '[.[].xdp[].polls_thread] | add // 0' "$T_DIR/rxlat.out")" \
 		"polls in the NAPI thread"
-	if [[ -n ${RXLAT_VM:-} ]]; then
-		# the schedule per instance: the wait to the poll in its thread
-		assert_eq per_queue_vs_polls "$(polls_per_queue "$T_DIR/rxlat.out")" \
-			"$(wait_per_queue "$T_DIR/rxlat.out")" "napi_wait samples vs polls, per queue"
-	else
-		assert_eq no_samples 0 "$(wait_sum "$T_DIR/rxlat.out" .count)" \
-			"napi_wait samples of threaded polls without trampolines"
-	fi
+	# the schedule per instance: the wait to the poll in its thread
+	assert_eq per_queue_vs_polls "$(polls_per_queue "$T_DIR/rxlat.out")" \
+		"$(wait_per_queue "$T_DIR/rxlat.out")" "napi_wait samples vs polls, per queue"
 	assert_eq ip_rcv_count "$N" "$(stage_sum ip_rcv .count)"
+}
+
+# napi_wait's p99 over the reports of FILE: the upper bound (le_ns) of
+# the bucket that holds it, its buckets merged over reports and queues
+wait_p99()	# FILE
+{
+	gojq -s '[.[].series[] | select(.stage == "napi_wait") | .buckets[]]
+		| group_by(.le_ns | tostring) | map({le: .[0].le_ns, n: (map(.count) | add)})
+		| sort_by(.le | if type == "number" then . else infinite end)
+		| (map(.n) | add // 0) as $t | if $t == 0 then 0 else
+		  first(foreach .[] as $b (0; . + $b.n; select(. >= 0.99 * $t) | $b.le)) end' "$1"
+}
+
+# A SCHED_FIFO hog on the CPU of the receiving queue's NAPI thread, the
+# sender and receiver on another: the thread waits behind the hog, and
+# napi_wait's p99 rises with it (at least 10 ms and ten times the p99
+# before); with the hog gone, it falls back (under a tenth). Threaded NAPI,
+# because on a veth the NET_RX softirq runs in the sender, which the hog
+# would stop as well, and since Linux 6.5 a softirq raised by an interrupt
+# runs at its exit even on a busy CPU: a NAPI thread is a task like any
+# other, as ksoftirqd is.
+hog()
+{
+	local t n=100 threads=() p0 p1 p2 lines pid
+	need || return 1
+	require_cmd tools taskset || return 1
+	require_cmd tools chrt || return 1
+	(($(nproc) >= 2)) || {
+		skip two_cpus "one CPU here: the hog would stop the sender as well"
+		return 0
+	}
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_rxlat -i "$IF_B" --per-queue --stages +napi_wait || return 1
+	ns_sysfs_write "$NS_B" "/sys/class/net/$IF_B/threaded" 1
+	mapfile -t threads < <(napi_threads "$IF_B")
+	assert_ge napi_threads 1 "${#threads[@]}" "NAPI threads of $IF_B" || return 1
+	for t in "${threads[@]}"; do
+		assert_cmd pin taskset -pc 1 "$t" || return 1
+	done
+	PIN=(taskset -c 0)
+	part()	# NAME: N datagrams, their reports in $T_DIR/NAME.json
+	{
+		lines=$(wc -l <"$T_DIR/rxlat.out")
+		send_paced "$n"
+		sleep 1.2 # every sample in a finished report
+		tail -n +"$((lines + 1))" "$T_DIR/rxlat.out" >"$T_DIR/$1.json"
+	}
+	part before
+	cpu_hog_cmd 1 4 1000 0
+	t_bg hog "${HOG[@]}"
+	pid=$BG_PID
+	sleep 0.3
+	part hogged
+	t_wait_pid "$pid" 10
+	part after
+	stop_rxlat || return 1
+	p0=$(wait_p99 "$T_DIR/before.json") p1=$(wait_p99 "$T_DIR/hogged.json") p2=$(wait_p99 "$T_DIR/after.json")
+	log "napi_wait p99 (bucket bound, ns): $p0 before, $p1 with the hog, $p2 after;" \
+		"polls/stamped/ksoftirqd $(xdp_line "$T_DIR/hogged.json") with the hog"
+	assert_eq hogged_in_thread "$(gojq -s '[.[].xdp[].polls] | add // 0' "$T_DIR/hogged.json")" \
+		"$(gojq -s '[.[].xdp[].polls_thread] | add // 0' "$T_DIR/hogged.json")" "polls in the thread"
+	assert_ge hogged_samples 1 "$(stage_sum napi_wait .count "$T_DIR/hogged.json")" "napi_wait samples"
+	assert_ge hogged_p99 10000000 "$p1" "napi_wait p99 with the hog, ns"
+	assert_ge hogged_p99_vs_before $((p0 * 10)) "$p1" "napi_wait p99 with the hog, ns"
+	assert_le after_p99 $((p1 / 10)) "$p2" "napi_wait p99 with the hog gone, ns"
+	assert_eq ip_rcv_count $((3 * n)) "$(stage_sum ip_rcv .count)"
 }
 
 suite_begin
 run_test napi_wait.polls polls
 run_test napi_wait.delay one_vm_kernel 6.12 delay
 run_test napi_wait.threaded one_vm_kernel 6.1 threaded
+run_test napi_wait.hog hog
 run_test napi_wait.from_schedule one_vm_kernel 6.1 from_schedule
 suite_end
