@@ -25,7 +25,7 @@ def dur: if . == null then "-" elif . >= 1e9 then "\(. / 1e9 | sig) s"
 	elif . >= 1e6 then "\(. / 1e6 | sig) ms" elif . >= 1e3 then "\(. / 1e3 | sig) us"
 	else "\(round) ns" end;
 def k: if . >= 10000 then "\(. / 1000 | round)k" else tostring end;
-def stages: ["ip_rcv", "tcp_do_rcv", "tcp_data_queue", "udp_queue_rcv", "sock_read"];
+def stages: ["napi_wait", "ip_rcv", "tcp_do_rcv", "tcp_data_queue", "udp_queue_rcv", "sock_read"];
 def rank: [(.pod | if . == "host" then 0 elif . == "pod-web" then 1 else 2 end),
 	(.stage as $s | stages | index($s)), .queue];
 
@@ -42,7 +42,10 @@ def live:
 	+ ([$s[] | select(.stage == "ip_rcv" and .netns)] | group_by(pod) | sort_by(.[0] | {pod: pod} | rank)
 		| map("  \(.[0] | pod) \(map(.count) | add | k) at its ip_rcv, p99 \(map(.buckets[]) | merged | pct(0.99) | dur)")
 		| add // "  nothing in a pod yet")
-	+ "  dropped in the host \($dr | k)";
+	+ "  dropped in the host \($dr | k)"
+	+ ([$s[] | select(.stage == "napi_wait" and .count > 0)] | group_by(.queue)
+		| map({q: .[0].queue, p: (map(.buckets[]) | merged | pct(0.99))}) | max_by(.p)
+		| if . then "  longest wait before the stamp: h0 queue \(.q), p99 \(.p | dur)" else "" end);
 
 def lpad($w): tostring | (" " * ([$w - length, 0] | max)) + .;
 def rpad($w): tostring | . + (" " * ([$w - length, 0] | max));
@@ -91,12 +94,33 @@ def pod_summary($rows):
 			| if length > 0 then "it also carries \(join(", ")), in the same CPU's backlog"
 			else "a queue standing out is one CPU's backlog" end));
 
+# napi_wait per h0 queue, the CPUs that polled it, and the queue that
+# waited longest, beside the CPU the demo's hog ran on ($hog_cpu, "" if none)
+def wait_summary($rows; $xdp):
+	[$rows[] | select(.stage == "napi_wait" and .n > 0)] | group_by(.queue)
+	| map({queue: .[0].queue, n: (map(.n) | add), b: (map(.b[]) | merged)}) as $w
+	| select(($w | length) > 0)
+	| ($xdp | map(select(.ifname == "h0" and .polls > 0)) | group_by(.queue)
+		| map({key: (.[0].queue | tostring), value: (map(.poll_cpu) | unique)}) | from_entries) as $cpu
+	| "  the wait before the stamp (napi_wait: from the schedule of an h0 queue to its poll), per queue:",
+	($w[] | "    queue \(.queue): p50 \(.b | pct(0.5) | dur), p99 \(.b | pct(0.99) | dur), \(.n | k) polls measured"
+		+ " on CPU \($cpu[.queue | tostring] // [] | map(tostring) | join(", "))"),
+	($w | select(length > 1) | max_by(.b | pct(0.99)) as $l
+		| ([$w[] | select(.queue != $l.queue) | .b | pct(0.99)] | max) as $next
+		| select(($l.b | pct(0.99)) >= 4 * $next)
+		| "    queue \($l.queue) waited longest, p99 \($l.b | pct(0.99) | dur) against \($next | dur) at most"
+		+ " elsewhere: its polls ran on CPU \($cpu[$l.queue | tostring] // [] | map(tostring) | join(", "))"
+		+ (if $hog_cpu != "" and (($cpu[$l.queue | tostring] // []) | index($hog_cpu | tonumber))
+			then ", where the demo's SCHED_FIFO hog ran" else "" end)
+		+ "; look for what else runs there (docs/output.md, \"napi polls\")");
+
 def summary:
 	[.[] | select(.series)] as $r | [$r[].series[]] | rows as $rows
 	| [$r[].drops[]?] as $drops
 	| table($rows),
 	"",
 	"demo: summary",
+	wait_summary($rows; [$r[].xdp[]?]),
 	($rows | map(select(.pod != "host")) | group_by(.pod) | sort_by(.[0] | rank) | .[]
 		| pod_summary($rows)),
 	($drops | select(length > 0) | "  the host dropped \(map(.count) | add) packets from h0"

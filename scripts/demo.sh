@@ -9,9 +9,14 @@
 # queues of its own. rxlat runs in "host", stamps h0 in XDP and follows
 # the packets into the pods (--per-queue --by cgroup), for DEMO_SECONDS
 # (default 10); the host's firewall drops UDP to pod-dns above a rate
-# (--drops). The demo prints rxlat's start-up lines, one line per report,
-# a table of the whole run per pod, stage and queue, and a summary; it
-# leaves nothing behind on any exit path.
+# (--drops). h0's queues are polled in NAPI threads (threaded NAPI), each
+# pod's on the other pod's CPU, and rxlat measures the wait before the
+# stamp (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
+# CPU of pod-dns's queues 20 ms in every 50, as a real-time task on a
+# queue's interrupt CPU would. The
+# demo prints rxlat's start-up lines, one line per report, a table of the
+# whole run per pod, stage and queue, and a summary that points at the
+# queue that waited; it leaves nothing behind on any exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
@@ -25,7 +30,7 @@ if [[ $EUID -ne 0 ]]; then
 	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
 	exit 1
 fi
-for c in ip nsenter iperf3 gojq "$RXLAT"; do
+for c in ip nsenter iperf3 gojq taskset chrt "$RXLAT"; do
 	command -v "$c" >/dev/null || { echo "error: $c not found: run 'make deps all'" >&2; exit 1; }
 done
 
@@ -35,6 +40,7 @@ PREFIX="rxlat-demo$$"
 NETNS=() PIDS=() CGROUPS=() TMP=
 NS_outside='' NS_host='' # set by ns
 CPU_web=() CPU_dns=() # set by setup
+HOG_CPU='' # the CPU of the hog, if there is one
 cleanup()
 {
 	local p ns d i
@@ -161,6 +167,28 @@ setup()
 
 echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
 echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
+# threaded NAPI on h0 (it has NAPI instances once rxlat's XDP program is
+# on): its threads, made now and told from another demo's by that, pinned
+# each to the CPU its queue's sender does not run on (queues 0-1 to CPU 1,
+# 2-3 to CPU 0), so that a hog on one CPU stops a queue's polls, not the
+# sender that fills it
+napi_threads_pinned()
+{
+	local before after mine t i=0
+	mapfile -t before < <(napi_threads h0)
+	ns_sysfs_write "$NS_host" /sys/class/net/h0/threaded 1 || return 1
+	mapfile -t after < <(napi_threads h0)
+	# napi/h0-ID: the IDs count up in queue order
+	mapfile -t mine < <(for t in "${after[@]}"; do
+		[[ " ${before[*]} " == *" $t "* ]] || echo "$(ps -o comm= -p "$t") $t"
+	done | sort -t- -k2 -n | cut -d' ' -f2)
+	((${#mine[@]} == 4)) || return 1
+	for t in "${mine[@]}"; do
+		taskset -pc $((i < 2 ? 1 : 0)) "$t" >/dev/null || return 1
+		i=$((i + 1))
+	done
+}
+
 echo "demo: read ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding."
 setup || { echo "error: cannot build the demo's namespaces" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
@@ -168,10 +196,11 @@ TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
 : >"$TMP/err"
 # h0 is a veth standing in for the host's NIC: on a NIC rxlat stamps in XDP
 # by itself, on a veth it would pick tc, whose stamps do not reach the pods
-args=(-i h0 --xdp-mode native --per-queue --by cgroup --drops -o json -r "$INTERVAL" -d "$SECONDS_RUN")
+args=(-i h0 --xdp-mode native --per-queue --by cgroup --drops --stages +napi_wait -o json
+	-r "$INTERVAL" -d "$SECONDS_RUN")
 echo "demo: in the host: rxlat ${args[*]}"
 nsenter --net="/run/netns/$NS_host" -- "$RXLAT" "${args[@]}" \
-	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live -f "$JQ") \
+	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live --arg hog_cpu '' -f "$JQ") \
 	2> >(tee "$TMP/err" >&2) &
 PIDS+=($!)
 RX=$!
@@ -180,6 +209,16 @@ for ((i = 0; i < 100; i++)); do
 	kill -0 "$RX" 2>/dev/null || exit 1
 	sleep 0.1
 done
+hog=$((SECONDS_RUN - 6))
+if (($(nproc) < 2)); then
+	echo "demo: one CPU here: no hog (it would stop the senders too)"
+elif ! napi_threads_pinned; then
+	echo "demo: h0's NAPI threads could not be pinned: no hog"
+elif ((hog < 2)); then
+	echo "demo: no hog in a run under 8 s (DEMO_SECONDS)"
+else
+	HOG_CPU=0
+fi
 
 # pod-web: 2 TCP streams; pod-dns: 2 UDP streams of 200-byte datagrams,
 # 12500 a second in all. Two flows each: each pod on one or two of h0's
@@ -193,6 +232,13 @@ PIDS+=($!)
 in_ns "$NS_outside" "${CPU_dns[@]}" iperf3 -c 10.77.2.2 -p 5201 -u -b 10M -l 200 -t "$t" -P 2 >/dev/null 2>&1 &
 PIDS+=($!)
 
+if [[ -n $HOG_CPU ]]; then
+	sleep 3
+	echo "demo: a SCHED_FIFO busy loop on CPU $HOG_CPU for $hog s, 20 ms in every 50: h0 queues 2-3's NAPI threads (pod-dns) wait behind it"
+	cpu_hog_cmd "$HOG_CPU" "$hog" 20 30
+	"${HOG[@]}" &
+	PIDS+=($!)
+fi
 wait "$RX"
 # the live lines' pipe drains once rxlat's last report is in
 for ((i = 0; i < 20; i++)); do
@@ -200,4 +246,4 @@ for ((i = 0; i < 20; i++)); do
 	sleep 0.1
 done
 sleep 0.2
-gojq -r -s --arg prefix "$PREFIX" --arg mode end -f "$JQ" "$TMP/report.json"
+gojq -r -s --arg prefix "$PREFIX" --arg mode end --arg hog_cpu "$HOG_CPU" -f "$JQ" "$TMP/report.json"
