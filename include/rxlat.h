@@ -216,7 +216,11 @@ enum {
  * poll has no known schedule is counted under source none.
  */
 enum rxlat_from { RXLAT_FROM_STAMP = 0, RXLAT_FROM_SCHEDULE };
-#define RXLAT_FROM_NAME(f) ((f) == RXLAT_FROM_SCHEDULE ? "schedule" : "stamp")
+/* their names, in --from's choices and every output */
+#define RXLAT_FROM_NAMES [RXLAT_FROM_STAMP] = "stamp", [RXLAT_FROM_SCHEDULE] = "schedule"
+#define RXLAT_FROM_NAME(f)                                                                         \
+	((unsigned int)(f) <= RXLAT_FROM_SCHEDULE ? ((const char *const[]){ RXLAT_FROM_NAMES })[f] \
+						  : "?")
 /* the slots of rxlat_poll_from (napi_wait.bpf.h): a power of two */
 #define RXLAT_POLL_FROM_SLOTS (1u << 14)
 

@@ -87,9 +87,7 @@ OPTION(STAGES, "", "stages", STRING(parse_stages), .metavar = "LIST",
 	      "A list that begins with + adds its stages to the default ones (--stages\n"
 	      "+napi_wait). napi_wait is read at ip_rcv, and needs that stage.\n")
 
-OPTION(FROM, "", "from",
-       CHOICE(bpf.from, [RXLAT_FROM_STAMP] = "stamp", [RXLAT_FROM_SCHEDULE] = "schedule"),
-       .def = RXLAT_FROM_STAMP,
+OPTION(FROM, "", "from", CHOICE(bpf.from, RXLAT_FROM_NAMES), .def = RXLAT_FROM_STAMP,
        .help = "where the stages after the stamp start: stamp (default) or schedule, the "
 	       "schedule of the packet's poll (the time since the interrupt; adds napi_wait)",
        .man = ".B stamp\n"

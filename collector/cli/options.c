@@ -508,22 +508,16 @@ static int check_raw(int argc, char **argv)
 
 /*
  * --from schedule starts the stages at napi_wait's start: it adds that
- * stage, and needs what napi_wait needs (ip_rcv, the XDP stamper) and one
- * stamp per poll, by which the stages find the poll's schedule. 0 or -1 said.
+ * stage (check_napi_wait() then wants ip_rcv), and needs the XDP stamper
+ * and one stamp per poll, by which the stages find the poll's schedule. 0 or -1 said.
  */
-static int check_from(const struct cli *c, struct rxlat_config *cfg)
+static int check_from(struct rxlat_config *cfg)
 {
-	const char *from = opt(OPT_FROM), *wait = rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT];
+	const char *from = opt(OPT_FROM);
 
 	if (cfg->bpf.from != RXLAT_FROM_SCHEDULE)
 		return 0;
 	cfg->stages[RXLAT_STAGE_NAPI_WAIT] = true;
-	if (!cfg->stages[RXLAT_STAGE_IP_RCV]) {
-		rxlat_err("%s schedule: the schedule (stage %s) is read at %s; add it to %s '%s'",
-			  from, wait, rxlat_stage_names[RXLAT_STAGE_IP_RCV], opt(OPT_STAGES),
-			  c->arg[OPT_STAGES].s->sval[0]);
-		return -1;
-	}
 	if (cfg->tc) {
 		rxlat_err(
 		    "%s schedule: a tc stamp carries no poll, and so no schedule; leave out %s",
@@ -537,6 +531,25 @@ static int check_from(const struct cli *c, struct rxlat_config *cfg)
 		return -1;
 	}
 	return 0;
+}
+
+/* napi_wait, named in --stages or added by --from schedule, is read at ip_rcv. */
+static int check_napi_wait(const struct cli *c, const struct rxlat_config *cfg)
+{
+	const char *wait = rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
+		   *ip = rxlat_stage_names[RXLAT_STAGE_IP_RCV], *list;
+
+	if (!cfg->stages[RXLAT_STAGE_NAPI_WAIT] || cfg->stages[RXLAT_STAGE_IP_RCV])
+		return 0;
+	/* ip_rcv is a default stage: only --stages (given once) leaves it out */
+	list = c->arg[OPT_STAGES].s->sval[0];
+	if (cfg->bpf.from == RXLAT_FROM_SCHEDULE)
+		rxlat_err("%s schedule: the schedule (stage %s) is read at %s; add it to %s '%s'",
+			  opt(OPT_FROM), wait, ip, opt(OPT_STAGES), list);
+	else
+		rxlat_err("%s '%s': stage %s is read at %s; add it, as in %s %s,%s",
+			  opt(OPT_STAGES), list, wait, ip, opt(OPT_STAGES), wait, ip);
+	return -1;
 }
 
 int options_parse(int argc, char **argv, struct rxlat_config *cfg)
@@ -565,7 +578,8 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg)
 		goto out;
 	}
 	if (set_values(&c, cfg) || check_together(&c, cfg) || fit_groups(&c, cfg) ||
-	    parse_values(&c, cfg) || check_applies(&c, cfg) || check_from(&c, cfg))
+	    parse_values(&c, cfg) || check_applies(&c, cfg) || check_from(cfg) ||
+	    check_napi_wait(&c, cfg))
 		goto out;
 	cfg->bpf.slow_cost_ns = 1000000000ull / cfg->slow_rate;
 	cfg->xdp_forced = given(&c, OPT_XDP_MODE) > 0;

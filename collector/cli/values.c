@@ -87,14 +87,6 @@ int parse_stages(const char *list, struct rxlat_config *cfg)
 			  list, opt(OPT_LIST_STAGES));
 		return -1;
 	}
-	if (cfg->stages[RXLAT_STAGE_NAPI_WAIT] && !cfg->stages[RXLAT_STAGE_IP_RCV]) {
-		rxlat_err("%s '%s': stage %s is read at %s; add it, as in %s %s,%s",
-			  opt(OPT_STAGES), list, rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
-			  rxlat_stage_names[RXLAT_STAGE_IP_RCV], opt(OPT_STAGES),
-			  rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
-			  rxlat_stage_names[RXLAT_STAGE_IP_RCV]);
-		return -1;
-	}
 	return 0;
 }
 
