@@ -108,7 +108,7 @@ polls()
 	if [[ -n ${RXLAT_VM:-} ]]; then
 		assert_eq attach fentry:__napi_schedule,__napi_schedule_irqoff "$(attach_of_wait)"
 	else
-		assert_eq attach tp_btf:softirq_raise "$(attach_of_wait)"
+		assert_eq attach tp_btf:softirq_raise,sched_waking "$(attach_of_wait)"
 	fi
 	assert_ge samples 1 "$(stage_sum napi_wait .count)" "napi_wait samples"
 	assert_eq per_queue_vs_polls "$(polls_per_queue "$T_DIR/rxlat.out")" \

@@ -174,7 +174,7 @@ static void test_host(void)
 	char why[320];
 
 	CHECK_U64("plan_decide", plan_decide(&cfg, &k, &plan, &info), 0);
-	expect_stage(&info, RXLAT_STAGE_NAPI_WAIT, "tp_btf:softirq_raise",
+	expect_stage(&info, RXLAT_STAGE_NAPI_WAIT, "tp_btf:softirq_raise,sched_waking",
 		     refused(RXLAT_STAGE_NAPI_WAIT, 0));
 	expect_cover(&info, RXLAT_STAGE_NAPI_WAIT, "tcp,udp");
 	expect_stage(&info, RXLAT_STAGE_IP_RCV, "tp_btf:netif_receive_skb",

@@ -679,7 +679,7 @@ static void test_text_napi_wait_threads(void)
 	char *got;
 
 	for (int i = 0; i < 3; i++) {
-		static const char *const how[3] = { "tp_btf:softirq_raise",
+		static const char *const how[3] = { "tp_btf:softirq_raise,sched_waking",
 						    "fentry:__napi_schedule,__napi_schedule_irqoff",
 						    NULL };
 		const char *after;

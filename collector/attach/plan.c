@@ -205,7 +205,9 @@ static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *in
 		snprintf(buf, len, "%s", c);
 		info->attach[s] = buf;
 	} else if (p == P_FALLBACK) {
-		snprintf(buf, len, "%s%s%s", c, sep, d->fallback);
+		/* napi_wait's fallback: the raise, and a NAPI thread's wake-up (PLAN_NAPI_WAKE) */
+		snprintf(buf, len, "%s%s%s%s", c, sep, d->fallback,
+			 s == RXLAT_STAGE_NAPI_WAIT ? ",sched_waking" : "");
 		info->attach[s] = buf;
 	} else {
 		info->attach[s] = NULL;
