@@ -305,6 +305,6 @@ suite_begin
 run_test napi_wait.polls polls
 run_test napi_wait.delay one_vm_kernel 6.12 delay
 run_test napi_wait.threaded one_vm_kernel 6.1 threaded
-run_test napi_wait.hog hog
+run_test napi_wait.hog one_vm_kernel 6.1 hog
 run_test napi_wait.from_schedule one_vm_kernel 6.1 from_schedule
 suite_end
