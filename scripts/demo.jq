@@ -113,7 +113,7 @@ def wait_summary($rows; $xdp):
 		+ " elsewhere: its polls ran on CPU \($cpu[$l.queue | tostring] // [] | map(tostring) | join(", "))"
 		+ (if $hog_cpu != "" and (($cpu[$l.queue | tostring] // []) | index($hog_cpu | tonumber))
 			then ", where the demo's SCHED_FIFO hog ran" else "" end)
-		+ "; look for what else runs there (docs/output.md, \"napi polls\")" end);
+		+ "; look for what else runs there (docs/output.md, \"NAPI polls\")" end);
 
 def summary:
 	[.[] | select(.series)] as $r | [$r[].series[]] | rows as $rows
