@@ -32,7 +32,8 @@ def rank: [(.pod | if . == "host" then 0 elif . == "pod-web" then 1 else 2 end),
 # series of several reports, one row per pod, stage and queue
 def rows: group_by([pod, .stage, .queue]) | map({pod: (.[0] | pod), stage: .[0].stage,
 	queue: .[0].queue, container: .[0].container, cgroup: .[0].cgroup,
-	n: (map(.count) | add), b: (map(.buckets[]) | merged)}) | sort_by(rank);
+	n: (map(.count) | add), max: (map(.max_ns // 0) | max), b: (map(.buckets[]) | merged)})
+	| sort_by(rank);
 
 # one line per report: what went where in its interval
 def live:
@@ -43,9 +44,8 @@ def live:
 		| map("  \(.[0] | pod) \(map(.count) | add | k) at its ip_rcv, p99 \(map(.buckets[]) | merged | pct(0.99) | dur)")
 		| add // "  nothing in a pod yet")
 	+ "  dropped in the host \($dr | k)"
-	+ ([$s[] | select(.stage == "napi_wait" and .count > 0)] | group_by(.queue)
-		| map({q: .[0].queue, p: (map(.buckets[]) | merged | pct(0.99))}) | max_by(.p)
-		| if . then "  longest wait before the stamp: h0 queue \(.q), p99 \(.p | dur)" else "" end);
+	+ ([$s[] | select(.stage == "napi_wait" and .count > 0)] | max_by(.max_ns)
+		| if . then "  longest wait before the stamp: \(.max_ns | dur), h0 queue \(.queue)" else "" end);
 
 def lpad($w): tostring | (" " * ([$w - length, 0] | max)) + .;
 def rpad($w): tostring | . + (" " * ([$w - length, 0] | max));
@@ -94,25 +94,29 @@ def pod_summary($rows):
 			| if length > 0 then "it also carries \(join(", ")), in the same CPU's backlog"
 			else "a queue standing out is one CPU's backlog" end));
 
-# napi_wait per h0 queue, the CPUs that polled it, and the queue that
+# napi_wait per h0 queue, the CPUs that polled it, and the queues that
 # waited longest, beside the CPU the demo's hog ran on ($hog_cpu, "" if none)
 def wait_summary($rows; $xdp):
 	[$rows[] | select(.stage == "napi_wait" and .n > 0)] | group_by(.queue)
-	| map({queue: .[0].queue, n: (map(.n) | add), b: (map(.b[]) | merged)}) as $w
+	| map({queue: .[0].queue, n: (map(.n) | add), max: (map(.max) | max), b: (map(.b[]) | merged)}) as $w
 	| select(($w | length) > 0)
 	| ($xdp | map(select(.ifname == "h0" and .polls > 0)) | group_by(.queue)
 		| map({key: (.[0].queue | tostring), value: (map(.poll_cpu) | unique)}) | from_entries) as $cpu
 	| "  the wait before the stamp (napi_wait: from the schedule of an h0 queue to its poll), per queue:",
-	($w[] | "    queue \(.queue): p50 \(.b | pct(0.5) | dur), p99 \(.b | pct(0.99) | dur), \(.n | k) polls measured"
+	($w[] | "    queue \(.queue): p50 \(.b | pct(0.5) | dur), p99 \(.b | pct(0.99) | dur), max \(.max | dur), \(.n | k) polls measured"
 		+ " on CPU \($cpu[.queue | tostring] // [] | map(tostring) | join(", "))"),
-	($w | select(length > 1) | max_by(.b | pct(0.99)) as $l
-		| ([$w[] | select(.queue != $l.queue) | .b | pct(0.99)] | max) as $next
-		| if ($l.b | pct(0.99)) < 4 * $next then
-			"    no single queue's wait stood out (the longest p99 under 4x the next queue's)"
-		else "    queue \($l.queue) waited longest, p99 \($l.b | pct(0.99) | dur) against \($next | dur) at most"
-		+ " elsewhere: its polls ran on CPU \($cpu[$l.queue | tostring] // [] | map(tostring) | join(", "))"
-		+ (if $hog_cpu != "" and (($cpu[$l.queue | tostring] // []) | index($hog_cpu | tonumber))
-			then ", where the demo's SCHED_FIFO hog ran" else "" end)
+	# the queues above the first gap of 4x or more in their longest wait, from
+	# the longest down (a stalled queue polls seldom: its p99 can miss the stall)
+	($w | select(length > 1) | map(. + {p: .max}) | sort_by(-.p) as $s
+		| (first(range(0; ($s | length) - 1) | select($s[.].p >= 4 * $s[. + 1].p)) // null) as $i
+		| if $i == null then
+			"    no queue's wait stood out (no gap of 4x between the queues' longest waits)"
+		else ($s[0:$i + 1]) as $top | ($top | map($cpu[.queue | tostring] // []) | add | unique) as $cpus
+		| "    \($top | map(.queue) | queues) waited longest, up to \($top | map(.p | dur) | join(", "))"
+		+ " against \($s[$i + 1].p | dur) at most elsewhere: \(if ($top | length) > 1 then "their" else "its" end)"
+		+ " polls ran on CPU \($cpus | map(tostring) | join(", "))"
+		+ (if $hog_cpu != "" and ($cpus | index($hog_cpu | tonumber)) then ", where the demo's SCHED_FIFO hog ran"
+			else "" end)
 		+ "; look for what else runs there (docs/output.md, \"NAPI polls\")" end);
 
 def summary:

@@ -12,7 +12,7 @@
 # (--drops). h0's queues are polled in NAPI threads (threaded NAPI), each
 # pod's on the other pod's CPU, and rxlat measures the wait before the
 # stamp (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
-# CPU of pod-dns's queues 20 ms in every 50, as a real-time task on a
+# CPU of pod-dns's queues 40 ms in every 100, as a real-time task on a
 # queue's interrupt CPU would. The
 # demo prints rxlat's start-up lines, one line per report, a table of the
 # whole run per pod, stage and queue, and a summary that points at the
@@ -234,8 +234,8 @@ PIDS+=($!)
 
 if [[ -n $HOG_CPU ]]; then
 	sleep 3
-	echo "demo: a SCHED_FIFO busy loop on CPU $HOG_CPU for $hog s, 20 ms in every 50: h0 queues 2-3's NAPI threads (pod-dns) wait behind it"
-	cpu_hog_cmd "$HOG_CPU" "$hog" 20 30
+	echo "demo: a SCHED_FIFO busy loop on CPU $HOG_CPU for $hog s, 40 ms in every 100: h0 queues 2-3's NAPI threads (pod-dns) wait behind it"
+	cpu_hog_cmd "$HOG_CPU" "$hog" 40 60
 	"${HOG[@]}" &
 	PIDS+=($!)
 fi
