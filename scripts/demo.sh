@@ -30,7 +30,7 @@ if [[ $EUID -ne 0 ]]; then
 	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
 	exit 1
 fi
-for c in ip nsenter iperf3 gojq taskset chrt "$RXLAT"; do
+for c in ip nsenter iperf3 gojq taskset chrt flock "$RXLAT"; do
 	command -v "$c" >/dev/null || { echo "error: $c not found: run 'make deps all'" >&2; exit 1; }
 done
 
@@ -174,10 +174,14 @@ echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its 
 # sender that fills it
 napi_threads_pinned()
 {
-	local before after mine t i=0
+	local before after mine t i=0 lock
+	# another demo's h0 makes napi/h0-* threads too: one demo at a time
+	# here, by a lock on this script (no file of its own to leave behind)
+	exec {lock}<"${BASH_SOURCE[0]}" && flock -w 10 "$lock" || return 1
 	mapfile -t before < <(napi_threads h0)
 	ns_sysfs_write "$NS_host" /sys/class/net/h0/threaded 1 || return 1
 	mapfile -t after < <(napi_threads h0)
+	exec {lock}>&-
 	# napi/h0-ID: the IDs count up in queue order
 	mapfile -t mine < <(for t in "${after[@]}"; do
 		[[ " ${before[*]} " == *" $t "* ]] || echo "$(ps -o comm= -p "$t") $t"
