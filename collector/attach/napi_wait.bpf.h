@@ -58,10 +58,11 @@ struct {
 } rxlat_napi_sched SEC(".maps");
 
 struct rxlat_softirq_round {
-	__u64 raised; /* the first NET_RX raise since the last round began */
-	__u64 round;  /* the raise the running round serves, 0: none or taken */
-	__u8 pending; /* raised is set and no round has begun since */
-	__u8 pad[7];
+	__u64 raised;  /* the first NET_RX raise since the last round began */
+	__u64 round;   /* the raise the running round serves, 0: none or taken */
+	__u8 pending;  /* raised is set and no round has begun since */
+	__u8 in_round; /* a round runs: a poll now is no NAPI thread's */
+	__u8 pad[6];
 };
 
 struct {
@@ -167,6 +168,7 @@ int BPF_PROG(rxlat_wait_entry, unsigned int vec)
 		return 0;
 	r->round = r->pending ? r->raised : 0;
 	r->pending = 0;
+	r->in_round = 1;
 	return 0;
 }
 
@@ -178,8 +180,10 @@ int BPF_PROG(rxlat_wait_exit, unsigned int vec)
 	if (vec != NET_RX_SOFTIRQ)
 		return 0;
 	r = softirq_round();
-	if (r)
+	if (r) {
 		r->round = 0;
+		r->in_round = 0;
+	}
 	return 0;
 }
 
@@ -212,14 +216,20 @@ static __always_inline bool napi_sched_take(const struct sk_buff *skb, __u64 sta
 	return !napi_busy_polled(s->napi);
 }
 
-/* The raise the running NET_RX round serves, taken by this stamp: false if none. */
-static __always_inline bool softirq_take(__u64 stamp, __u64 *from)
+/*
+ * Without trampolines, taken by this stamp: in a NET_RX round, the raise it
+ * serves; outside any (a NAPI thread's poll), the thread's wake-up. False
+ * if none. One table lookup per packet either way.
+ */
+static __always_inline bool softirq_take(const struct sk_buff *skb, __u64 stamp, __u64 *from)
 {
 	struct rxlat_softirq_round *r = softirq_round();
 	__u64 t;
 
 	if (!r)
 		return false;
+	if (!r->in_round)
+		return napi_sched_take(skb, stamp, from);
 	t = r->round;
 	if (!t || t > stamp)
 		return false;
@@ -294,8 +304,7 @@ static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stam
 	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_FENTRY) {
 		if (!napi_sched_take(skb, stamp, &from))
 			return;
-	} else if (!softirq_take(stamp, &from) && !napi_sched_take(skb, stamp, &from)) {
-		/* neither a NET_RX round's nor a NAPI thread's */
+	} else if (!softirq_take(skb, stamp, &from)) {
 		return;
 	}
 	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE)
