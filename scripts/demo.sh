@@ -13,10 +13,10 @@
 # pod's on the other pod's CPU, and rxlat measures the wait before the
 # stamp (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
 # CPU of pod-dns's queues 40 ms in every 100, as a real-time task on a
-# queue's interrupt CPU would. The
-# demo prints rxlat's start-up lines, one line per report, a table of the
-# whole run per pod, stage and queue, and a summary that points at the
-# queue that waited; it leaves nothing behind on any exit path.
+# queue's interrupt CPU would. The demo prints rxlat's start-up lines, one
+# line per report, a table of the whole run per pod, stage and queue, and a
+# summary that points at the queues that waited; it leaves nothing behind
+# on any exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
@@ -165,13 +165,11 @@ setup()
 	fi
 }
 
-echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
-echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
-# threaded NAPI on h0 (it has NAPI instances once rxlat's XDP program is
-# on): its threads, made now and told from another demo's by that, pinned
-# each to the CPU its queue's sender does not run on (queues 0-1 to CPU 1,
-# 2-3 to CPU 0), so that a hog on one CPU stops a queue's polls, not the
-# sender that fills it
+# Threaded NAPI on h0 (it has NAPI instances once rxlat's XDP program is
+# on): its threads, told from another demo's as the ones that came with
+# the write, pinned each to the CPU its queue's sender does not run on
+# (queues 0-1 to CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a
+# queue's polls, not the sender that fills them.
 napi_threads_pinned()
 {
 	local before after mine t i=0 lock
@@ -193,6 +191,8 @@ napi_threads_pinned()
 	done
 }
 
+echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
+echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
 echo "demo: read ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding."
 setup || { echo "error: cannot build the demo's namespaces" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
