@@ -169,7 +169,7 @@ static void free_metrics(struct prom_metrics *m)
 	prom_metrics_free(m);
 }
 
-/* "0.000000071" -> 71: the label's decimal seconds as ns, exactly */
+/* "0.000000064" -> 64: the label's decimal seconds as ns, exactly */
 static __u64 le_ns(const char *s)
 {
 	__u64 ns = 0;

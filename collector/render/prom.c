@@ -141,7 +141,7 @@ static void put_family(struct pbuf *b, const char *name, const char *type, const
 unsigned int prom_nr_buckets(unsigned int per_pow2)
 {
 	/* the underflow, per_pow2 per power of two, +Inf */
-	return 2 + (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * per_pow2;
+	return 2 + RXLAT_HIST_OCTAVES * per_pow2;
 }
 
 /*
