@@ -17,8 +17,9 @@
  * (scripts/hist_bounds.py prints them, in integers only; the unit tests
  * recompute them). Bucket 0 holds 0..bound 0, bucket b in 1..224 holds
  * (bound b-1, bound b], the last one what is above bound 224 (16 s). Past
- * 224 the table is padded for the search: above any ns that reaches it,
- * below 2^63 for its sign trick.
+ * 224 the table is padded to a power of two, so that an index masked for
+ * the verifier stays inside it: above any ns, below 2^63 for the sign
+ * trick of rxlat_hist_bucket().
  */
 #define RXLAT_HIST_TABLE 256
 #define RXLAT_HIST_PAD	 (1ULL << 62)
@@ -55,42 +56,88 @@ static const __u64 rxlat_hist_bounds[RXLAT_HIST_TABLE] = {
 _Static_assert(RXLAT_HIST_LINEAR + 1 <= RXLAT_HIST_TABLE, "the search covers every bound");
 
 /*
- * Bucket of a latency in ns: the number of bounds below it, found by a
- * binary search of 8 steps over the padded table, one load and no branch
- * each (v > c written as (c - v) >> 63, both below 2^63), the index masked
- * so that the verifier sees every load inside the table. No loop and no
- * __builtin_clzll (Debian's clang crashes on it in the BPF backend).
+ * The bucket of a value's 64th of a power of two, from below: see
+ * rxlat_hist_bucket(). Entry k is 8 + ceil(8 * log2((64 + k) / 1e9)) + 184
+ * (scripts/hist_bounds.py).
+ */
+/* clang-format off */
+static const __u8 rxlat_hist_guess[64] = {
+	1, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 6, 6, 6,
+	6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9,
+	9, 9,
+};
+/* clang-format on */
+
+/*
+ * A table index for BPF: hidden from the optimiser, then masked by the
+ * caller. Else clang proves the mask redundant and drops it, after which
+ * 6.1's verifier no longer bounds the index.
+ */
+#ifdef __BPF__
+#define RXLAT_HIST_HIDE(x) __asm__ __volatile__("" : "+r"(x))
+#else
+#define RXLAT_HIST_HIDE(x) ((void)0)
+#endif
+
+/*
+ * Bucket of a latency in ns. For an integer ns, bucket b = ceil(8 *
+ * log2(ns / 1e9)) + 192 exactly (ns <= floor(r) is ns <= r): with lg =
+ * floor(log2(ns)) and k the 6 bits after the leading one, the bucket of
+ * the lowest value of that 64th of a power of two is 8 * lg + a table's
+ * entry for k, and a 64th is narrower than a bucket (8 * log2(65/64) <
+ * 1), so the bucket is that one or the next: one compare with its upper
+ * bound tells. Two loads, no loop, no branch.
+ *
+ * The log2 is a five-step binary search, each step's v > c written as
+ * (c - v) >> 63 (v < 2^63); no __builtin_clzll, on which Debian's clang
+ * crashes in the BPF backend. ns is doubled first so that the lowest
+ * power of two searched, [32, 64) ns, still has 6 bits after its leading
+ * one.
  */
 static inline __u32 rxlat_hist_bucket(__u64 ns)
 {
-	/* all __u64: a 32-bit pos gets its clamp done on a zero-extended copy */
-	__u64 pos = 0;
+	/* all __u64: a 32-bit b gets its clamp done on a zero-extended copy */
+	__u64 v, step, lg, k, b;
 
+	if (ns <= rxlat_hist_bounds[0])
+		return 0;
 	if (ns > rxlat_hist_bounds[RXLAT_HIST_LINEAR])
 		return RXLAT_HIST_BUCKETS - 1;
-#define RXLAT_HIST_STEP(s) \
-	pos += (s) & -((rxlat_hist_bounds[(pos + (s)-1) & (RXLAT_HIST_TABLE - 1)] - ns) >> 63)
-	RXLAT_HIST_STEP(128);
-	RXLAT_HIST_STEP(64);
-	RXLAT_HIST_STEP(32);
-	RXLAT_HIST_STEP(16);
-	RXLAT_HIST_STEP(8);
-	RXLAT_HIST_STEP(4);
-	RXLAT_HIST_STEP(2);
-	RXLAT_HIST_STEP(1);
-#undef RXLAT_HIST_STEP
+
+	/* 60 <= ns <= 16e9: 1 <= v < 2^29; lg = floor(log2(v)) = floor(log2(ns)) - 5 */
+	v = (ns << 1) >> 6;
+	step = ((0xffffULL - v) >> 63) << 4;
+	v >>= step;
+	lg = step;
+	step = ((0xffULL - v) >> 63) << 3;
+	v >>= step;
+	lg |= step;
+	step = ((0xfULL - v) >> 63) << 2;
+	v >>= step;
+	lg |= step;
+	step = ((0x3ULL - v) >> 63) << 1;
+	v >>= step;
+	lg |= step;
+	lg |= (v >> 1) & 1;
+
+	/* ns lies in [(64 + k) * 2^(lg - 1), (65 + k) * 2^(lg - 1)) */
+	k = ((ns << 1) >> lg) & 63;
+	b = 8 * lg + rxlat_hist_guess[k] - 8;
+	RXLAT_HIST_HIDE(b);
+	b &= RXLAT_HIST_TABLE - 1;
+	b += (rxlat_hist_bounds[b] - ns) >> 63;
 
 #ifdef __BPF__
 	/*
-	 * The verifier only knows pos < 256. Hide pos from the optimiser,
-	 * which could prove the clamp below redundant and drop the bound the
-	 * verifier needs to index the buckets with it.
+	 * Hide b from the optimiser, which could prove the clamp below
+	 * redundant and drop the bound the verifier needs to index an array
+	 * with it.
 	 */
-	__asm__ __volatile__("" : "+r"(pos));
+	__asm__ __volatile__("" : "+r"(b));
 #endif
-	if (pos > RXLAT_HIST_BUCKETS - 1)
-		pos = RXLAT_HIST_BUCKETS - 1;
-	return (__u32)pos;
+	if (b > RXLAT_HIST_BUCKETS - 1)
+		b = RXLAT_HIST_BUCKETS - 1;
+	return (__u32)b;
 }
 
 /* Smallest value of bucket i (i < RXLAT_HIST_BUCKETS). */
@@ -100,7 +147,9 @@ static inline __u64 rxlat_hist_lower(__u32 i)
 		return 0;
 	if (i > RXLAT_HIST_BUCKETS - 1)
 		i = RXLAT_HIST_BUCKETS - 1;
-	return rxlat_hist_bounds[i - 1] + 1;
+	i--;
+	RXLAT_HIST_HIDE(i);
+	return rxlat_hist_bounds[i & (RXLAT_HIST_TABLE - 1)] + 1;
 }
 
 /*
@@ -111,7 +160,8 @@ static inline __u64 rxlat_hist_le(__u32 i)
 {
 	if (i >= RXLAT_HIST_BUCKETS - 1)
 		return ~0ULL;
-	return rxlat_hist_bounds[i];
+	RXLAT_HIST_HIDE(i);
+	return rxlat_hist_bounds[i & (RXLAT_HIST_TABLE - 1)];
 }
 
 /*
