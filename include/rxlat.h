@@ -286,17 +286,20 @@ _Static_assert((int)RXLAT_COUNT_SRC_XDP == RXLAT_SRC_XDP &&
 	       "the source counters are the first, in enum rxlat_source order");
 
 /*
- * Histogram buckets: log-linear, 8 sub-buckets per power of two from 2^6 ns
- * (64 ns) up to 2^34 ns (17.2 s). A bucket is at most 1/8 = 12.5% as wide as
- * its lower bound. Bucket 0 holds 0..63 ns (underflow), the last one holds
- * everything from 2^34 ns up (overflow).
+ * Histogram buckets: exponential, 8 per power of two, each 2^(1/8) = 9.05%
+ * wider than the one before it: the buckets of Prometheus' native
+ * histograms at schema 3, rounded down to the ns, from 2^-24 s (59.6 ns) to
+ * 2^4 s (16 s) in 28 powers of two of seconds. Bucket 0 holds 0..59 ns (the
+ * native zero bucket), the last one everything above 16 s (overflow). The
+ * bounds are one table (rxlat_hist.h), for BPF and user space alike.
  */
-#define RXLAT_HIST_MIN_SHIFT 6
-#define RXLAT_HIST_MAX_SHIFT 34
-#define RXLAT_HIST_SUB_SHIFT 3
-#define RXLAT_HIST_SUB	     (1u << RXLAT_HIST_SUB_SHIFT)
-#define RXLAT_HIST_LINEAR    ((RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * RXLAT_HIST_SUB)
-#define RXLAT_HIST_BUCKETS   (RXLAT_HIST_LINEAR + 2) /* + underflow + overflow */
+#define RXLAT_HIST_SCHEMA	3
+#define RXLAT_HIST_SUB		(1u << RXLAT_HIST_SCHEMA) /* buckets per power of two */
+#define RXLAT_HIST_FIRST_OCTAVE (-24)			  /* 2^-24 s: the zero bucket's top */
+#define RXLAT_HIST_ZERO_LOG2	RXLAT_HIST_FIRST_OCTAVE
+#define RXLAT_HIST_OCTAVES	28
+#define RXLAT_HIST_LINEAR	(RXLAT_HIST_OCTAVES * RXLAT_HIST_SUB)
+#define RXLAT_HIST_BUCKETS	(RXLAT_HIST_LINEAR + 2) /* + zero bucket + overflow */
 
 /* Size limits; interfaces, queues and groups past them share an overflow slot. */
 #define RXLAT_MAX_IFACES_DEFAULT 16

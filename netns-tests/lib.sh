@@ -922,6 +922,21 @@ napi_threads()	# IF
 	done < <(ps -e -o pid=,comm=)
 }
 
+# rxlat's histogram buckets (include/rxlat_hist.h), worked out here from
+# their definition, not from rxlat's table: bound j = floor(1e9 * 2^((j -
+# 192) / 8)) ns for j = 0..224; bucket 0 holds 0..bound 0, bucket b the
+# values in (bound b-1, bound b], bucket 225 what is above bound 224 (16 s).
+# Doubles suffice: no bound is within 1e-6 of an integer but the exact ones.
+hist_bucket()	# NS: the bucket that holds NS
+{
+	awk -v ns="$1" 'BEGIN { for (j = 0; j < 225; j++) if (ns <= int(1e9 * 2 ^ ((j - 192) / 8))) break; print j }'
+}
+
+hist_lower_from()	# NS: the smallest lower bound of a bucket that is NS or more
+{
+	awk -v ns="$1" 'BEGIN { for (j = -1; j < 225; j++) { l = j < 0 ? 0 : int(1e9 * 2 ^ ((j - 192) / 8)) + 1; if (l >= ns) break } printf "%.0f\n", l }'
+}
+
 stage_sum()	# STAGE FIELD [FILE]: FIELD .count, .sources.xdp, ...; FILE the reports
 {
 	gojq -s --arg s "$1" "[.[].series[] | select(.stage == \$s) | $2] | add // 0" \

@@ -61,14 +61,14 @@ phase()	# NAME "STEPS..." [RECV-ARGS...]
 MOVE_WINDOW_MS=20
 PHASE_SLACK=$((4 * PPS * MOVE_WINDOW_MS / 1000))
 
-# The samples of the run under 64 ns (the histogram's first bucket) at
+# The samples of the run under 60 ns (the histogram's zero bucket) at
 # STAGE. A stamp converted with an offset other than the one it was taken
 # with lies an hour off: after the hook ran (a sample of 0 ns) or before it
 # (an hour).
 zero_ns()	# STAGE
 {
 	q --arg s "$1" '[.[].series[] | select(.stage == $s) | .buckets[]? |
-		select(.le_ns != "+Inf" and .le_ns < 64) | .count] | add // 0'
+		select(.le_ns != "+Inf" and .le_ns < 60) | .count] | add // 0'
 }
 
 # The checks of one run of rxlat over one phase (NAME: tc, kernel).

@@ -121,21 +121,11 @@ promv()	# EXPR [TIME]
 
 # ---------------------------------------------------------------- buckets
 
-# Fine bucket of a latency in ns (include/rxlat_hist.h).
-fine_bucket()	# NS
-{
-	local ns=$1 k=0
-	((ns < 64)) && { echo 0; return; }
-	((ns >= 1 << 34)) && { echo 225; return; }
-	while ((ns >> (k + 1))); do ((k++)); done
-	echo $((1 + 8 * (k - 6) + ((ns >> (k - 3)) & 7)))
-}
-
 # Exported bucket of a latency, at K buckets per power of two.
 export_bucket()	# NS K
 {
 	local b
-	b=$(fine_bucket "$1")
+	b=$(hist_bucket "$1")
 	if ((b == 0 || b == 225)); then
 		echo $((b == 0 ? 0 : 1 + 28 * $2))
 	else

@@ -27,7 +27,7 @@ else
 fi
 NCAL=100
 
-# the samples from T ns up (T a power of two: a bucket boundary), all stages
+# the samples from T ns up (T the lower bound of a bucket), all stages
 samples_from()	# T
 {
 	q --argjson t "$1" '[.[] | select(.series) | .series[].buckets[]
@@ -40,8 +40,8 @@ smallest_at()	# STAGE
 	local le
 	le=$(q -r --arg s "$1" '[.[] | select(.series) | .series[] | select(.stage == $s)
 		| .buckets[] | select(.count > 0 and .le_ns != "+Inf") | .le_ns] | min // 0')
-	# a bucket [lower, le] is at most 1/8 of lower wide
-	echo $(((le + 1) * 8 / 9))
+	# a bucket [lower, le] is at most 2^(1/8) - 1 = 9.05% of lower wide
+	echo $((le * 1000 / 1091))
 }
 
 # N rules in a chain that the delayed flow's port jumps to, none matching.
@@ -112,8 +112,8 @@ one_flow()
 	sleep 0.6
 	stop_rxlat >/dev/null || return 1
 	maxb=$(q '[.[].series[].max_ns] | max // 0')
-	# the threshold: a power of two at least 4 times that, from 8 us up
-	for ((t = 8192; t < 4 * maxb; t *= 2)); do :; done
+	# the threshold: a bucket's lower bound at least 4 times that, from 8 us up
+	t=$(hist_lower_from $((4 * maxb > 8000 ? 4 * maxb : 8000)))
 	log "undelayed flow: largest sample $maxb ns; threshold $t ns"
 
 	# Where sock_read sees UDP, the receiver's hold makes the delay that is
@@ -196,15 +196,15 @@ rate_limit()
 	local over sent sup lost recs
 	need_rxlat || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	# from 64 ns (a bucket boundary) nearly every sample is over; 50 a second per CPU
-	start_rxlat -i "$IF_B" --slow 64ns --slow-rate 50 || return 1
+	# from 65 ns (a bucket's lower bound) nearly every sample is over; 50 a second per CPU
+	start_rxlat -i "$IF_B" --slow 65ns --slow-rate 50 || return 1
 	pair_udp burst "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
-	over=$(samples_from 64)
+	over=$(samples_from 65)
 	sent=$(slow_sum sent) sup=$(slow_sum suppressed) lost=$(slow_sum lost)
 	recs=$(q '[.[] | select(.type == "slow")] | length')
-	log "samples over 64 ns: $over; records $sent, held back $sup, lost $lost"
+	log "samples from 65 ns: $over; records $sent, held back $sup, lost $lost"
 	assert_eq sent_plus_suppressed_plus_lost "$over" $((sent + sup + lost))
 	assert_ge some_held_back 1 "$sup"
 	assert_eq every_sent_record_read "$sent" "$recs"

@@ -8,10 +8,12 @@
 #
 # Percentiles come from the buckets of several series and reports merged,
 # interpolated inside their bucket as rxlat does; a bucket's lower bound
-# follows from its le_ns (8 buckets per power of two from 64 ns).
+# follows from its le_ns (bound j is floor(1e9 * 2^((j - 192) / 8)) ns: the
+# bound below le_ns is a factor 2^(1/8) under it, rounded down).
 
 def pod: if .netns then .netns | ltrimstr($prefix + "-") else "host" end;
-def lower: if . <= 63 then 0 else . + 1 - pow(2; (log2 | floor) - 3) end;
+def lower: if . <= 59 then 0
+	else (1e9 * pow(2; (8 * (. / 1e9 | log2) | round) / 8 - 1 / 8) | floor) + 1 end;
 def merged: group_by(.le_ns | tostring)
 	| map({le_ns: .[0].le_ns, count: (map(.count) | add)})
 	| sort_by(.le_ns | if type == "number" then . else infinite end);

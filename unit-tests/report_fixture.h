@@ -8,6 +8,7 @@
 #define RXLAT_REPORT_FIXTURE_H
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +23,17 @@
 
 static __u64 ref_lower[NB], ref_le[NB] __attribute__((unused));
 
+/*
+ * floor(1e9 * 2^((j - 192) / 8)) in long double, apart from the integer
+ * table of rxlat_hist.h: native schema 3's bounds from 2^-24 s to 16 s.
+ */
 static inline void ref_init(void)
 {
-	int i = 0, k, s;
-
 	ref_lower[0] = 0;
-	for (k = 6; k < 34; k++)
-		for (s = 0; s < 8; s++)
-			ref_lower[++i] = (1ULL << k) + s * (1ULL << (k - 3));
-	ref_lower[++i] = 1ULL << 34;
-	for (i = 0; i < LAST; i++)
-		ref_le[i] = ref_lower[i + 1] - 1;
+	for (int j = 0; j < LAST; j++) {
+		ref_le[j] = (__u64)floorl(1e9L * powl(2.0L, (long double)(j - 192) / 8));
+		ref_lower[j + 1] = ref_le[j] + 1;
+	}
 	ref_le[LAST] = UINT64_MAX;
 }
 
@@ -187,8 +188,8 @@ static inline void text_fixture(struct rxlat_report *r, struct rxlat_series s[5]
 
 	/* the example of the familiar libbpf-tools look */
 	name_series(&s[0], RXLAT_STAGE_IP_RCV, "veth1", 5, 2);
-	s[0].st.buckets[18] = 3;  /* 300 ns: [288, 319] */
-	s[0].st.buckets[26] = 57; /* 600 ns: [576, 639] */
+	s[0].st.buckets[rxlat_hist_bucket(300)] = 3;  /* [284, 309] */
+	s[0].st.buckets[rxlat_hist_bucket(600)] = 57; /* [568, 618] */
 	s[0].st.count = 60;
 	s[0].st.sum_ns = 3 * 300 + 57 * 600;
 	s[0].st.max_ns = 630;
@@ -196,8 +197,8 @@ static inline void text_fixture(struct rxlat_report *r, struct rxlat_series s[5]
 
 	/* spans into ms: us rows, with the empty rows in between */
 	name_series(&s[1], RXLAT_STAGE_TCP_DATA_QUEUE, "other", 0, RXLAT_QUEUE_OTHER);
-	s[1].st.buckets[35] = 3;  /* 1300 ns: [1280, 1407] */
-	s[1].st.buckets[130] = 2; /* 5 ms: [4718592, 5242879] */
+	s[1].st.buckets[rxlat_hist_bucket(1300)] = 3;	 /* [1237, 1348] */
+	s[1].st.buckets[rxlat_hist_bucket(5000000)] = 2; /* [4645341, 5065779] */
 	s[1].st.count = 5;
 	s[1].st.sum_ns = 3 * 1300 + 2 * 5000000;
 	s[1].st.max_ns = 5000000;

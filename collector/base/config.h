@@ -46,6 +46,7 @@ struct rxlat_config {
 	char prom_listen[64];
 	struct sockaddr_storage prom_addr;
 	unsigned int prom_buckets; /* exported buckets per power of two */
+	bool prom_classic;	   /* --prometheus-classic: in protobuf too */
 	char cgroup_path[256];	   /* --cgroup, empty when off */
 	bool drops;		   /* --drops: count stamped packets the kernel drops */
 	bool include_ooo;	   /* --include-ooo: held reads are samples too */

@@ -176,15 +176,17 @@ OPTION(OUTPUT, "o", "output",
 
 OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR:]PORT",
        .help = "serve /metrics there (a bare port: 127.0.0.1)",
-       .man = "Serve /metrics in the Prometheus text format there: a bare port listens on\n"
-	      "127.0.0.1, ADDR is a numeric IPv4 address or an IPv6 one in brackets\n"
-	      "([::]:9474). Cumulative histograms per stage, interface and queue in seconds\n"
-	      "(rxlat_stage_latency_seconds, every le the exact largest value of its\n"
-	      "bucket), samples per source, samples in overflow series, the stamper's\n"
-	      "counters, rxlat_stage_measured (1 or 0 per stage and protocol) and\n"
-	      "rxlat_build_info with each stage's attach point; counted from the first\n"
-	      "interval on, never reset. The port is bound before anything is\n"
-	      "attached; one in use is refused. See docs/prometheus.md.\n")
+       .man =
+	   "Serve /metrics there, in the Prometheus text format, or in the protobuf one\n"
+	   "with native histograms when the scraper's Accept prefers it: a bare port listens on\n"
+	   "127.0.0.1, ADDR is a numeric IPv4 address or an IPv6 one in brackets\n"
+	   "([::]:9474). Cumulative histograms per stage, interface and queue in seconds\n"
+	   "(rxlat_stage_latency_seconds, every le the exact largest value of its\n"
+	   "bucket), samples per source, samples in overflow series, the stamper's\n"
+	   "counters, rxlat_stage_measured (1 or 0 per stage and protocol) and\n"
+	   "rxlat_build_info with each stage's attach point; counted from the first\n"
+	   "interval on, never reset. The port is bound before anything is\n"
+	   "attached; one in use is refused. See docs/prometheus.md.\n")
 
 /* 1..8 here, and a power of two: options.c checks that with the same message */
 OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(PROMETHEUS),
@@ -194,6 +196,15 @@ OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(P
        .man = "Exported buckets per power of two (default 2), each the exact sum of the\n"
 	      "map's own 8: fewer series per histogram (37, 65, 121 or 233 with the sum,\n"
 	      "count, sources and held counter).\n")
+
+OPTION(PROMETHEUS_CLASSIC, "", "prometheus-classic", FLAG(prom_classic), NEEDS(PROMETHEUS),
+       .help = "protobuf scrapes get the classic buckets too",
+       .man = "A scrape in the protobuf format (a Prometheus with native histograms\n"
+	      "on) gets the classic buckets of\n"
+	      ".B \\-\\-prometheus\\-buckets\n"
+	      "beside the native histogram, for a server that stores both or only\n"
+	      "the classic ones. Off by default: such a server asks for the native\n"
+	      "form, and the classic buckets would make its scrape several times larger.\n")
 
 OPTION(PROTO, "", "proto", CHOICE(bpf.filter_proto, [IPPROTO_TCP] = "tcp", [IPPROTO_UDP] = "udp"),
        .help = "only packets of this protocol",

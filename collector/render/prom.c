@@ -1,18 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The model's totals in the Prometheus text exposition format (version
- * 0.0.4); see prom.h. Every count is a total since the baseline that the
- * reports start from too, so it never goes down (collector/read/model.h
- * says how the totals are kept); this file only prints them.
+ * 0.0.4) or the protobuf one (prom_pb.c writes its messages); see prom.h.
+ * What each family holds is decided here once, for both: family() opens
+ * one, value() and the histograms write its samples, family_end() closes
+ * it. Every count is a total since the baseline that the reports start
+ * from too, so it never goes down (collector/read/model.h says how the
+ * totals are kept); this file only prints them.
  */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "model.h"
 #include "opt.h"
 #include "prom.h"
+#include "prom_pb.h"
 #include "rxlat_hist.h"
 
 #define LAT   "rxlat_stage_latency_seconds"
@@ -37,43 +42,12 @@ struct prom_metrics {
 	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	struct prom_bucket *buckets;
 	unsigned int nbuckets;
+	/* the classic buckets of a protobuf scrape, NULL: native only */
+	struct pb_classic *classic;
 	const struct rxlat_unreached_set *unreached; /* NULL: none */
 };
 
-/* ---- output buffer --------------------------------------------------- */
-
-struct pbuf {
-	char *p;
-	size_t len, cap, off; /* off: what the reader already took */
-	bool fixed;	      /* p is the caller's array: never grown */
-	bool nomem;
-};
-
-static void put(struct pbuf *b, const char *s, size_t n)
-{
-	if (b->nomem)
-		return;
-	if (b->len + n > b->cap && b->fixed) {
-		b->nomem = true;
-		return;
-	}
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		char *p;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		p = realloc(b->p, cap);
-		if (!p) {
-			b->nomem = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
+/* ---- text ---------------------------------------------------------- */
 
 static void puts_(struct pbuf *b, const char *s)
 {
@@ -123,17 +97,14 @@ static void put_label(struct pbuf *b, const char *name, const char *v)
 	put(b, "\"", 1);
 }
 
-static void put_family(struct pbuf *b, const char *name, const char *type, const char *help)
+/* A sample's labels, escaped as the exposition format wants: k="v",... */
+static void put_labels(struct pbuf *b, const struct prom_labels *l)
 {
-	puts_(b, "# HELP ");
-	puts_(b, name);
-	put(b, " ", 1);
-	puts_(b, help);
-	puts_(b, "\n# TYPE ");
-	puts_(b, name);
-	put(b, " ", 1);
-	puts_(b, type);
-	put(b, "\n", 1);
+	for (unsigned int i = 0; i < l->n; i++) {
+		if (i)
+			put(b, ",", 1);
+		put_label(b, l->key[i], l->val[i]);
+	}
 }
 
 /* ---- the metrics' state ---------------------------------------------- */
@@ -141,7 +112,7 @@ static void put_family(struct pbuf *b, const char *name, const char *type, const
 unsigned int prom_nr_buckets(unsigned int per_pow2)
 {
 	/* the underflow, per_pow2 per power of two, +Inf */
-	return 2 + (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT) * per_pow2;
+	return 2 + RXLAT_HIST_OCTAVES * per_pow2;
 }
 
 /*
@@ -215,12 +186,131 @@ void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from)
 	m->from = from;
 }
 
+int prom_metrics_set_classic(struct prom_metrics *m)
+{
+	struct pb_classic *c = calloc(1, sizeof(*c));
+	__u32 *last = calloc(m->nbuckets, sizeof(*last));
+	double *upper = calloc(m->nbuckets, sizeof(*upper));
+
+	if (!c || !last || !upper) {
+		free(c);
+		free(last);
+		free(upper);
+		return -ENOMEM;
+	}
+	/* +Inf left out: the histogram's count is that bucket */
+	c->n = m->nbuckets - 1;
+	for (unsigned int e = 0; e < c->n; e++) {
+		last[e] = m->buckets[e].last;
+		upper[e] = (double)rxlat_hist_le(last[e]) / 1e9;
+	}
+	c->last = last;
+	c->upper_s = upper;
+	m->classic = c;
+	return 0;
+}
+
 void prom_metrics_free(struct prom_metrics *m)
 {
 	if (!m)
 		return;
+	if (m->classic) {
+		free((void *)m->classic->last);
+		free((void *)m->classic->upper_s);
+		free(m->classic);
+	}
 	free(m->buckets);
 	free(m);
+}
+
+/* ---- content negotiation --------------------------------------------- */
+
+/* s[0..n) without the blanks around it, and its length */
+static const char *trim(const char *s, size_t *n)
+{
+	while (*n && (*s == ' ' || *s == '\t')) {
+		s++;
+		(*n)--;
+	}
+	while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t'))
+		(*n)--;
+	return s;
+}
+
+static bool same(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !strncasecmp(s, word, n);
+}
+
+/*
+ * One media range of an Accept header, "type/sub;k=v;...;q=0.5": its q, and
+ * which of rxlat's formats it names (-1: none).
+ */
+static int media_range(const char *s, size_t n, double *q)
+{
+	size_t end = strcspn(s, ";"), tn;
+	const char *type;
+	bool proto = false, delimited = true, version = true;
+	int fmt;
+
+	if (end > n)
+		end = n;
+	tn = end;
+	type = trim(s, &tn);
+	*q = 1;
+	for (size_t at = end; at < n;) {
+		const char *p = s + at + 1, *v;
+		size_t pn = strcspn(p, ";"), kn, vn;
+
+		if (pn > n - at - 1)
+			pn = n - at - 1;
+		at += pn + 1;
+		kn = strcspn(p, "=");
+		if (kn >= pn)
+			continue;
+		vn = pn - kn - 1;
+		v = trim(p + kn + 1, &vn);
+		if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"') {
+			v++;
+			vn -= 2;
+		}
+		p = trim(p, &kn);
+		if (same(p, kn, "q"))
+			*q = strtod(v, NULL);
+		else if (same(p, kn, "proto"))
+			proto = vn == strlen("io.prometheus.client.MetricFamily") &&
+				!strncmp(v, "io.prometheus.client.MetricFamily", vn);
+		else if (same(p, kn, "encoding"))
+			delimited = same(v, vn, "delimited");
+		else if (same(p, kn, "version"))
+			version = same(v, vn, "0.0.4");
+	}
+	if (same(type, tn, "application/vnd.google.protobuf"))
+		fmt = proto && delimited ? PROM_FORMAT_PROTOBUF : -1;
+	else if (same(type, tn, "text/plain"))
+		fmt = version ? PROM_FORMAT_TEXT : -1;
+	else if (same(type, tn, "text/*") || same(type, tn, "*/*"))
+		fmt = PROM_FORMAT_TEXT;
+	else
+		fmt = -1;
+	return fmt;
+}
+
+enum prom_format prom_negotiate(const char *accept)
+{
+	double best[2] = { 0, 0 };
+
+	while (accept && *accept) {
+		size_t n = strcspn(accept, ",");
+		double q;
+		int fmt = media_range(accept, n, &q);
+
+		if (fmt >= 0 && q > best[fmt])
+			best[fmt] = q;
+		accept += n + (accept[n] == ',');
+	}
+	return best[PROM_FORMAT_PROTOBUF] > best[PROM_FORMAT_TEXT] ? PROM_FORMAT_PROTOBUF
+								   : PROM_FORMAT_TEXT;
 }
 
 /* ---- one scrape ------------------------------------------------------ */
@@ -230,19 +320,25 @@ enum phase { PH_LAT_HEAD, PH_LAT, PH_COUNTS_HEAD, PH_COUNTS, PH_REST, PH_END };
 
 struct prom_scrape {
 	struct prom_metrics *m;
+	enum prom_format fmt;
 	struct pbuf out;
 	enum phase phase;
 	int group;	       /* the counter group of PH_COUNTS */
 	struct model_iter *it; /* the series of the phase */
+	enum prom_type type;   /* the family's */
+	const char *name;      /* the family's */
+	struct pb_writer pb;
 	char prefix[RXLAT_MAX_LABELS * (2 * RXLAT_LABEL_LEN + 32)];
 };
 
-struct prom_scrape *prom_scrape_new(struct prom_metrics *m)
+struct prom_scrape *prom_scrape_new(struct prom_metrics *m, enum prom_format fmt)
 {
 	struct prom_scrape *s = calloc(1, sizeof(*s));
 
-	if (s)
+	if (s) {
 		s->m = m;
+		s->fmt = fmt;
+	}
 	return s;
 }
 
@@ -251,47 +347,85 @@ void prom_scrape_free(struct prom_scrape *s)
 	if (!s)
 		return;
 	model_iter_free(s->it);
+	pb_writer_free(&s->pb);
 	free(s->out.p);
 	free(s);
 }
 
-/* key="value",... of the series' labels that Prometheus gets */
-static void make_prefix(struct prom_scrape *s, const struct rxlat_series *ser)
-{
-	struct pbuf b = { .p = s->prefix, .cap = sizeof(s->prefix) - 1, .fixed = true };
-	bool first = true;
+/* ---- what both formats write ------------------------------------------ */
 
-	for (unsigned int i = 0; i < ser->nlabels; i++) {
-		if (ser->labels[i].flags & RXLAT_LABEL_JSON_ONLY)
-			continue;
-		if (!first)
-			put(&b, ",", 1);
-		put_label(&b, ser->labels[i].key, ser->labels[i].str);
-		first = false;
+static const char *const type_names[] = {
+	[PROM_COUNTER] = "counter",
+	[PROM_GAUGE] = "gauge",
+	[PROM_HISTOGRAM] = "histogram",
+};
+
+static void family(struct prom_scrape *s, const char *name, enum prom_type type, const char *help)
+{
+	struct pbuf *b = &s->out;
+
+	s->name = name;
+	s->type = type;
+	if (s->fmt == PROM_FORMAT_PROTOBUF) {
+		pb_family(&s->pb, name, type, help);
+		return;
 	}
-	/* labels are at most RXLAT_LABEL_LEN bytes, escaped twice that: b never grows */
-	s->prefix[b.nomem ? 0 : b.len] = '\0';
+	puts_(b, "# HELP ");
+	puts_(b, name);
+	put(b, " ", 1);
+	puts_(b, help);
+	puts_(b, "\n# TYPE ");
+	puts_(b, name);
+	put(b, " ", 1);
+	puts_(b, type_names[type]);
+	put(b, "\n", 1);
 }
 
-static void put_sample(struct pbuf *b, const char *name, const char *prefix, const char *extra,
-		       __u64 v)
+/* after the family's last sample */
+static void family_end(struct prom_scrape *s)
 {
-	puts_(b, name);
+	if (s->fmt == PROM_FORMAT_PROTOBUF)
+		pb_end(&s->pb, &s->out);
+}
+
+/* a counter's or a gauge's sample */
+static void value(struct prom_scrape *s, const struct prom_labels *l, __u64 v)
+{
+	struct pbuf *b = &s->out;
+
+	if (s->fmt == PROM_FORMAT_PROTOBUF) {
+		pb_value(&s->pb, b, s->type, l, v);
+		return;
+	}
+	puts_(b, s->name);
 	put(b, "{", 1);
-	puts_(b, prefix);
-	puts_(b, extra);
+	put_labels(b, l);
 	put(b, "} ", 2);
 	put_u64(b, v);
 	put(b, "\n", 1);
 }
 
-static void render_hist(struct prom_scrape *s, const struct rxlat_hist *h)
+/* the labels that Prometheus gets of a series (JSON-only ones left out) */
+static void series_labels(struct prom_labels *l, const struct rxlat_series *ser)
+{
+	l->n = 0;
+	for (unsigned int i = 0; i < ser->nlabels; i++)
+		if (!(ser->labels[i].flags & RXLAT_LABEL_JSON_ONLY))
+			prom_label(l, ser->labels[i].key, ser->labels[i].str);
+}
+
+static void text_hist(struct prom_scrape *s, const struct prom_labels *l,
+		      const struct rxlat_hist *h)
 {
 	const struct prom_metrics *m = s->m;
 	struct pbuf *b = &s->out;
+	struct pbuf pre = { .p = s->prefix, .cap = sizeof(s->prefix) - 1, .fixed = true };
 	__u64 cum = 0;
 	__u32 fine = 0;
 
+	/* labels are at most RXLAT_LABEL_LEN bytes, escaped twice that: pre never grows */
+	put_labels(&pre, l);
+	s->prefix[pre.nomem ? 0 : pre.len] = '\0';
 	for (unsigned int e = 0; e < m->nbuckets; e++) {
 		for (; fine <= m->buckets[e].last; fine++)
 			cum += h->buckets[fine];
@@ -307,24 +441,24 @@ static void render_hist(struct prom_scrape *s, const struct rxlat_hist *h)
 	puts_(b, s->prefix);
 	put(b, "} ", 2);
 	put_seconds(b, h->sum_ns);
+	puts_(b, "\n" LAT "_count{");
+	puts_(b, s->prefix);
+	put(b, "} ", 2);
+	put_u64(b, cum);
 	put(b, "\n", 1);
-	put_sample(b, LAT "_count", s->prefix, "", cum);
 }
 
-static void render_counts(struct prom_scrape *s, const struct rxlat_hist *h)
+static void render_counts(struct prom_scrape *s, struct prom_labels *l, const struct rxlat_hist *h)
 {
 	const struct rxlat_count_group_def *g = &rxlat_count_groups[s->group];
+	unsigned int n = l->n;
 
 	for (int c = 0; c < RXLAT_NR_COUNTS; c++) {
-		char extra[64];
-		struct pbuf b = { .p = extra + 1, .cap = sizeof(extra) - 2, .fixed = true };
-
 		if (rxlat_count_group_of[c] != (enum rxlat_count_group)s->group)
 			continue;
-		extra[0] = ',';
-		put_label(&b, g->prom_label, rxlat_count_names[c]);
-		extra[1 + (b.nomem ? 0 : b.len)] = '\0';
-		put_sample(&s->out, g->prom_family, s->prefix, extra, h->counts[c]);
+		l->n = n;
+		prom_label(l, g->prom_label, rxlat_count_names[c]);
+		value(s, l, h->counts[c]);
 	}
 }
 
@@ -333,17 +467,20 @@ static bool render_next(struct prom_scrape *s)
 {
 	struct rxlat_series ser;
 	struct rxlat_hist h;
+	struct prom_labels l;
 
 	if (!s->it || model_total_next(s->it, &ser, &h) <= 0) {
 		model_iter_free(s->it);
 		s->it = NULL;
 		return false;
 	}
-	make_prefix(s, &ser);
-	if (s->phase == PH_LAT)
-		render_hist(s, &h);
+	series_labels(&l, &ser);
+	if (s->phase != PH_LAT)
+		render_counts(s, &l, &h);
+	else if (s->fmt == PROM_FORMAT_PROTOBUF)
+		pb_hist(&s->pb, &s->out, &l, &h, s->m->classic);
 	else
-		render_counts(s, &h);
+		text_hist(s, &l, &h);
 	return true;
 }
 
@@ -357,21 +494,19 @@ static void render_overflow(struct prom_scrape *s)
 		 "Samples of a series past %s (netns \"other\"), %s (interface \"other\") or "
 		 "%s (queue \"other\"): raise that limit to see them apart.",
 		 opt(OPT_MAX_GROUPS), opt(OPT_MAX_IFACES), opt(OPT_MAX_QUEUES));
-	put_family(&s->out, OVER, "counter", help);
+	family(s, OVER, PROM_COUNTER, help);
 	for (__u32 st = 0; st < RXLAT_NR_STAGES; st++) {
-		char prefix[64];
-
-		snprintf(prefix, sizeof(prefix), "stage=\"%s\"", rxlat_stage_names[st]);
 		for (enum model_dim_id d = 0; d < MODEL_ND; d++) {
-			char extra[64];
+			struct prom_labels l = { 0 };
 
 			if (!model_overflow_limit(d))
 				continue;
-			snprintf(extra, sizeof(extra), ",limit=\"%s\"", model_overflow_limit(d));
-			put_sample(&s->out, OVER, prefix, extra,
-				   model_total_overflow(s->m->model, d, st));
+			prom_label(&l, "stage", rxlat_stage_names[st]);
+			prom_label(&l, "limit", model_overflow_limit(d));
+			value(s, &l, model_total_overflow(s->m->model, d, st));
 		}
 	}
+	family_end(s);
 }
 
 static int cmp_xdp_label(const void *a, const void *b)
@@ -419,14 +554,14 @@ static void render_xdp_family(struct prom_scrape *s, const struct model_xdp_tota
 	bool cpu = which == NR_XDP_FAMILIES;
 	const char *name = cpu ? PCPU : xdp_name[which];
 
-	put_family(&s->out, name, cpu ? "gauge" : "counter",
-		   cpu ? "The CPU that ran the queue's last poll counted in rxlat_napi_polls_total."
-		       : xdp_help[which]);
+	family(s, name, cpu ? PROM_GAUGE : PROM_COUNTER,
+	       cpu ? "The CPU that ran the queue's last poll counted in rxlat_napi_polls_total."
+		   : xdp_help[which]);
 	for (size_t i = 0; i < n;) {
 		__u64 v = 0, polls = 0;
 		size_t j = i;
-		char prefix[96], q[16];
-		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+		char q[16];
+		struct prom_labels l = { 0 };
 
 		for (; j < n && same_label(&rows[i], &rows[j]); j++) {
 			polls += rows[j].c.polls;
@@ -440,13 +575,12 @@ static void render_xdp_family(struct prom_scrape *s, const struct model_xdp_tota
 			snprintf(q, sizeof(q), "%u", rows[i].queue);
 		else
 			snprintf(q, sizeof(q), "other");
-		put_label(&b, "ifname", rows[i].ifname);
-		put(&b, ",", 1);
-		put_label(&b, "queue", q);
-		prefix[b.len] = '\0';
-		put_sample(&s->out, name, prefix, "", v);
+		prom_label(&l, "ifname", rows[i].ifname);
+		prom_label(&l, "queue", q);
+		value(s, &l, v);
 		i = j;
 	}
+	family_end(s);
 }
 
 static int render_xdp(struct prom_scrape *s)
@@ -497,56 +631,44 @@ static int render_drops(struct prom_scrape *s, const struct model_drop_total *al
 		 "Stamped packets the kernel dropped, per interface, receive queue and drop "
 		 "reason (%s).",
 		 opt(OPT_DROPS));
-	put_family(&s->out, DROPS, "counter", help);
+	family(s, DROPS, PROM_COUNTER, help);
 	for (size_t i = 0; i < n;) {
-		char prefix[160], q[16];
-		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+		char q[16];
+		struct prom_labels l = { 0 };
 		size_t j = i;
 		__u64 v = 0;
 
 		for (; j < n && !cmp_drop_label(&rows[i], &rows[j]); j++)
 			v += rows[j].count;
 		snprintf(q, sizeof(q), "%u", rows[i].key.queue);
-		put_label(&b, "ifname", rows[i].ifname);
-		put(&b, ",", 1);
-		put_label(&b, "queue", q);
-		put(&b, ",", 1);
-		put_label(&b, "reason", rows[i].reason);
-		prefix[b.nomem ? 0 : b.len] = '\0';
+		prom_label(&l, "ifname", rows[i].ifname);
+		prom_label(&l, "queue", q);
+		prom_label(&l, "reason", rows[i].reason);
 		if (v)
-			put_sample(&s->out, DROPS, prefix, "", v);
+			value(s, &l, v);
 		i = j;
 	}
+	family_end(s);
 	free(rows);
 	return 0;
 }
 
 static void render_info(struct prom_scrape *s)
 {
-	put_family(&s->out, BINFO, "gauge",
-		   "rxlat's version and, per stage, the attach point in use (\"none\": not "
-		   "attached); from: where the stages after the stamp start (--from).");
+	family(s, BINFO, PROM_GAUGE,
+	       "rxlat's version and, per stage, the attach point in use (\"none\": not "
+	       "attached); from: where the stages after the stamp start (--from).");
 	for (int st = 0; st < RXLAT_NR_STAGES; st++) {
-		char prefix[160];
-		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+		struct prom_labels l = { 0 };
 		const char *at = s->m->attach[st];
 
-		put_label(&b, "version", RXLAT_VERSION);
-		put(&b, ",", 1);
-		put_label(&b, "stage", rxlat_stage_names[st]);
-		put(&b, ",", 1);
-		put_label(&b, "attach", at ? at : "none");
-		put(&b, ",", 1);
-		put_label(&b, "from", RXLAT_FROM_NAME(s->m->from));
-		/* an attach point too long for the buffer: cut, still well-formed */
-		if (b.nomem)
-			snprintf(prefix, sizeof(prefix),
-				 "version=\"%s\",stage=\"%s\",attach=\"?\",from=\"%s\"",
-				 RXLAT_VERSION, rxlat_stage_names[st], RXLAT_FROM_NAME(s->m->from));
-		else
-			prefix[b.len] = '\0';
-		put_sample(&s->out, BINFO, prefix, "", 1);
+		prom_label(&l, "version", RXLAT_VERSION);
+		prom_label(&l, "stage", rxlat_stage_names[st]);
+		prom_label(&l, "attach", at ? at : "none");
+		prom_label(&l, "from", RXLAT_FROM_NAME(s->m->from));
+		value(s, &l, 1);
 	}
+	family_end(s);
 }
 
 /* Per tunnel device that hides containers from the tc stamp, a 1. */
@@ -554,20 +676,18 @@ static void render_unreached(struct prom_scrape *s)
 {
 	const struct rxlat_unreached_set *u = s->m->unreached;
 
-	put_family(&s->out, UNRE, "gauge",
-		   "Tunnel devices (VXLAN, Geneve) behind which containers are not measured: "
-		   "the tc stamp does not reach the packets they decapsulate. 1 per device; "
-		   "no sample while the stamps reach every container.");
+	family(s, UNRE, PROM_GAUGE,
+	       "Tunnel devices (VXLAN, Geneve) behind which containers are not measured: "
+	       "the tc stamp does not reach the packets they decapsulate. 1 per device; "
+	       "no sample while the stamps reach every container.");
 	for (int i = 0; u && i < u->n; i++) {
-		char prefix[96];
-		struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+		struct prom_labels l = { 0 };
 
-		put_label(&b, "ifname", u->e[i].ifname);
-		put(&b, ",", 1);
-		put_label(&b, "kind", u->e[i].kind);
-		prefix[b.len] = '\0';
-		put_sample(&s->out, UNRE, prefix, "", 1);
+		prom_label(&l, "ifname", u->e[i].ifname);
+		prom_label(&l, "kind", u->e[i].kind);
+		value(s, &l, 1);
 	}
+	family_end(s);
 }
 
 /*
@@ -577,28 +697,26 @@ static void render_unreached(struct prom_scrape *s)
  */
 static void render_measured(struct prom_scrape *s)
 {
-	put_family(&s->out, MEAS, "gauge",
-		   "Whether a stage measures a protocol's packets on this kernel with these "
-		   "options: 1 yes, 0 no (why not: the JSON report's not_measured, or rxlat "
-		   "--list-stages). Only the protocols a stage is about: tcp_do_rcv and "
-		   "tcp_data_queue tcp, udp_queue_rcv udp, ip_rcv and sock_read both.");
+	family(s, MEAS, PROM_GAUGE,
+	       "Whether a stage measures a protocol's packets on this kernel with these "
+	       "options: 1 yes, 0 no (why not: the JSON report's not_measured, or rxlat "
+	       "--list-stages). Only the protocols a stage is about: tcp_do_rcv and "
+	       "tcp_data_queue tcp, udp_queue_rcv udp, ip_rcv and sock_read both.");
 	for (int st = 0; st < RXLAT_NR_STAGES; st++) {
 		const struct rxlat_coverage *c = &s->m->coverage[st];
 
 		for (int p = 0; p < RXLAT_NR_PROTOS; p++) {
-			char prefix[96];
-			struct pbuf b = { .p = prefix, .cap = sizeof(prefix) - 1, .fixed = true };
+			struct prom_labels l = { 0 };
 			bool yes = c->measured & RXLAT_PROTO_BIT(p);
 
 			if (!yes && !c->why_not[p])
 				continue;
-			put_label(&b, "stage", rxlat_stage_names[st]);
-			put(&b, ",", 1);
-			put_label(&b, "proto", rxlat_proto_names[p]);
-			prefix[b.len] = '\0';
-			put_sample(&s->out, MEAS, prefix, "", yes);
+			prom_label(&l, "stage", rxlat_stage_names[st]);
+			prom_label(&l, "proto", rxlat_proto_names[p]);
+			value(s, &l, yes);
 		}
 	}
+	family_end(s);
 }
 
 /* The stamper's and the drops' families: 0 or -ENOMEM. */
@@ -625,11 +743,11 @@ static bool produce(struct prom_scrape *s)
 	case PH_LAT_HEAD:
 	case PH_COUNTS_HEAD:
 		if (s->phase == PH_LAT_HEAD)
-			put_family(&s->out, LAT, "histogram",
-				   "Time from a packet's stamp to the stage, per interface and "
-				   "receive queue, since rxlat started measuring.");
+			family(s, LAT, PROM_HISTOGRAM,
+			       "Time from a packet's stamp to the stage, per interface and "
+			       "receive queue, since rxlat started measuring.");
 		else
-			put_family(&s->out, g->prom_family, "counter", g->help);
+			family(s, g->prom_family, PROM_COUNTER, g->help);
 		s->it = model_total_begin(s->m->model);
 		if (!s->it)
 			s->out.nomem = true;
@@ -639,6 +757,7 @@ static bool produce(struct prom_scrape *s)
 	case PH_COUNTS:
 		if (render_next(s))
 			return true;
+		family_end(s);
 		/* the next counter group, or the rest after the last */
 		if (s->phase == PH_COUNTS && ++s->group < RXLAT_NR_COUNT_GROUPS)
 			s->phase = PH_COUNTS_HEAD;

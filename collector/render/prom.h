@@ -3,9 +3,9 @@
  * The Prometheus endpoint (--prometheus).
  *
  * prom.c prints the model's totals (collector/read/model.h) in the text
- * exposition format: cumulative counts since the baseline the reports start
- * from too, never reset, never going down. It touches neither BPF nor
- * HTTP, so a test feeds it a model over plain memory (prom_test.c).
+ * exposition format or, through prom_pb.c, the protobuf one: cumulative counts since the baseline
+ * the reports start from too, never reset, never going down. It touches neither BPF nor HTTP, so a
+ * test feeds it a model over plain memory (prom_test.c).
  *
  * prom_http.c serves it over HTTP with libmicrohttpd, driven from rxlat's
  * own epoll loop (docs/prometheus.md says why not a thread of its own).
@@ -23,6 +23,23 @@
 /* Exported buckets per power of two: 8 is the map's own resolution. */
 #define PROM_BUCKETS_DEFAULT 2
 
+/*
+ * The two expositions: text (version 0.0.4), and protobuf, which carries
+ * the latency as native histograms (delimited MetricFamily messages).
+ */
+enum prom_format { PROM_FORMAT_TEXT, PROM_FORMAT_PROTOBUF };
+
+#define PROM_TEXT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define PROM_PROTOBUF_TYPE                                                           \
+	"application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; " \
+	"encoding=delimited"
+
+/*
+ * The format for a request's Accept header (NULL: none): protobuf when it
+ * prefers that to text (a higher q), text otherwise.
+ */
+enum prom_format prom_negotiate(const char *accept);
+
 struct rxlat_model;
 struct prom_metrics;
 
@@ -37,6 +54,11 @@ int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsig
 		     const struct rxlat_coverage coverage[RXLAT_NR_STAGES]);
 /* The tunnels that hide containers, read at each scrape (NULL: none). */
 void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u);
+/*
+ * With a protobuf scrape, the classic buckets too, beside the native ones
+ * (--prometheus-classic): 0 or -ENOMEM.
+ */
+int prom_metrics_set_classic(struct prom_metrics *m);
 /* --from, in rxlat_build_info (default: stamp). */
 void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from);
 void prom_metrics_free(struct prom_metrics *m);
@@ -50,7 +72,7 @@ unsigned int prom_nr_buckets(unsigned int per_pow2);
  * comes. The scrape uses m, which must outlive it.
  */
 struct prom_scrape;
-struct prom_scrape *prom_scrape_new(struct prom_metrics *m);
+struct prom_scrape *prom_scrape_new(struct prom_metrics *m, enum prom_format fmt);
 /* Up to max bytes of the exposition: their number, 0 at the end, or -ENOMEM. */
 ssize_t prom_scrape_read(struct prom_scrape *s, char *buf, size_t max);
 void prom_scrape_free(struct prom_scrape *s);

@@ -43,13 +43,12 @@
 #include "opt.h"
 #include "prom.h"
 
-#define PROM_CONN_MAX	  64
-#define PROM_IDLE_S	  10 /* MHD's timeout: a connection silent this long is closed */
-#define PROM_REQUEST_S	  10
-#define PROM_RESPONSE_S	  30
-#define PROM_HEADER_MEM	  (32 * 1024) /* request header block, and the send buffer */
-#define PROM_BLOCK	  (16 * 1024)
-#define PROM_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+#define PROM_CONN_MAX	64
+#define PROM_IDLE_S	10 /* MHD's timeout: a connection silent this long is closed */
+#define PROM_REQUEST_S	10
+#define PROM_RESPONSE_S 30
+#define PROM_HEADER_MEM (32 * 1024) /* request header block, and the send buffer */
+#define PROM_BLOCK	(16 * 1024)
 
 struct prom_conn {
 	struct prom_conn *next, **pprev;
@@ -464,10 +463,13 @@ static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connectio
 	struct prom_scrape *s;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	enum prom_format fmt;
 
 	if (!p->m)
 		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "rxlat is starting\n");
-	s = prom_scrape_new(p->m);
+	fmt = prom_negotiate(
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
+	s = prom_scrape_new(p->m, fmt);
 	if (!s)
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PROM_BLOCK, read_scrape, s,
@@ -476,7 +478,10 @@ static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connectio
 		prom_scrape_free(s);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, PROM_CONTENT_TYPE);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+				fmt == PROM_FORMAT_PROTOBUF ? PROM_PROTOBUF_TYPE : PROM_TEXT_TYPE);
+	/* the format follows the request's Accept: caches must not mix them */
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -636,10 +641,17 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS), strerror(-err));
 		return err;
 	}
+	if (p->cfg->prom_classic && prom_metrics_set_classic(p->m)) {
+		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS_CLASSIC),
+			  strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	prom_metrics_set_unreached(p->m, unreached);
 	prom_metrics_set_from(p->m, p->cfg->bpf.from);
-	rxlat_info("metrics at http://%s/metrics (%u buckets per histogram)", url_host(p->cfg),
-		   prom_nr_buckets(p->cfg->prom_buckets));
+	rxlat_info("metrics at http://%s/metrics (text: %u buckets per histogram; protobuf: "
+		   "native histograms%s)",
+		   url_host(p->cfg), prom_nr_buckets(p->cfg->prom_buckets),
+		   p->cfg->prom_classic ? " and the text's buckets" : "");
 	return 0;
 }
 

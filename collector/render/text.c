@@ -11,8 +11,8 @@
 #include "opt.h"
 #include "report.h"
 
-/* Power-of-two rows of the text histogram: underflow, 2^6 .. 2^33, overflow */
-#define ROWS  (RXLAT_HIST_MAX_SHIFT - RXLAT_HIST_MIN_SHIFT + 2)
+/* Rows of the text histogram: the zero bucket, a power of two of seconds each, overflow */
+#define ROWS  (RXLAT_HIST_OCTAVES + 2)
 #define STARS 40
 /* Above this the ns bounds of the rows get too long to read at a glance. */
 #define TEXT_NS_MAX 999999ULL
