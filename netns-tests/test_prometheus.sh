@@ -5,8 +5,11 @@
 # Debian's prometheus scrapes rxlat every second on the receiving
 # namespace's loopback during traffic of a known count; through its HTTP API
 # histogram_quantile(0.99) agrees with rxlat's own p99 within one bucket and
-# _count grows by exactly the datagrams sent. Also: promtool on a live
-# scrape and on configs/, 20 scrapes a second for 30 s, hostile clients
+# _count grows by exactly the datagrams sent; with native histograms on
+# (Prometheus asks for protobuf) the same from one native histogram per
+# label set, equal to the text scrape's count and sum, and the configs'
+# rules and panels answer from them. Also: promtool on a live scrape and
+# on configs/, 20 scrapes a second for 30 s, hostile clients
 # (malformed, oversized, one byte a second, hundreds at once) while scrapes
 # go on, the systemd unit (systemd-analyze verify, and its command line
 # under its capability bounding set with setpriv), and bad input.
