@@ -54,9 +54,13 @@
 #      all of them.
 #   8. (on demand, BENCH_PROM) the Prometheus endpoint serving 16 interfaces
 #      x 64 queues x 5 stages, every series holding samples (written into
-#      rxlat's histograms by rxlat-bench-fill), scraped once a second: the
-#      collector's RSS and CPU share, the exposition's size and series
-#      count, at 2 (default) and 8 buckets per power of two.
+#      rxlat's histograms by rxlat-bench-fill): at 2 buckets per power of
+#      two (the default) a text scrape and a protobuf one (native
+#      histograms) in turn, once a second each, then Debian's Prometheus
+#      scraping it, one server per format; at 8 text alone. Per format:
+#      bytes, entries (lines; Metric messages) and ms per scrape, rxlat's
+#      CPU per scrape, idle CPU share and RSS, the server's head series
+#      and RSS after ten scrapes, and the ratios text/protobuf.
 #   F. the cost of the filters, --slow, --drops, --by and napi_wait
 #      (bench/bench_features.sh).
 #   A. against nothing attached (bench/part_attach.sh): the sender's

@@ -9,61 +9,168 @@
 # ------------------------------------------------- part 8: Prometheus
 
 PROM_SECS=${BENCH_PROM_SECONDS:-60}
+PROM_PB_ACCEPT='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
+PROM_SERVER_SCRAPES=10
 
-# One run at K buckets per power of two: prints a row of the table; every
-# (stage, interface, queue) series gets a few samples from rxlat-bench-fill.
-prom_run()	# K
+# One scrape of rxlat in FORMAT (text, or protobuf as Prometheus asks for
+# native histograms) into FILE: prints "bytes seconds rxlat-CPU-ticks".
+prom_scrape()	# FORMAT FILE
 {
-	local k=$1 args=() i t0 t1 rss0 hwm idle busy n=0 size=0 dur=0 series out code secs
+	local accept=() out code size secs t0
+	[ "$1" = protobuf ] && accept=(-H "Accept: $PROM_PB_ACCEPT")
+	t0=$(proc_ticks "$RX_PID")
+	out=$(in_ns "$NS_R" curl -s "${accept[@]}" -o "$2" -w '%{http_code} %{size_download} %{time_total}' \
+		--max-time 30 http://127.0.0.1:9474/metrics) || die "$1 scrape failed"
+	read -r code size secs <<<"$out"
+	[ "$code" = 200 ] || die "$1 scrape: HTTP $code"
+	echo "$size $secs $(($(proc_ticks "$RX_PID") - t0))"
+}
+
+# Entries of one scrape: the text's sample lines, or the protobuf's Metric
+# messages (one a series; a native histogram is one).
+prom_entries()	# FORMAT FILE
+{
+	if [ "$1" = protobuf ]; then
+		pb_decode "$2" | grep -c '^  metric {$'
+	else
+		grep -vc '^#' "$2"
+	fi
+}
+
+# Debian's Prometheus in NS_R scraping rxlat every 5 s with FLAGS (the
+# native histograms feature: it asks for protobuf); after ten scrapes that
+# succeeded, prints "head-series RSS-KiB latency-series" of that Prometheus
+# (the last: the series of rxlat_stage_latency_seconds), and stops it.
+prom_server()	# NAME [FLAGS...]
+{
+	local name=$1 pid i ok=0 series rss lat
+	shift
+	printf '%s\n' 'global: {scrape_interval: 5s, scrape_timeout: 5s}' 'scrape_configs:' \
+		'  - job_name: rxlat' '    static_configs: [{targets: ["127.0.0.1:9474"]}]' >"$T_DIR/$name.yml"
+	t_bg "$name" in_ns "$NS_R" prometheus --config.file="$T_DIR/$name.yml" \
+		--storage.tsdb.path="$T_DIR/$name.tsdb" --web.listen-address=127.0.0.1:9090 --log.level=warn "$@"
+	pid=$BG_PID
+	for ((i = 0; i < 240; i++)); do
+		sleep 0.5
+		kill -0 "$pid" 2>/dev/null || die "prometheus ($name) died: $(tail -n 2 "$T_DIR/$name.err")"
+		ok=$(in_ns "$NS_R" curl -s --max-time 5 --get --data-urlencode 'query=sum_over_time(up{job="rxlat"}[1h])' \
+			http://127.0.0.1:9090/api/v1/query 2>/dev/null | gojq -r '.data.result[0].value[1] // 0' 2>/dev/null)
+		[ "${ok:-0}" -ge "$PROM_SERVER_SCRAPES" ] && break
+	done
+	[ "${ok:-0}" -ge "$PROM_SERVER_SCRAPES" ] ||
+		die "prometheus ($name): $ok of $PROM_SERVER_SCRAPES scrapes succeeded in 120 s"
+	series=$(in_ns "$NS_R" curl -s --max-time 10 http://127.0.0.1:9090/metrics |
+		awk '$1 == "prometheus_tsdb_head_series" { printf "%d", $2 }')
+	rss=$(proc_status_kb "$pid" VmRSS)
+	lat=$(in_ns "$NS_R" curl -s --max-time 120 --get \
+		--data-urlencode 'query=count({__name__=~"rxlat_stage_latency_seconds.*"})' \
+		http://127.0.0.1:9090/api/v1/query | gojq -r '.data.result[0].value[1] // 0')
+	kill -TERM "$pid"
+	t_wait_pid "$pid" 30 >/dev/null || die "prometheus ($name) did not stop"
+	echo "$series $rss $lat"
+}
+
+# rxlat at K buckets per power of two, every (stage, interface, queue)
+# series with a few samples from rxlat-bench-fill; sets IDLE (CPU % without
+# scrapes), then after the scrapes RSS0 and HWM (KiB).
+prom_rxlat()	# K
+{
+	local args=() t0
 	mapfile -t args < <(many_args)
 	rxlat_start_or_die /dev/null "${args[@]}" --per-queue --max-ifaces "$PROM_IFACES" \
-		--max-queues "$PROM_QUEUES" -o none --prometheus 9474 --prometheus-buckets "$k"
+		--max-queues "$PROM_QUEUES" -o none --prometheus 9474 --prometheus-buckets "$1"
 	"$FILLER" "$RX_PID" "$PROM_IFACES" "$PROM_QUEUES" "$PROM_IFACES" "$PROM_QUEUES" 0 \
 		>"$T_DIR/fill.out" || die "rxlat-bench-fill (filling the series) failed"
-	rss0=$(proc_status_kb "$RX_PID" VmRSS)
+	RSS0=$(proc_status_kb "$RX_PID" VmRSS)
 	# idle: the report timer only, no scrape
 	t0=$(proc_ticks "$RX_PID")
 	sleep 10
-	idle=$(awk -v d="$(($(proc_ticks "$RX_PID") - t0))" -v hz="$(getconf CLK_TCK)" \
+	IDLE=$(awk -v d="$(($(proc_ticks "$RX_PID") - t0))" -v hz="$(getconf CLK_TCK)" \
 		'BEGIN { printf "%.1f", 100 * d / hz / 10 }')
-	t0=$(proc_ticks "$RX_PID")
+}
+
+# PROM_SECS rounds, one a second, of one scrape of each FORMAT in turn;
+# sets, per format F, S_BYTES[F] (the last scrape's), S_MS[F] and S_CPU[F]
+# (ms per scrape, wall and rxlat's CPU) and S_ENTRIES[F].
+prom_rounds()	# FORMAT...
+{
+	local i f t1 size secs ticks hz n=0
+	local -A dur=() cpu=()
+	hz=$(getconf CLK_TCK)
 	t1=$(date +%s%N)
 	for ((i = 0; i < PROM_SECS; i++)); do
-		out=$(in_ns "$NS_R" curl -s -o "$T_DIR/scrape.prom" -w '%{http_code} %{size_download} %{time_total}' \
-			--max-time 10 http://127.0.0.1:9474/metrics) || die "scrape $i failed"
-		read -r code size secs <<<"$out"
-		[ "$code" = 200 ] || die "scrape $i: HTTP $code"
-		dur=$(awk -v a="$dur" -v b="$secs" 'BEGIN { print a + b }')
+		for f in "$@"; do
+			read -r size secs ticks <<<"$(prom_scrape "$f" "$T_DIR/scrape.$f")"
+			S_BYTES[$f]=$size
+			dur[$f]=$(awk -v a="${dur[$f]:-0}" -v b="$secs" 'BEGIN { print a + b }')
+			cpu[$f]=$((${cpu[$f]:-0} + ticks))
+		done
 		n=$((n + 1))
 		sleep "$(awk -v t="$i" -v s="$t1" -v now="$(date +%s%N)" \
 			'BEGIN { d = s / 1e9 + t + 1 - now / 1e9; printf "%.3f", (d > 0 ? d : 0) }')"
 	done
-	busy=$(awk -v d="$(($(proc_ticks "$RX_PID") - t0))" -v hz="$(getconf CLK_TCK)" \
-		-v ns="$(($(date +%s%N) - t1))" 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }')
-	hwm=$(proc_status_kb "$RX_PID" VmHWM)
-	series=$(grep -vc '^#' "$T_DIR/scrape.prom")
-	printf '%4d %9d %11.1f %11.1f %9.1f %9.1f %10.1f %10.0f\n' "$k" "$series" \
-		"$(awk -v b="$size" 'BEGIN { print b / 1048576 }')" \
-		"$(awk -v d="$dur" -v n="$n" 'BEGIN { print 1000 * d / n }')" "$idle" "$busy" \
-		"$(awk -v r="$rss0" 'BEGIN { print r / 1024 }')" "$(awk -v r="$hwm" 'BEGIN { print r / 1024 }')"
-	rxlat_stop
+	for f in "$@"; do
+		S_MS[$f]=$(awk -v d="${dur[$f]}" -v n="$n" 'BEGIN { print 1000 * d / n }')
+		S_CPU[$f]=$(awk -v t="${cpu[$f]}" -v n="$n" -v hz="$hz" 'BEGIN { print 1000 * t / hz / n }')
+		S_ENTRIES[$f]=$(prom_entries "$f" "$T_DIR/scrape.$f")
+	done
+}
+
+# A row of the table.
+prom_row()	# FORMAT K ENTRIES BYTES MS CPU-MS IDLE RSS0-KIB HWM-KIB HEAD-SERIES PROM-RSS-KIB
+{
+	printf '%-9s %2s %9d %9.2f %9.1f %9.1f %8.1f %7.1f %8.1f %10s %9s\n' "$1" "$2" "$3" \
+		"$(awk -v b="$4" 'BEGIN { print b / 1048576 }')" "$5" "$6" "$7" \
+		"$(awk -v r="$8" 'BEGIN { print r / 1024 }')" "$(awk -v r="$9" 'BEGIN { print r / 1024 }')" \
+		"${10}" "$(awk -v r="${11}" 'BEGIN { if (r == "-") print "-"; else printf "%.0f", r / 1024 }')"
 }
 
 part_prometheus()
 {
-	local k NS_R=$NS_R
+	local NS_R=$NS_R idle2 rss2 hwm2 text_srv pb_srv ratios
+	local -A S_BYTES=() S_MS=() S_CPU=() S_ENTRIES=()
+	local IDLE RSS0
 	command -v curl >/dev/null || die "'curl' not found (make deps installs it)"
+	command -v prometheus >/dev/null || die "'prometheus' not found (make deps installs it)"
+	command -v protoc >/dev/null || die "'protoc' not found (make deps installs it)"
 	many_setup
 	echo
 	echo "8. Prometheus endpoint: $PROM_IFACES interfaces x $PROM_QUEUES queues x 5 stages, every series"
-	echo "   with samples, scraped once a second for $PROM_SECS s (CPU: share of one CPU; idle: 10 s, no scrape)"
+	echo "   with samples; at k = 2 a text and a protobuf scrape (native histograms) in turn, once a"
+	echo "   second each for $PROM_SECS s, then Prometheus $(prometheus --version 2>/dev/null |
+		sed -n 's/^prometheus, version \([0-9.]*\).*/\1/p') scraping it every 5 s, one"
+	echo "   server per format; at k = 8 text alone, no server (CPU idle: share of one CPU, 10 s, no scrape)"
 	echo
-	printf '%4s %9s %11s %11s %9s %9s %10s %10s\n' "k" "samples" "scrape" "scrape" "CPU idle" \
-		"CPU 1/s" "RSS" "RSS peak"
-	printf '%4s %9s %11s %11s %9s %9s %10s %10s\n' "" "(lines)" "(MiB)" "(ms)" "(%)" "(%)" "(MiB)" "(MiB)"
-	for k in 2 8; do
-		prom_run "$k"
-	done
+	prom_rxlat 2
+	prom_rounds text protobuf
+	text_srv=$(prom_server prom-text)
+	pb_srv=$(prom_server prom-native --enable-feature=native-histograms)
+	idle2=$IDLE rss2=$RSS0 hwm2=$(proc_status_kb "$RX_PID" VmHWM)
+	rxlat_stop
+	printf '%-9s %2s %9s %9s %9s %9s %8s %7s %8s %10s %9s\n' format k entries scrape scrape \
+		"CPU per" "CPU idle" RSS "RSS peak" Prometheus Prometheus
+	printf '%-9s %2s %9s %9s %9s %9s %8s %7s %8s %10s %9s\n' "" "" "" "(MiB)" "(ms)" \
+		"scrape(ms)" "(%)" "(MiB)" "(MiB)" "head ser." "RSS (MiB)"
+	prom_row text 2 "${S_ENTRIES[text]}" "${S_BYTES[text]}" "${S_MS[text]}" "${S_CPU[text]}" \
+		"$idle2" "$rss2" "$hwm2" "${text_srv%% *}" "$(cut -d " " -f 2 <<<"$text_srv")"
+	prom_row protobuf - "${S_ENTRIES[protobuf]}" "${S_BYTES[protobuf]}" "${S_MS[protobuf]}" \
+		"${S_CPU[protobuf]}" "$idle2" "$rss2" "$hwm2" "${pb_srv%% *}" "$(cut -d " " -f 2 <<<"$pb_srv")"
+	ratios=$(awk -v b1="${S_BYTES[text]}" -v b2="${S_BYTES[protobuf]}" -v e1="${S_ENTRIES[text]}" \
+		-v e2="${S_ENTRIES[protobuf]}" -v m1="${S_MS[text]}" -v m2="${S_MS[protobuf]}" \
+		-v c1="${S_CPU[text]}" -v c2="${S_CPU[protobuf]}" -v h1="${text_srv%% *}" -v h2="${pb_srv%% *}" \
+		-v r1="$(cut -d ' ' -f 2 <<<"$text_srv")" -v r2="$(cut -d ' ' -f 2 <<<"$pb_srv")" \
+		-v l1="${text_srv##* }" -v l2="${pb_srv##* }" 'function x(a, b) { return b > 0 ? sprintf("%.1fx", a / b) : "-" }
+		BEGIN { printf "bytes %s, entries %s, ms %s, CPU %s, head series %s, Prometheus RSS %s;\n", \
+			x(b1, b2), x(e1, e2), x(m1, m2), x(c1, c2), x(h1, h2), x(r1, r2)
+			printf "   series of rxlat_stage_latency_seconds alone: %d / %d = %s", l1, l2, x(l1, l2) }')
+	prom_rxlat 8
+	prom_rounds text
+	prom_row text 8 "${S_ENTRIES[text]}" "${S_BYTES[text]}" "${S_MS[text]}" "${S_CPU[text]}" \
+		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
+	rxlat_stop
 	echo
-	echo "   k: exported buckets per power of two (--prometheus-buckets); samples: lines of one scrape"
+	echo "   classic text at k = 2 / native protobuf: $ratios"
+	echo "   k: classic buckets per power of two (--prometheus-buckets); entries: sample lines of a text"
+	echo "   scrape, Metric messages (series) of a protobuf one; RSS: rxlat's, one run for both k = 2 rows;"
+	echo "   Prometheus: its prometheus_tsdb_head_series and RSS after $PROM_SERVER_SCRAPES scrapes"
 }

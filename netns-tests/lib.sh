@@ -893,6 +893,30 @@ q()	# JQ-PROGRAM [ARGS...]
 	gojq -s "$@" "$T_DIR/rxlat.out"
 }
 
+# rxlat's protobuf exposition (delimited: a varint length before each
+# MetricFamily message) in FILE, in protoc's text format: each length is
+# made the key of field 1 of a wrapper message, so that protoc decodes the
+# whole scrape as "family { ... }" after "family { ... }", with the message
+# definitions of unit-tests/prom_metrics.proto (client_model's field numbers).
+pb_decode()	# FILE
+{
+	local dir
+	dir=$(mktemp -d "$T_DIR/pb.XXXXXX") || return 1
+	cp "$RXLAT_ROOT/unit-tests/prom_metrics.proto" "$dir/" || return 1
+	printf '%s\n' 'syntax = "proto2";' 'import "prom_metrics.proto";' \
+		'message Scrape { repeated io.prometheus.client.MetricFamily family = 1; }' >"$dir/scrape.proto"
+	od -An -v -tu1 "$1" | LC_ALL=C awk '{ for (i = 1; i <= NF; i++) b[n++] = $i }
+		END {
+			for (i = 0; i < n;) {
+				printf "%c", 10 # field 1, length-delimited
+				l = 0
+				m = 1
+				do { c = b[i++]; printf "%c", c; l += (c % 128) * m; m *= 128 } while (c >= 128)
+				for (e = i + l; i < e && i < n; i++) printf "%c", b[i]
+			}
+		}' | protoc --decode=Scrape -I "$dir" "$dir/scrape.proto"
+}
+
 # HOG=(...): a command that runs a SCHED_FIFO busy loop on CPU for
 # SECONDS: BUSY_MS busy, then IDLE_MS asleep (0: never), over and over;
 # every other task of that CPU waits while it is busy (the kernel's RT

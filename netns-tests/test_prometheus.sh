@@ -5,8 +5,11 @@
 # Debian's prometheus scrapes rxlat every second on the receiving
 # namespace's loopback during traffic of a known count; through its HTTP API
 # histogram_quantile(0.99) agrees with rxlat's own p99 within one bucket and
-# _count grows by exactly the datagrams sent. Also: promtool on a live
-# scrape and on configs/, 20 scrapes a second for 30 s, hostile clients
+# _count grows by exactly the datagrams sent; with native histograms on
+# (Prometheus asks for protobuf) the same from one native histogram per
+# label set, equal to the text scrape's count and sum, and the configs'
+# rules and panels answer from them. Also: promtool on a live scrape and
+# on configs/, 20 scrapes a second for 30 s, hostile clients
 # (malformed, oversized, one byte a second, hundreds at once) while scrapes
 # go on, the systemd unit (systemd-analyze verify, and its command line
 # under its capability bounding set with setpriv), and bad input.
@@ -79,7 +82,8 @@ send_udp()	# CHECK N [PKTGEN-SEND-ARGS...]
 
 # Debian's Prometheus in NS_B, scraping rxlat every second, with the
 # recording rules of configs/; returns once it has scraped rxlat.
-start_prometheus()
+# --enable-feature=native-histograms among the ARGS: it asks for protobuf.
+start_prometheus()	# [PROMETHEUS-ARGS...]
 {
 	local i
 	cat >"$T_DIR/prometheus.yml" <<-EOF
@@ -91,7 +95,7 @@ start_prometheus()
 	EOF
 	t_bg prometheus in_ns "$NS_B" prometheus --config.file="$T_DIR/prometheus.yml" \
 		--storage.tsdb.path="$T_DIR/tsdb" --web.listen-address="127.0.0.1:$PPORT" \
-		--log.level=warn
+		--log.level=warn "$@"
 	PROM_PID=$BG_PID
 	for ((i = 0; i < 300; i++)); do
 		[[ $(promq 'max(up{job="rxlat"})' | gojq -r '.[0].value[1] // 0') == 1 ]] &&
@@ -189,6 +193,8 @@ quantile_and_count()	# K
 	assert_eq samples_from_xdp "$N" \
 		"$(promv 'sum(rxlat_stage_samples_total{stage="udp_queue_rcv",source="xdp"})' "$t1")"
 	p99=$(promv 'histogram_quantile(0.99, sum by (le) (rxlat_stage_latency_seconds_bucket{stage="udp_queue_rcv"}))' "$t1")
+	# without native histograms on, Prometheus asks for text: no native series
+	assert_eq classic_not_native "[]" "$(promq 'rxlat_stage_latency_seconds' "$t1")"
 	dashboard_queries "$t1"
 	assert_ne recording_rule_p99 "[]" \
 		"$(promq 'instance_stage:rxlat_stage_latency_seconds:p99_5m{stage="udp_queue_rcv"}' "$t1")"
@@ -273,6 +279,155 @@ scrape_storm()
 	assert_eq final_count_is_total "$total" "$(stage_sum udp_queue_rcv .count)"
 	assert_eq final_xdp_seen "$(q '[.[].xdp[].seen] | add')" \
 		"$(expo_sum "$T_DIR/final.prom" rxlat_xdp_packets_seen_total)"
+}
+
+# ---------------------------------------------------------------- native histograms
+
+PB_ACCEPT='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
+
+# The endpoint's protobuf exposition, asked for as Prometheus asks for it
+# with native histograms on, into FILE; prints the Content-Type.
+scrape_pb_to()	# FILE
+{
+	in_ns "$NS_B" curl -sf --max-time 5 -H "Accept: $PB_ACCEPT" -o "$1" -w '%{content_type}' "$URL"
+}
+
+# "LABELS VALUE" a line, sorted, of the text exposition's histogram lines
+# ending in SUFFIX (_count, _sum): LABELS as name=value,... sorted by name,
+# those with an empty value left out (Prometheus drops them); VALUE times
+# SCALE, rounded (1e9: a _sum in ns).
+text_hist_lines()	# FILE SUFFIX SCALE
+{
+	LC_ALL=C awk -v p="rxlat_stage_latency_seconds$2{" -v sc="$3" 'index($0, p) == 1 {
+		l = substr($0, length(p) + 1)
+		l = substr(l, 1, index(l, "} ") - 1)
+		n = split(l, kv, "\",")
+		sub(/"$/, "", kv[n])
+		m = 0
+		for (i = 1; i <= n; i++) {
+			j = index(kv[i], "=\"")
+			if (j + 1 == length(kv[i]))
+				continue
+			k[++m] = substr(kv[i], 1, j - 1) "=" substr(kv[i], j + 2)
+			for (x = m; x > 1 && k[x - 1] > k[x]; x--) {
+				t = k[x]; k[x] = k[x - 1]; k[x - 1] = t
+			}
+		}
+		out = k[1]
+		for (i = 2; i <= m; i++)
+			out = out "," k[i]
+		printf "%s %.0f\n", out, $NF * sc
+	}' "$1" | LC_ALL=C sort
+}
+
+# The same for an instant query's result at TIME (instance and job left out).
+prom_hist_lines()	# EXPR TIME SCALE
+{
+	promq "$1" "$2" | gojq -r '.[] | (.metric | del(.__name__, .instance, .job) | to_entries
+		| sort_by(.key) | map("\(.key)=\(.value)") | join(",")) + " " + .value[1]' |
+		LC_ALL=C awk -v sc="$3" '{ printf "%s %.0f\n", $1, $2 * sc }' | LC_ALL=C sort
+}
+
+# No rule of the test's Prometheus failed its last evaluation (2.42 logs a
+# discarded result as a warning only).
+rules_healthy()	# NAME
+{
+	assert_eq "$1" "" "$(in_ns "$NS_B" curl -s --max-time 10 "http://127.0.0.1:$PPORT/api/v1/rules" |
+		gojq -r '.data.groups[].rules[] | select(.health != "ok") | "\(.name // .alert): \(.lastError)"' |
+		head -n 1)" "a rule that failed"
+}
+
+# Two lists of lines alike: a pass, or a fail with how many lines differ
+# and the first of them.
+assert_same_lines()	# NAME WANT GOT [WHAT]
+{
+	local d
+	d=$(diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | grep '^[<>]')
+	assert_eq "$1" 0 "$(grep -c . <<<"$d")" \
+		"${4:+$4: }lines that differ (<: wanted, >: got; the first: ${d%%$'\n'*})"
+}
+
+# Prometheus with native histograms on, so that it asks for protobuf:
+# every histogram label set of the text exposition is one native histogram
+# there, with no _bucket, _count or _sum series; its count and sum are the
+# text's at the same state; its p99 is within one bucket of rxlat's own;
+# the recording rules and the dashboard's host panels answer from native
+# histograms alone. One Prometheus run for all of it.
+native_histograms()
+{
+	local t0 t1 ct st sets rec n=0 empty=() lbl ns prom_ns worst=0 d
+	vm_skip native && return 0
+	need protoc || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	# one report, at exit: its p99 per queue covers exactly the run's samples
+	start_rxlat -i "$IF_B" --per-queue -r 1000 --prometheus "$MPORT" || return 1
+	start_prometheus --enable-feature=native-histograms || return 1
+	t0=$(date +%s.%N)
+	sleep 1.2
+	send_udp native "$N"
+	# the state after the traffic, in text and in protobuf, and then at
+	# least one scrape of Prometheus: nothing moves in between
+	sleep 1.2
+	scrape_to "$T_DIR/native.prom" || t_abort scrape "curl $URL failed"
+	ct=$(scrape_pb_to "$T_DIR/native.pb") || t_abort scrape_pb "curl $URL (protobuf) failed"
+	sleep 2.2
+	t1=$(date +%s.%N)
+
+	assert_match native_content_type \
+		'^application/vnd\.google\.protobuf; ?proto=io\.prometheus\.client\.MetricFamily; ?encoding=delimited' "$ct"
+	sets=$(text_hist_lines "$T_DIR/native.prom" _count 1 | cut -d ' ' -f 1)
+	assert_ge native_label_sets 8 "$(grep -c . <<<"$sets")" "histogram label sets (2 stages x 4 queues at least)"
+	assert_same_lines native_every_label_set "$(text_hist_lines "$T_DIR/native.prom" _count 1 |
+		cut -d ' ' -f 1 | sed 's/$/ histogram/')" \
+		"$(promq rxlat_stage_latency_seconds "$t1" | gojq -r '.[] | (.metric | del(.__name__, .instance, .job)
+			| to_entries | sort_by(.key) | map("\(.key)=\(.value)") | join(","))
+			+ if .histogram then " histogram" else " float" end' | LC_ALL=C sort)" \
+		"a native histogram per label set of the text's _count lines"
+	assert_eq native_no_classic_series "[]" \
+		"$(promq 'count({__name__=~"rxlat_stage_latency_seconds_(bucket|count|sum)"})' "$t1")"
+	assert_eq native_count_before 0 \
+		"$(promv 'sum(histogram_count(rxlat_stage_latency_seconds{stage="udp_queue_rcv"}))' "$t0")"
+	for st in ip_rcv udp_queue_rcv; do
+		assert_eq "native_count_$st" "$N" \
+			"$(promv "sum(histogram_count(rxlat_stage_latency_seconds{stage=\"$st\"}))" "$t1")" \
+			"$st: histogram_count, datagrams sent $N"
+	done
+	assert_same_lines native_count_is_text "$(text_hist_lines "$T_DIR/native.prom" _count 1)" \
+		"$(prom_hist_lines 'histogram_count(rxlat_stage_latency_seconds)' "$t1" 1)" "histogram_count vs _count"
+	assert_same_lines native_sum_is_text "$(text_hist_lines "$T_DIR/native.prom" _sum 1e9)" \
+		"$(prom_hist_lines 'histogram_sum(rxlat_stage_latency_seconds)' "$t1" 1e9)" "histogram_sum vs _sum, in ns"
+	# the protobuf scrape: native only by default (--prometheus-classic off)
+	pb_decode "$T_DIR/native.pb" >"$T_DIR/native.pb.txt" || t_abort pb_decode "protoc cannot decode the scrape"
+	assert_eq native_pb_schema_3 "$(grep -c . <<<"$sets")" "$(grep -c '^ *schema: 3$' "$T_DIR/native.pb.txt")" \
+		"histograms of schema 3 in the protobuf scrape"
+	assert_eq native_pb_no_classic_buckets 0 "$(grep -c '^ *bucket {' "$T_DIR/native.pb.txt")"
+
+	# the recording rules (run every second here): every latency rule
+	# answers, none fails, the classic bucket rates are empty
+	rules_healthy native_rules_healthy
+	assert_eq native_rule_no_bucket_rate "[]" \
+		"$(promq '{__name__=~".+:rxlat_stage_latency_seconds_bucket:rate5m"}' "$t1")"
+	while IFS= read -r rec; do
+		n=$((n + 1))
+		[[ $(promq "$rec{stage=\"udp_queue_rcv\"}" "$t1" | gojq length) -gt 0 ]] || empty+=("$rec")
+	done < <(gojq --yaml-input -r '.groups[] | select(.name == "rxlat-recording") | .rules[].record // empty
+		| select(test("latency_seconds:"))' "$RXLAT_ROOT/configs/rxlat.rules.yml")
+	assert_eq native_rules_answer "$n of $n" "$((n - ${#empty[@]})) of $n" \
+		"latency rules with data${empty[0]:+ (none: ${empty[0]})}"
+	dashboard_queries "$t1"
+	stop_rxlat || return 1
+
+	# p99 per queue: Prometheus' from the native histogram, rxlat's from
+	# its report; one bucket is a factor 2^(1/8)
+	while read -r lbl prom_ns; do
+		ns=$(q -r --arg l "$lbl" '.[-1].series[] | select("ifname=\(.ifname),queue=\(.queue),stage=\(.stage)" == $l) | .p99_ns')
+		[[ -n $ns ]] || { fail native_p99_series "no series $lbl in rxlat's report"; continue; }
+		d=$(($(hist_bucket "$prom_ns") - $(hist_bucket "$ns")))
+		d=${d#-}
+		log "p99 $lbl: Prometheus $prom_ns ns, rxlat $ns ns, $d buckets apart"
+		((d > worst)) && worst=$d
+	done < <(prom_hist_lines 'histogram_quantile(0.99, rxlat_stage_latency_seconds{stage="udp_queue_rcv"})' "$t1" 1e9)
+	assert_le native_p99_within_one_bucket 1 "$worst" "buckets between Prometheus' p99 and rxlat's, the worst queue"
 }
 
 # ---------------------------------------------------------------- hostile clients
@@ -529,9 +684,16 @@ bad_input()
 # run, to a pod behind a routed veth pair, whose receiver sits in a cgroup
 # named like a Docker container's. The dashboard's per-pod panels and the
 # pods' recording rules answer, the host's forwarding time among them.
-containers_dashboard()
+# native: the same with Prometheus asking for native histograms and rxlat
+# sending the classic buckets beside them (--prometheus-classic), which
+# 2.42 does not keep: the panels and rules answer from native histograms
+# alone, and the protobuf scrape holds both.
+containers_dashboard()	# [native]
 {
 	local pod cg t1 hmac pmac id=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	local native=${1:-} exp=() prom=() count='rxlat_stage_latency_seconds_count{SEL}' b
+	[[ -n $native ]] && exp=(--prometheus-classic) prom=(--enable-feature=native-histograms) \
+		count='histogram_count(rxlat_stage_latency_seconds{SEL})'
 	vm_skip containers_dashboard && return 0
 	need || return 1
 	{ ns_pair && ns_create pod; } || t_abort setup "cannot create the namespaces"
@@ -546,9 +708,9 @@ containers_dashboard()
 		ip -n "$pod" neigh replace 10.12.0.1 lladdr "$hmac" dev p0 nud permanent; } ||
 		t_abort setup "cannot set the pod's neighbours"
 	cg=$(t_cgroup "docker-$id.scope") || { skip containers_dashboard "no cgroup v2 here"; return 0; }
-	start_exporter "$RXLAT" -i "$IF_B" --per-queue --by cgroup -o none --prometheus "$MPORT" ||
-		return 1
-	start_prometheus || return 1
+	start_exporter "$RXLAT" -i "$IF_B" --per-queue --by cgroup -o none --prometheus "$MPORT" \
+		"${exp[@]}" || return 1
+	start_prometheus "${prom[@]}" || return 1
 	t_bg recv in_ns "$pod" sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
 		"$PKTGEN" recv --port "$PORT" --count "$N" --timeout 60
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$BG_PID" || t_abort receiver "rxlat-pktgen recv did not start"
@@ -561,7 +723,8 @@ containers_dashboard()
 	sleep 1.5
 	t1=$(date +%s.%N)
 	dashboard_queries "$t1" pods
-	assert_eq pod_count "$N" "$(promv "sum(rxlat_stage_latency_seconds_count{stage=\"udp_queue_rcv\",netns=\"$pod\",container=\"$id\"})" "$t1")"
+	assert_eq pod_count "$N" \
+		"$(promv "sum(${count/SEL/stage=\"udp_queue_rcv\",netns=\"$pod\",container=\"$id\"})" "$t1")"
 	assert_eq host_rule_no_pod_socket "[]" \
 		"$(promq 'instance_stage:rxlat_stage_latency_seconds:p99_5m{stage="udp_queue_rcv"}' "$t1")"
 	assert_ne netns_rule_p99 "[]" \
@@ -570,6 +733,28 @@ containers_dashboard()
 	assert_ne forwarding_rule 0 \
 		"$(promv "count(instance_netns_queue:rxlat_host_forwarding_seconds:p50_5m{netns=\"$pod\"} > 0)" "$t1")" \
 		"queues with a positive forwarding time"
+	if [[ -n $native ]]; then
+		rules_healthy pods_rules_healthy
+		assert_eq pods_native_only "[]" \
+			"$(promq 'count({__name__=~"rxlat_stage_latency_seconds_(bucket|count|sum)"})' "$t1")" \
+			"classic series kept by Prometheus 2.42 of histograms sent both ways"
+		# the wire: each histogram native (schema 3) and with the text's
+		# classic buckets, at the same state (the traffic is over), but for
+		# +Inf, which protobuf leaves to the histogram's count
+		scrape_to "$T_DIR/pods.prom" || t_abort scrape "curl $URL failed"
+		scrape_pb_to "$T_DIR/pods.pb" >/dev/null || t_abort scrape_pb "curl $URL (protobuf) failed"
+		pb_decode "$T_DIR/pods.pb" >"$T_DIR/pods.pb.txt" || t_abort pb_decode "protoc cannot decode the scrape"
+		assert_eq pods_pb_schema_3 "$(grep -c '^rxlat_stage_latency_seconds_count{' "$T_DIR/pods.prom")" \
+			"$(grep -c '^ *schema: 3$' "$T_DIR/pods.pb.txt")" "native histograms in protobuf vs _count lines in text"
+		grep '^rxlat_stage_latency_seconds_bucket{' "$T_DIR/pods.prom" | grep -v 'le="+Inf"' >"$T_DIR/pods.buckets"
+		b=$(grep -c . "$T_DIR/pods.buckets")
+		assert_ge pods_pb_classic_buckets 1 "$b" "_bucket lines in text, +Inf left out"
+		assert_eq pods_pb_classic_buckets_text "$b" "$(grep -c '^ *bucket {' "$T_DIR/pods.pb.txt")" \
+			"classic buckets in protobuf vs finite _bucket lines in text"
+		assert_eq pods_pb_classic_counts_text "$(expo_sum "$T_DIR/pods.buckets" 'rxlat_stage_latency_seconds_bucket{')" \
+			"$(awk '$1 == "cumulative_count:" { s += $2 } END { printf "%d", s }' "$T_DIR/pods.pb.txt")" \
+			"sum of the classic buckets' counts, protobuf vs text"
+	fi
 	kill -INT "$RXLAT_PID"
 	t_wait_pid "$RXLAT_PID" 15
 	assert_eq rxlat_exit 0 "$?"
@@ -583,6 +768,15 @@ configs_check()
 	assert_cmd promtool_check_config promtool check config "$RXLAT_ROOT/configs/prometheus.yml"
 	assert_cmd promtool_check_rules promtool check rules "$RXLAT_ROOT/configs/rxlat.rules.yml"
 	assert_cmd promtool_test_rules promtool test rules "$RXLAT_ROOT/configs/rxlat.rules.test.yml"
+	# every latency query has its native form beside the classic one (the
+	# classic bucket rates' own rules apart)
+	assert_eq rules_native_form "" "$(gojq --yaml-input -r '.groups[].rules[]
+		| select((.record // "") | endswith("_bucket:rate5m") | not) | select(.expr | test("_bucket"))
+		| select(.expr | test("rxlat_stage_latency_seconds[{]") | not) | .record // .alert' \
+		"$RXLAT_ROOT/configs/rxlat.rules.yml")" "rules reading classic buckets alone"
+	assert_eq dashboard_native_form "" "$(gojq -r '.panels[] | select(any(.targets[]?.expr; test("_bucket")
+		and (test("rxlat_stage_latency_seconds[{]") | not))) | .title' "$RXLAT_ROOT/configs/rxlat-dashboard.json")" \
+		"panels reading classic buckets alone"
 	assert_eq dashboard_panels "heatmap table timeseries" \
 		"$(gojq -r '[.panels[].type | select(. != "row")] | unique | join(" ")' \
 			"$RXLAT_ROOT/configs/rxlat-dashboard.json")"
@@ -592,7 +786,9 @@ suite_begin
 run_test configs configs_check
 run_test quantile_fine quantile_and_count 8
 run_test quantile_default quantile_and_count 2
+run_test native native_histograms
 run_test containers_dashboard containers_dashboard
+run_test containers_native containers_dashboard native
 run_test storm scrape_storm
 run_test hostile hostile_clients
 run_test unit unit_file
