@@ -28,12 +28,6 @@
 #define DROPS "rxlat_drops_total"
 #define UNRE  "rxlat_unreached_interfaces"
 
-/* The exported buckets: the last fine bucket of each, and its le label. */
-struct prom_bucket {
-	__u32 last;
-	char le[24];
-};
-
 struct prom_metrics {
 	struct rxlat_model *model;
 	unsigned int per_pow2;
@@ -42,8 +36,7 @@ struct prom_metrics {
 	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	struct prom_bucket *buckets;
 	unsigned int nbuckets;
-	/* the classic buckets of a protobuf scrape, NULL: native only */
-	struct pb_classic *classic;
+	bool classic; /* a protobuf scrape sends the classic buckets too */
 	const struct rxlat_unreached_set *unreached; /* NULL: none */
 };
 
@@ -186,39 +179,15 @@ void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from)
 	m->from = from;
 }
 
-int prom_metrics_set_classic(struct prom_metrics *m)
+void prom_metrics_set_classic(struct prom_metrics *m)
 {
-	struct pb_classic *c = calloc(1, sizeof(*c));
-	__u32 *last = calloc(m->nbuckets, sizeof(*last));
-	double *upper = calloc(m->nbuckets, sizeof(*upper));
-
-	if (!c || !last || !upper) {
-		free(c);
-		free(last);
-		free(upper);
-		return -ENOMEM;
-	}
-	/* +Inf left out: the histogram's count is that bucket */
-	c->n = m->nbuckets - 1;
-	for (unsigned int e = 0; e < c->n; e++) {
-		last[e] = m->buckets[e].last;
-		upper[e] = (double)rxlat_hist_le(last[e]) / 1e9;
-	}
-	c->last = last;
-	c->upper_s = upper;
-	m->classic = c;
-	return 0;
+	m->classic = true;
 }
 
 void prom_metrics_free(struct prom_metrics *m)
 {
 	if (!m)
 		return;
-	if (m->classic) {
-		free((void *)m->classic->last);
-		free((void *)m->classic->upper_s);
-		free(m->classic);
-	}
 	free(m->buckets);
 	free(m);
 }
@@ -478,7 +447,9 @@ static bool render_next(struct prom_scrape *s)
 	if (s->phase != PH_LAT)
 		render_counts(s, &l, &h);
 	else if (s->fmt == PROM_FORMAT_PROTOBUF)
-		pb_hist(&s->pb, &s->out, &l, &h, s->m->classic);
+		/* +Inf left out: the histogram's count is that bucket */
+		pb_hist(&s->pb, &s->out, &l, &h, s->m->buckets,
+			s->m->classic ? s->m->nbuckets - 1 : 0);
 	else
 		text_hist(s, &l, &h);
 	return true;

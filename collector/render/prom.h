@@ -56,9 +56,9 @@ int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsig
 void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u);
 /*
  * With a protobuf scrape, the classic buckets too, beside the native ones
- * (--prometheus-classic): 0 or -ENOMEM.
+ * (--prometheus-classic).
  */
-int prom_metrics_set_classic(struct prom_metrics *m);
+void prom_metrics_set_classic(struct prom_metrics *m);
 /* --from, in rxlat_build_info (default: stamp). */
 void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from);
 void prom_metrics_free(struct prom_metrics *m);

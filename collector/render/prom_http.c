@@ -641,11 +641,8 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS), strerror(-err));
 		return err;
 	}
-	if (p->cfg->prom_classic && prom_metrics_set_classic(p->m)) {
-		rxlat_err("%s: cannot set up the metrics: %s", opt(OPT_PROMETHEUS_CLASSIC),
-			  strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (p->cfg->prom_classic)
+		prom_metrics_set_classic(p->m);
 	prom_metrics_set_unreached(p->m, unreached);
 	prom_metrics_set_from(p->m, p->cfg->bpf.from);
 	rxlat_info("metrics at http://%s/metrics (text: %u buckets per histogram; protobuf: "

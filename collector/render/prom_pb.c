@@ -251,8 +251,11 @@ static void native(struct pb_writer *w, const struct rxlat_hist *h)
 }
 
 void pb_hist(struct pb_writer *w, struct pbuf *out, const struct prom_labels *l,
-	     const struct rxlat_hist *h, const struct pb_classic *c)
+	     const struct rxlat_hist *h, const struct prom_bucket *classic, unsigned int nclassic)
 {
+	__u64 cum = 0;
+	__u32 fine = 0;
+
 	__u64 count = 0;
 
 	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
@@ -260,20 +263,15 @@ void pb_hist(struct pb_writer *w, struct pbuf *out, const struct prom_labels *l,
 	labels(w, l);
 	f_uint(&w->inner, H_COUNT, count);
 	f_double(&w->inner, H_SUM, (double)h->sum_ns / 1e9);
-	if (c) {
-		__u64 cum = 0;
-		__u32 fine = 0;
-		char bt[32];
+	for (unsigned int e = 0; e < nclassic; e++) {
+		char t[32];
+		struct pbuf bucket = { .p = t, .cap = sizeof(t), .fixed = true };
 
-		for (unsigned int e = 0; e < c->n; e++) {
-			struct pbuf bucket = { .p = bt, .cap = sizeof(bt), .fixed = true };
-
-			for (; fine <= c->last[e]; fine++)
-				cum += h->buckets[fine];
-			f_uint(&bucket, B_CUMULATIVE, cum);
-			f_double(&bucket, B_UPPER, c->upper_s[e]);
-			f_msg(&w->inner, H_BUCKET, &bucket);
-		}
+		for (; fine <= classic[e].last; fine++)
+			cum += h->buckets[fine];
+		f_uint(&bucket, B_CUMULATIVE, cum);
+		f_double(&bucket, B_UPPER, (double)rxlat_hist_le(classic[e].last) / 1e9);
+		f_msg(&w->inner, H_BUCKET, &bucket);
 	}
 	native(w, h);
 	f_msg(&w->metric, M_HISTOGRAM, &w->inner);

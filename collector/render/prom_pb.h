@@ -50,11 +50,13 @@ static inline void prom_label(struct prom_labels *l, const char *key, const char
 /* MetricType of metrics.proto: the values are the wire's */
 enum prom_type { PROM_COUNTER = 0, PROM_GAUGE = 1, PROM_HISTOGRAM = 4 };
 
-/* The classic buckets sent beside the native ones: cumulative counts. */
-struct pb_classic {
-	unsigned int n;	       /* buckets, +Inf left out (the count says it) */
-	const __u32 *last;     /* per bucket: the last of rxlat's buckets it sums */
-	const double *upper_s; /* per bucket: its le in seconds */
+/*
+ * An exported classic bucket: the last of rxlat's buckets it sums, and its
+ * le label in the text exposition.
+ */
+struct prom_bucket {
+	__u32 last;
+	char le[24];
 };
 
 /*
@@ -75,9 +77,9 @@ void pb_family(struct pb_writer *w, const char *name, enum prom_type type, const
 /* a counter's or a gauge's value, as the family's type says */
 void pb_value(struct pb_writer *w, struct pbuf *out, enum prom_type type,
 	      const struct prom_labels *l, __u64 v);
-/* a native histogram (schema 3), with classic buckets when c is not NULL */
+/* a native histogram (schema 3), and the first nclassic classic buckets */
 void pb_hist(struct pb_writer *w, struct pbuf *out, const struct prom_labels *l,
-	     const struct rxlat_hist *h, const struct pb_classic *c);
+	     const struct rxlat_hist *h, const struct prom_bucket *classic, unsigned int nclassic);
 /* the family's last message, if it has metrics */
 void pb_end(struct pb_writer *w, struct pbuf *out);
 void pb_writer_free(struct pb_writer *w);
