@@ -54,6 +54,9 @@ def rpad($w): tostring | . + (" " * ([$w - length, 0] | max));
 def queues: "queue\(if length > 1 then "s" else "" end) \(map(tostring) | join(", "))";
 def in_queues($qs): select(.queue as $q | $qs | index($q));
 def p50p99: "\(pct(0.5) | dur) / \(pct(0.99) | dur)";
+# a row's percentile (.b its buckets), never above its largest sample (.max),
+# as rxlat's own are: the top bucket's le can be above it
+def rpct($q): (.b | pct($q)) as $p | if .max > 0 and $p != null and $p > .max then .max else $p end;
 
 # after the run, every report at once: a row per pod, stage and queue
 def table($rows):
@@ -61,7 +64,7 @@ def table($rows):
 	"demo: the whole run, from the XDP stamp on h0 to each stage, per pod and h0 receive queue:",
 	"  \("where" | rpad(8)) \("stage" | rpad(15)) queue   samples       p50       p99",
 	($rows[] | select(.n >= 100) | "  \(.pod | rpad(8)) \(.stage | rpad(15)) \(.queue | lpad(5))"
-		+ " \(.n | lpad(9)) \(.b | pct(0.5) | dur | lpad(9)) \(.b | pct(0.99) | dur | lpad(9))"),
+		+ " \(.n | lpad(9)) \(rpct(0.5) | dur | lpad(9)) \(rpct(0.99) | dur | lpad(9))"),
 	"  (rows of fewer than 100 samples left out: iperf3's control connections)";
 
 # what a newcomer reads of one pod: its labels and queues, p50/p99 per
@@ -105,7 +108,7 @@ def wait_summary($rows; $xdp):
 	| ($xdp | map(select(.ifname == "h0" and .polls > 0)) | group_by(.queue)
 		| map({key: (.[0].queue | tostring), value: (map(.poll_cpu) | unique)}) | from_entries) as $cpu
 	| "  the wait before the stamp (napi_wait: from the schedule of an h0 queue to its poll), per queue:",
-	($w[] | "    queue \(.queue): p50 \(.b | pct(0.5) | dur), p99 \(.b | pct(0.99) | dur), max \(.max | dur), \(.n | k) polls measured"
+	($w[] | "    queue \(.queue): p50 \(rpct(0.5) | dur), p99 \(rpct(0.99) | dur), max \(.max | dur), \(.n | k) polls measured"
 		+ " on CPU \($cpu[.queue | tostring] // [] | map(tostring) | join(", "))"),
 	# the queues above the first gap of 4x or more in their longest wait, from
 	# the longest down (a stalled queue polls seldom: its p99 can miss the stall)
