@@ -2,6 +2,13 @@
 # rxlat: everything builds into build/. docs/install.md and docs/tests.md say
 # what the targets do.
 
+# ARCH: the kernel's name of the architecture built for (x86, arm64); not
+# the host's, it is a cross build (scripts/cross.mk) into build/ARCH.
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH     ?= $(HOST_ARCH)
+ifneq ($(ARCH),$(HOST_ARCH))
+BUILD    ?= build/$(ARCH)
+endif
 BUILD    ?= build
 PREFIX   ?= /usr/local
 DESTDIR  ?=
@@ -17,16 +24,22 @@ BPFTOOL  ?= bpftool
 VMLINUX_BTF ?= /sys/kernel/btf/vmlinux
 VERSION  := $(shell cat VERSION)
 
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
             -I$(BUILD) -Iinclude -DRXLAT_VERSION='"$(VERSION)"' \
             -DRXLAT_LIBDIR='"$(LIBDIR)"'
+# programs that run during the build (the man page generator)
+HOSTCC   ?= cc
+HOST_CFLAGS = $(CFLAGS)
+# where the BPF objects find <asm/types.h>
+BPF_SYS_INCLUDE ?= /usr/include/$(shell uname -m)-linux-gnu
+ifneq ($(ARCH),$(HOST_ARCH))
+include scripts/cross.mk
+endif
 # BPF_EXTRA: more flags for the BPF objects (make bench part C's breakdown)
 BPF_EXTRA ?=
 BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
-              -I$(BUILD) -Iinclude -I/usr/include/$(shell uname -m)-linux-gnu $(BPF_EXTRA)
+              -I$(BUILD) -Iinclude -I$(BPF_SYS_INCLUDE) $(BPF_EXTRA)
 
 all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
 
@@ -56,7 +69,7 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # Its SYNOPSIS and OPTIONS come from the option table that the parser and
 # --help are made from, through a generator built from the same header.
 $(BUILD)/rxlat-man: collector/cli/man.c $(wildcard collector/*/*.h include/*.h) | $(BUILD)
-	$(CC) $(CFLAGS) $< -o $@
+	$(HOSTCC) $(HOST_CFLAGS) $< -o $@
 
 $(BUILD)/rxlat.8: collector/cli/rxlat.8 $(BUILD)/rxlat-man VERSION | $(BUILD)
 	$(BUILD)/rxlat-man $< > $@.tmp && sed -i -e 's|@VERSION@|$(VERSION)|g' $@.tmp && mv $@.tmp $@

@@ -19,7 +19,15 @@ char LICENSE[] SEC("license") = "GPL";
 /* The stamper's maps; user space hands in the stamper's own (not pinned here). */
 #include "rxlat_xdp_maps.bpf.h"
 
-/* Kernels before 6.14 keep GRO's state in the napi_struct itself. */
+/* Both layouts spelled out, so that the object builds against either
+ * kernel's vmlinux.h: 6.14 moved GRO's state into a struct gro_node in the
+ * napi_struct; before, the napi_struct held the bitmask itself. */
+struct gro_node___new {
+	unsigned long bitmask;
+} __attribute__((preserve_access_index));
+struct napi_struct___gro_node {
+	struct gro_node___new gro;
+} __attribute__((preserve_access_index));
 struct napi_struct___gro_bitmask {
 	unsigned long gro_bitmask;
 } __attribute__((preserve_access_index));
@@ -27,10 +35,11 @@ struct napi_struct___gro_bitmask {
 /* Whether GRO still holds packets of this NAPI instance (per hash bucket). */
 static __always_inline bool gro_holds(struct napi_struct *napi)
 {
+	struct napi_struct___gro_node *cur = (void *)napi;
 	struct napi_struct___gro_bitmask *old = (void *)napi;
 
-	if (bpf_core_field_exists(napi->gro))
-		return napi->gro.bitmask;
+	if (bpf_core_field_exists(cur->gro))
+		return cur->gro.bitmask;
 	if (bpf_core_field_exists(old->gro_bitmask))
 		return old->gro_bitmask;
 	return false;
