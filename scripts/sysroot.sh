@@ -16,8 +16,10 @@
 # from a kernel metapackage to its kernel (linux-image-*). A
 # package already unpacked at the same version is not unpacked again, so
 # several callers can add to one root. DIR/debs keeps the downloads,
-# DIR/control/PKG the control files (shlibs, symbols) of each package.
-# The package lists are refreshed when older than a day.
+# DIR/control/PKG the control files (shlibs, symbols) of each package and
+# .list, its file list. apt's own state is in DIR/apt, or in SYSROOT_APT
+# (several roots can share it); its package lists are refreshed when older
+# than a day.
 
 set -Eeuo pipefail
 trap 'echo "sysroot: error: command failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -36,17 +38,18 @@ esac
 for c in apt-get apt-cache dpkg-deb; do
 	command -v "$c" >/dev/null || die "$c not found: this needs a Debian host (package apt, dpkg)"
 done
-mkdir -p "$dir"/{apt/lists/partial,apt/cache/archives/partial,debs,root,control}
-dir=$(cd "$dir" && pwd)
-touch "$dir/apt/status"
+apt=${SYSROOT_APT:-$dir/apt}
+mkdir -p "$dir"/{debs,root,control} "$apt"/{lists/partial,cache/archives/partial}
+dir=$(cd "$dir" && pwd) apt=$(cd "$apt" && pwd)
+touch "$apt/status"
 APT=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
-	-o "Dir::State::Lists=$dir/apt/lists" -o "Dir::State::Status=$dir/apt/status"
-	-o "Dir::Cache=$dir/apt/cache" -o Debug::NoLocking=1 -q)
+	-o "Dir::State::Lists=$apt/lists" -o "Dir::State::Status=$apt/status"
+	-o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1 -q)
 # apt drops to the _apt user for downloads where it can; as root that user
 # must be able to write there
-[ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1 && chown -R _apt "$dir/apt/lists/partial" "$dir/apt/cache/archives/partial"
+[ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1 && chown -R _apt "$apt/lists/partial" "$apt/cache/archives/partial"
 
-lists_age=$(find "$dir/apt/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 | wc -l)
+lists_age=$(find "$apt/lists" -maxdepth 1 -name '*_Packages*' -mmin -1440 | wc -l)
 if [ "$lists_age" = 0 ]; then
 	echo "sysroot: package lists for $arch" >&2
 	apt-get "${APT[@]}" update -qq >&2 ||
@@ -100,6 +103,7 @@ for pf in "${files[@]}"; do
 	dpkg-deb -x "$f" "$dir/root" || die "dpkg-deb -x $f failed: delete it and run again"
 	rm -rf "$dir/control/$p" && mkdir -p "$dir/control/$p"
 	dpkg-deb -e "$f" "$dir/control/$p"
+	dpkg-deb --fsys-tarfile "$f" | tar -t | sed -e 's|^\.||' >"$dir/control/$p/.list"
 	echo "${f##*/}" >"$dir/control/$p/.deb"
 	n=$((n + 1))
 done

@@ -20,11 +20,16 @@ boot() {
 	: >"$log"
 	note "booting kernel $KVER ($line), timeout ${TIMEOUT}s"
 	t0=$(now)
+	# arm64: the Image boots without firmware on the virt machine; plain
+	# -cpu max emulates pointer authentication slowly (pauth-impdef=on)
+	local qemu=(qemu-system-x86_64 -accel tcg -cpu max) console=ttyS0
+	[ "$VM_ARCH" = arm64 ] &&
+		qemu=(qemu-system-aarch64 -M virt -accel tcg -cpu "max,pauth-impdef=on") console=ttyAMA0
 	# shellcheck disable=SC2086 # VMTEST_QEMU_ARGS is a list of options
-	qemu-system-x86_64 -accel tcg -cpu max -m "$MEM" -smp "$SMP" \
+	"${qemu[@]}" -m "$MEM" -smp "$SMP" \
 		-nographic -no-reboot -nic none ${VMTEST_QEMU_ARGS:-} \
 		-kernel "$VMLINUZ" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 quiet ${VMTEST_APPEND:-}" \
+		-append "console=$console panic=-1 quiet ${VMTEST_APPEND:-}" \
 		</dev/null >"$fifo" 2>&1 &
 	qpid=$!
 	exec 3<"$fifo"

@@ -10,9 +10,13 @@
 # flavour, for the NIC drivers the cloud kernels leave out (e1000e), booted
 # by netns-tests/vm/drivers.sh.
 # shellcheck disable=SC2034 # LINES is used by vmtest.sh
+# arm64-6.1 and arm64-6.12 are Debian's arm64 cloud kernels (the arm64 tree,
+# make ARCH=arm64), fetched by scripts/sysroot.sh with apt state of its own.
 LINES=(6.1 6.12)
+ARM64_LINES=(arm64-6.1 arm64-6.12)
 declare -A META=([6.1]=linux-image-cloud-amd64 [6.12]=linux-image-6.12-cloud-amd64
-	[6.12-generic]=linux-image-6.12-amd64)
+	[6.12-generic]=linux-image-6.12-amd64
+	[arm64-6.1]=linux-image-cloud-arm64 [arm64-6.12]=linux-image-6.12-cloud-arm64)
 declare -A CACHED_GLOB=([6.1]='linux-image-6.1.0-*-cloud-amd64_*_amd64.deb'
 	[6.12]='linux-image-6.12.*-cloud-amd64_*_amd64.deb'
 	[6.12-generic]='linux-image-6.12.*+deb12-amd64_*_amd64.deb')
@@ -88,4 +92,28 @@ unpack_kernel() {
 	KVER=$(ls -1 "$dir/root/lib/modules" | head -n 1)
 	VMLINUZ=$dir/root/boot/vmlinuz-$KVER
 	[ -r "$VMLINUZ" ] || die "$VMLINUZ missing from $DEB"
+}
+
+# fetch_foreign_kernel LINE ARCH: the kernel of an arm64 line, through
+# scripts/sysroot.sh into build/.../vm/LINE/root; sets PKG, VER, KVER, VMLINUZ
+fetch_foreign_kernel() {
+	local line=$1 arch=$2 dir=$VMDIR/$1 c
+	# shellcheck disable=SC2154 # top: vmtest.sh's
+	SYSROOT_APT=${SYSROOT_APT:-$VMDIR/apt} "$top/scripts/sysroot.sh" "$arch" "$dir" "${META[$line]}" ||
+		die "the $arch kernel ${META[$line]} (line $line) could not be fetched"
+	# shellcheck disable=SC2012 # package names: no odd characters
+	c=$(ls -1d "$dir"/control/linux-image-[0-9]* 2>/dev/null | sort -V | tail -n 1) ||
+		die "${META[$line]} named no kernel package"
+	PKG=${c##*/}
+	VER=$(awk '$1 == "Version:" { print $2 }' "$c/control")
+	DEB=$dir/debs/$(cat "$c/.deb")
+	# shellcheck disable=SC2012 # a kernel version: no odd characters
+	KVER=$(ls -1 "$dir/root/lib/modules" | sort -V | tail -n 1)
+	[ -n "$KVER" ] || die "$PKG holds no lib/modules/<version>"
+	if [ "$(cat "$dir/root.stamp" 2>/dev/null)" != "$(cat "$c/.deb")" ]; then
+		depmod -b "$dir/root" "$KVER" || die "depmod -b $dir/root $KVER failed"
+		cat "$c/.deb" >"$dir/root.stamp"
+	fi
+	VMLINUZ=$dir/root/boot/vmlinuz-$KVER
+	[ -r "$VMLINUZ" ] || die "$VMLINUZ missing from $PKG"
 }

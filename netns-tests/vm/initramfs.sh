@@ -7,6 +7,15 @@
 # VMDIR, tmp, CMD, NONCE, KVER, die and note.
 # shellcheck disable=SC2154 # globals of vmtest.sh, which sources this file
 
+# The userland comes from this host (its programs, ldd for their libraries)
+# or, for a kernel of another architecture, from a root of that
+# architecture's Debian packages: UL_ROOT, made by scripts/sysroot.sh from
+# the packages of this host's programs, with the libraries looked up by
+# their DT_NEEDED in UL_LIB_ROOTS (UL_ROOT, then the cross build's root).
+UL_ROOT=${UL_ROOT:-}
+UL_TRIPLE=${UL_TRIPLE:-}
+UL_LIB_ROOTS=()
+
 declare -A COPIED=()
 # copy_in STAGE SRC [DST]: copy a file (dereferenced) to the same path
 copy_in() {
@@ -17,9 +26,52 @@ copy_in() {
 	COPIED[$stage:$dst]=1
 }
 
+# in_root ROOT PATH: PATH with its symlinks followed inside ROOT
+in_root() {
+	local r=$1 p=$2 t n=0
+	while [ -L "$r$p" ] && [ $n -lt 40 ]; do
+		t=$(readlink "$r$p")
+		case $t in /*) p=$t ;; *) p=$(dirname "$p")/$t ;; esac
+		p=$(realpath -sm "$p")
+		n=$((n + 1))
+	done
+	echo "$p"
+}
+
+# copy_libs_foreign STAGE FILE: the loader and the libraries (DT_NEEDED,
+# recursively) that FILE of UL_ROOT's architecture needs, from UL_LIB_ROOTS
+copy_libs_foreign() {
+	local stage=$1 todo=("$2") f lib r d p found
+	while [ ${#todo[@]} -gt 0 ]; do
+		f=${todo[0]}
+		todo=("${todo[@]:1}")
+		while read -r lib; do
+			[ -n "${COPIED[$stage:so:$lib]:-}" ] && continue
+			found=
+			for r in "${UL_LIB_ROOTS[@]}"; do
+				for d in "/lib/$UL_TRIPLE" "/usr/lib/$UL_TRIPLE" /lib /usr/lib; do
+					case $lib in /*) p=$lib ;; *) p=$d/$lib ;; esac
+					[ -e "$r$p" ] || [ -L "$r$p" ] || continue
+					copy_in "$stage" "$r$(in_root "$r" "$p")" "$p"
+					todo+=("$r$(in_root "$r" "$p")")
+					found=1
+					break 2
+				done
+			done
+			[ -n "$found" ] || die "$f needs $lib, which none of ${UL_LIB_ROOTS[*]} holds"
+			COPIED[$stage:so:$lib]=1
+		done < <({ readelf -lW "$f" || true; } 2>/dev/null | sed -n 's/.*Requesting program interpreter: \(.*\)]$/\1/p'
+			{ readelf -dW "$f" || true; } 2>/dev/null | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p')
+	done
+}
+
 # copy_libs STAGE FILE: the shared libraries and the loader FILE needs
 copy_libs() {
 	local stage=$1 f=$2 lib out
+	if [ -n "$UL_ROOT" ]; then
+		copy_libs_foreign "$stage" "$f"
+		return
+	fi
 	out=$(ldd "$f" 2>/dev/null) || return 0
 	if grep -q 'not found' <<<"$out"; then
 		die "$f needs libraries that are not installed: $(grep 'not found' <<<"$out" | tr -s ' \t' ' ')"
@@ -29,19 +81,69 @@ copy_libs() {
 	done < <(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$out")
 }
 
-# copy_prog STAGE PATH: a program and its libraries
+# copy_prog STAGE PATH [DST]: a program (of UL_ROOT, if set) and its libraries
 copy_prog() {
-	copy_in "$1" "$2"
-	copy_libs "$1" "$2"
+	local src=$UL_ROOT$2
+	[ -z "$UL_ROOT" ] || src=$UL_ROOT$(in_root "$UL_ROOT" "$2")
+	copy_in "$1" "$src" "${3:-$2}"
+	copy_libs "$1" "$src"
 }
 
 find_cmd() {
 	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin command -v "$1" 2>/dev/null
 }
 
+# find_root_cmd NAME: NAME's path in UL_ROOT; a name this host has through
+# an alternative (awk) is looked for under the name it resolves to here
+find_root_cmd() {
+	local d n h
+	for n in "$1" "$(h=$(find_cmd "$1") && basename "$(readlink -f "$h")")"; do
+		[ -n "$n" ] || continue
+		for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
+			[ -e "$UL_ROOT$(in_root "$UL_ROOT" "$d/$n")" ] && [ -f "$UL_ROOT$(in_root "$UL_ROOT" "$d/$n")" ] &&
+				echo "$d/$n" && return 0
+		done
+	done
+	return 1
+}
+
+# host_pkg PATH: the installed package that holds this host's PATH
+host_pkg() {
+	local p q
+	for p in "$1" "$(readlink -f "$1")"; do
+		for q in "$p" "${p#/usr}" "/usr$p"; do
+			dpkg -S "$q" 2>/dev/null | awk -F'[:,]' 'NR == 1 { print $1 }' | grep . && return 0
+		done
+	done
+	return 1
+}
+
+# userland_packages: the Debian packages that hold programs.list's programs
+# on this host, busybox and libxdp's dispatcher, for UL_ROOT
+userland_packages() {
+	local entry name p
+	echo busybox-static
+	echo libxdp1
+	while IFS= read -r entry; do
+		entry=${entry%%#*}
+		read -r entry <<<"$entry" || true
+		[ -n "$entry" ] || continue
+		entry=${entry#\?}
+		case $entry in
+		pkg:*)
+			name=${entry#pkg:}
+			dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'ok installed' && echo "$name"
+			;;
+		*)
+			if p=$(find_cmd "$entry"); then host_pkg "$p" || true; fi
+			;;
+		esac
+	done <"$here/programs.list" | sort -u
+}
+
 # build_userland DIR: the part of the initramfs shared by all kernels
 build_userland() {
-	local s=$1 entry opt name p f n applet d found
+	local s=$1 entry opt name p f g n applet d found
 	mkdir -p "$s"/usr/{bin,sbin,lib,lib64} "$s"/{dev,proc,sys,run,tmp,root,etc,var,rxlat}
 	ln -s usr/bin "$s/bin"
 	ln -s usr/sbin "$s/sbin"
@@ -53,6 +155,7 @@ build_userland() {
 	fi
 	install -m 0755 "$here/init" "$s/init"
 	copy_prog "$s" /bin/busybox
+	[ -z "$UL_ROOT" ] || mkdir -p "$s/usr/lib/$UL_TRIPLE"
 
 	while IFS= read -r entry; do
 		entry=${entry%%#*}
@@ -69,23 +172,35 @@ build_userland() {
 				continue
 			fi
 			while IFS= read -r f; do
-				[ -f "$f" ] && [ -x "$f" ] && copy_prog "$s" "$f"
-			done < <(dpkg -L "$name" | grep -E '/s?bin/[^/]+$')
+				g=$f
+				[ -z "$UL_ROOT" ] || g=$(in_root "$UL_ROOT" "$f")
+				[ -f "$UL_ROOT$g" ] && [ -x "$UL_ROOT$g" ] && copy_prog "$s" "$f"
+			done < <(if [ -n "$UL_ROOT" ]; then cat "$UL_ROOT/../control/$name/.list"; else dpkg -L "$name"; fi |
+				grep -E '/s?bin/[^/]+$')
 			;;
 		*)
-			p=$(find_cmd "$entry") || p=
-			if [ -z "$p" ] || [ ! -e "$p" ]; then
+			if [ -n "$UL_ROOT" ]; then
+				p=$(find_root_cmd "$entry") || p=
+			else
+				p=$(find_cmd "$entry") || p=
+			fi
+			if [ -z "$p" ] || [ ! -e "$UL_ROOT$p" ]; then
 				[ -n "$opt" ] || die "$entry not found on this host (needed inside the VM): run make deps"
 				continue
 			fi
-			copy_prog "$s" "$p"
+			# under the name asked for (awk, not mawk)
+			copy_prog "$s" "$p" "$(dirname "$p")/$entry"
 			;;
 		esac
 	done <"$here/programs.list"
 
 	# libxdp's dispatcher and helper programs, at the path libxdp searches.
 	found=
-	if dpkg-query -W -f='${Status}' libxdp1 2>/dev/null | grep -q 'ok installed'; then
+	if [ -n "$UL_ROOT" ]; then
+		while IFS= read -r f; do
+			[ -f "$UL_ROOT$f" ] && copy_in "$s" "$UL_ROOT$f" "$f" && found=1
+		done < <(grep -E '/bpf/[^/]+\.o$' "$UL_ROOT/../control/libxdp1/.list")
+	elif dpkg-query -W -f='${Status}' libxdp1 2>/dev/null | grep -q 'ok installed'; then
 		while IFS= read -r f; do
 			[ -f "$f" ] && copy_in "$s" "$f" && found=1
 		done < <(dpkg -L libxdp1 | grep -E '/bpf/[^/]+\.o$')
@@ -118,7 +233,12 @@ build_userland() {
 	for d in /etc/iproute2 /usr/share/iproute2 /usr/lib/iproute2; do
 		[ -d "$d" ] && mkdir -p "$s$(dirname "$d")" && cp -rL "$d" "$s$(dirname "$d")/"
 	done
-	if [ -r /etc/ld.so.conf.d/x86_64-linux-gnu.conf ]; then
+	if [ -n "$UL_ROOT" ]; then
+		mkdir -p "$s/etc/ld.so.conf.d"
+		printf '/usr/local/lib/%s\n/lib/%s\n/usr/lib/%s\n' "$UL_TRIPLE" "$UL_TRIPLE" "$UL_TRIPLE" \
+			>"$s/etc/ld.so.conf.d/$UL_TRIPLE.conf"
+		echo 'include /etc/ld.so.conf.d/*.conf' >"$s/etc/ld.so.conf"
+	elif [ -r /etc/ld.so.conf.d/x86_64-linux-gnu.conf ]; then
 		mkdir -p "$s/etc/ld.so.conf.d"
 		cp /etc/ld.so.conf.d/x86_64-linux-gnu.conf "$s/etc/ld.so.conf.d/"
 		echo 'include /etc/ld.so.conf.d/*.conf' >"$s/etc/ld.so.conf"
@@ -138,8 +258,10 @@ build_project() {
 			mkdir -p "$s/rxlat/build/$(dirname "$rel")"
 			cp -L --preserve=mode "$f" "$s/rxlat/build/$rel"
 			[ -x "$f" ] && copy_libs "$s" "$f"
-		done < <(find "$BUILD" -path "$VMDIR" -prune -o -type f \
+		done < <(find "$BUILD" \( -path "$VMDIR" -o -path "$BUILD/sysroot" -o -path "$BUILD/arm64" \
+			-o -path "$BUILD/deb" \) -prune -o -type f \
 			! -name '*.h' ! -name '*.d' ! -name '*.tmp' ! -name '*.a' \
+			! -name rxlat-man ! -name '*.btf' \
 			\( -name '*.bpf.o' -o -name xdp-dispatcher.o -o ! -name '*.o' \) -print0)
 	fi
 	for d in netns-tests configs; do

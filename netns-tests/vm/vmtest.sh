@@ -5,7 +5,8 @@
 # namespace test suite inside, on kernels that allow BPF trampolines
 # (fentry/fexit, freplace for libxdp's dispatcher).
 #
-#   netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all] [--timeout SECONDS]
+#   netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all|arm64-6.1|arm64-6.12|arm64]
+#                            [--timeout SECONDS]
 #                            [-- COMMAND...]
 #
 # COMMAND runs in /rxlat inside the VM (a copy of build/, netns-tests/ and
@@ -22,7 +23,12 @@
 # e.g. "export FOO=1"), VMTEST_BOOT_TRIES (boots of a kernel that dies before
 # /init starts, default 2), VMTEST_KEEP_STAGE (directory to keep a copy of the
 # staged userland in, for debugging), BUILD (build directory, ./build).
-# Inside the VM, RXLAT_VM=1 and RXLAT_VM_LINE=6.1|6.12 are set.
+# Inside the VM, RXLAT_VM=1 and RXLAT_VM_LINE=6.1|6.12|arm64-6.1|... are set.
+#
+# The arm64 lines boot Debian's arm64 kernels with qemu-system-aarch64 and
+# run the arm64 tree: BUILD is then the cross build (make ARCH=arm64, in
+# build/arm64), and the userland is made of the arm64 packages of this
+# host's programs (initramfs.sh, through scripts/sysroot.sh).
 #
 # The work is in three files this script sources: fetch-kernel.sh (Debian's
 # kernel packages), initramfs.sh (the initramfs pieces) and boot.sh (QEMU,
@@ -67,9 +73,10 @@ note() { echo "vmtest: $*" >&2; }
 
 usage() {
 	cat <<EOF
-usage: netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all] [--timeout SECONDS] [-- COMMAND...]
-  --kernel   which Debian kernel line to boot (default: all: 6.1 and 6.12, the
-             cloud flavour, at the same time; 6.12-generic has every NIC driver)
+usage: netns-tests/vm/vmtest.sh [--kernel LINE] [--timeout SECONDS] [-- COMMAND...]
+  --kernel   which Debian kernel line to boot: 6.1, 6.12, 6.12-generic (every
+             NIC driver), arm64-6.1, arm64-6.12 (BUILD an arm64 tree), all (6.1
+             and 6.12 at the same time, the default) or arm64 (both arm64 lines)
   --timeout  seconds allowed per kernel, boot included (default: 3600)
   COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh)
 EOF
@@ -91,9 +98,12 @@ CMD=("$@")
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, got '$TIMEOUT'"
 case $KERNEL in
 all) RUN_LINES=("${LINES[@]}") ;;
-6.1 | 6.12 | 6.12-generic) RUN_LINES=("$KERNEL") ;;
-*) die "--kernel wants 6.1, 6.12, 6.12-generic or all, got '$KERNEL'" ;;
+arm64) RUN_LINES=("${ARM64_LINES[@]}") ;;
+6.1 | 6.12 | 6.12-generic | arm64-6.1 | arm64-6.12) RUN_LINES=("$KERNEL") ;;
+*) die "--kernel wants 6.1, 6.12, 6.12-generic, all, arm64-6.1, arm64-6.12 or arm64, got '$KERNEL'" ;;
 esac
+VM_ARCH=amd64
+case $KERNEL in arm64*) VM_ARCH=arm64 ;; esac
 if [ ${#CMD[@]} -eq 0 ]; then
 	[ -f "$top/netns-tests/run.sh" ] ||
 		die "netns-tests/run.sh does not exist yet; pass a command after '--' (e.g. -- ./netns-tests/vm/selftest.sh)"
@@ -104,7 +114,14 @@ need() { # need PROGRAM PACKAGE
 	command -v "$1" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin command -v "$1" >/dev/null 2>&1 ||
 		die "$1 not found: install package $2 (apt-get install $2, or make deps)"
 }
-need qemu-system-x86_64 qemu-system-x86
+if [ "$VM_ARCH" = arm64 ]; then
+	need qemu-system-aarch64 qemu-system-arm
+	need readelf binutils
+	[ "$(readelf -h "$BUILD/rxlat" 2>/dev/null | awk '$1 == "Machine:" { print $2 }')" = AArch64 ] ||
+		die "$BUILD/rxlat is not an arm64 program: build the arm64 tree first (make ARCH=arm64 all test-binaries) and pass BUILD=$top/build/arm64"
+else
+	need qemu-system-x86_64 qemu-system-x86
+fi
 need cpio cpio
 need gzip gzip
 need dpkg-deb dpkg
@@ -161,10 +178,24 @@ NONCE=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
 
 # Kernels first: a download problem should show before any other work.
 declare -A L_PKG=() L_VER=() L_DEB=()
+# the arm64 lines share the cross build's apt state, where there is one
+[ -d "$BUILD/sysroot/apt" ] && export SYSROOT_APT=$BUILD/sysroot/apt
 for line in "${RUN_LINES[@]}"; do
-	resolve_kernel "$line"
+	if [ "$VM_ARCH" = arm64 ]; then
+		fetch_foreign_kernel "$line" arm64
+	else
+		resolve_kernel "$line"
+	fi
 	L_PKG[$line]=$PKG L_VER[$line]=$VER L_DEB[$line]=$DEB
 done
+# The arm64 userland: the arm64 packages of this host's programs
+if [ "$VM_ARCH" = arm64 ]; then
+	mapfile -t ul_pkgs < <(userland_packages)
+	"$top/scripts/sysroot.sh" arm64 "$VMDIR/userland" "${ul_pkgs[@]}" ||
+		die "the arm64 userland packages could not be fetched"
+	UL_ROOT=$VMDIR/userland/root UL_TRIPLE=aarch64-linux-gnu
+	UL_LIB_ROOTS=("$UL_ROOT" "$BUILD/sysroot/root")
+fi
 
 # The initrd of each kernel is three concatenated archives: the userland
 # (cached until programs.list, init, this script or the installed packages
@@ -173,7 +204,8 @@ done
 t=$(now)
 sys_cpio=$VMDIR/userland.cpio.gz
 sys_key=$( (cat "$here/programs.list" "$here/init" "${BASH_SOURCE[0]}" "$here/initramfs.sh"
-	stat -L -c '%n %Y %s' /var/lib/dpkg/status /bin/busybox) | md5sum | cut -d' ' -f1)
+	stat -L -c '%n %Y %s' /var/lib/dpkg/status /bin/busybox
+	[ -z "$UL_ROOT" ] || cat "$VMDIR"/userland/control/*/.deb) | md5sum | cut -d' ' -f1)
 if [ ! -s "$sys_cpio" ] || [ "$(cat "$sys_cpio.key" 2>/dev/null)" != "$sys_key" ]; then
 	build_userland "$tmp/userland"
 	mkcpio "$tmp/userland" "$sys_cpio.tmp.$$"
@@ -218,7 +250,11 @@ boot_line() {
 
 for line in "${RUN_LINES[@]}"; do
 	PKG=${L_PKG[$line]} VER=${L_VER[$line]} DEB=${L_DEB[$line]}
-	unpack_kernel "$line"
+	if [ "$VM_ARCH" = arm64 ]; then
+		fetch_foreign_kernel "$line" arm64
+	else
+		unpack_kernel "$line"
+	fi
 	build_modules "$line" "$VMDIR/$line/modules.cpio.gz"
 	cat "$sys_cpio" "$VMDIR/$line/modules.cpio.gz" "$tmp/project.cpio.gz" >"$tmp/initrd-$line"
 	if [ "$PARALLEL" = 1 ] && [ ${#RUN_LINES[@]} -gt 1 ]; then
