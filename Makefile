@@ -92,9 +92,11 @@ deps:
 
 # The test, bench and demo targets install nothing: the README's commands
 # run netns-tests/deps.sh (make deps) first.
-# the host suite, then the same suite under Debian's 6.1 and 6.12 kernels
+# the host suite, then the same suite under Debian's 6.1 and 6.12 kernels,
+# then the arm64 tree under Debian's arm64 kernels (netns-tests/all.sh)
 test:
 	$(MAKE) all test-binaries vmcheck
+	$(MAKE) ARCH=arm64 BUILD=$(BUILD)/arm64 all test-binaries
 	BUILD=$(BUILD) ./netns-tests/all.sh
 
 # throughput, per-program cost and map memory figures; on demand, not a test

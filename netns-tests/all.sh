@@ -4,15 +4,17 @@
 # make test: the suite on the host kernel, then rxlat installed as operators
 # install it (netns-tests/deploy.sh: the package, the image, the DaemonSet),
 # then inside Debian's 6.1 and 6.12 kernels under QEMU (make vmtest), then
-# rxlat on real NIC drivers under QEMU (netns-tests/vm/drivers.sh). Ends with a summary of which kernel ran which
+# rxlat on real NIC drivers under QEMU (netns-tests/vm/drivers.sh, and
+# virtio_net on arm64 beside it), then the arm64 tree (make ARCH=arm64) on
+# Debian's arm64 kernels. Ends with a summary of which kernel ran which
 # attach set, a line per driver, the FAIL lines of the run (the first 20),
 # and one line "N passed, M failed, K skipped" over all of them.
 #
 # RXLAT_VMTEST=0 leaves the QEMU part out (the summary then says so, and it
 # counts as a failure: make test is not complete without it).
 #
-# A deadline for the whole run, RXLAT_TEST_DEADLINE seconds (default 4800:
-# 80 min, inside CI's 90): past it, the running part is stopped as a stop
+# A deadline for the whole run, RXLAT_TEST_DEADLINE seconds (default 5100:
+# 85 min, inside CI's 90): past it, the running part is stopped as a stop
 # signal stops it (it cleans up), the parts after it do not run, and the
 # summary names the part with a failure; a hang shows as that line, not as
 # CI's limit.
@@ -28,7 +30,7 @@ if [[ $EUID -ne 0 ]]; then
 fi
 
 log=$(mktemp /tmp/rxlat-all.XXXXXX)
-deadline=${RXLAT_TEST_DEADLINE:-4800}
+deadline=${RXLAT_TEST_DEADLINE:-5100}
 [[ $deadline =~ ^[1-9][0-9]*$ ]] || {
 	echo "all.sh: RXLAT_TEST_DEADLINE must be a number of seconds, not '$deadline'" >&2
 	exit 2
@@ -46,11 +48,17 @@ echo "start-up" >"$part_file"
 	kill -TERM $$
 ) &
 watchdog=$!
-trap 'kill "$watchdog" 2>/dev/null; rm -f "$log" "$part_file" "$part_file.hit"' EXIT
+arm64_nic='' # a part that runs beside another one
+trap 'kill "$watchdog" 2>/dev/null; [[ -z $arm64_nic ]] || { kill -TERM "$arm64_nic" 2>/dev/null; t_wait_exit "$arm64_nic"; }
+	rm -f "$log" "$log.arm64-nic" "$part_file" "$part_file.hit"' EXIT
 # A stop signal goes on to the running part at once (a foreground pipeline
-# would hold it until the part ends): run.sh and vmtest.sh clean up on
-# SIGTERM, then this script exits 130.
-trap _t_forward_signal INT TERM
+# would hold it until the part ends), and to the one beside it: run.sh,
+# vmtest.sh and drivers.sh clean up on SIGTERM, then this script exits 130.
+forward_stop() {
+	_t_forward_signal
+	[[ -z $arm64_nic ]] || kill -TERM "$arm64_nic" 2>/dev/null
+}
+trap forward_stop INT TERM
 
 # run_part CMD...: CMD's output to the terminal and to $log (lib.sh's
 # t_stream, which forwards the stop signal)
@@ -120,6 +128,22 @@ if [[ -z $deadline_hit ]]; then
 	fi
 fi
 
+# the arm64 tree is arm64, and the host's tree untouched by its build
+if [[ -z $deadline_hit ]]; then
+	echo "# === the arm64 build"
+	from=$(wc -l <"$log")
+	run_part "the arm64 build (cross_check.sh)" ./netns-tests/cross_check.sh
+	if [[ -n $deadline_hit ]]; then
+		:
+	elif take_counts "[arm64-build] " "$from"; then
+		((passed += P, failed += F, skipped += S))
+		rows+=("arm64 build (make ARCH=arm64): $P passed, $F failed, $S skipped")
+	else
+		((failed++))
+		rows+=("arm64 build: FAIL no result line")
+	fi
+fi
+
 if [[ -n $deadline_hit ]]; then
 	: # the summary says which part the deadline stopped
 elif [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
@@ -128,13 +152,17 @@ elif [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
 else
 	echo "# === Debian kernels under QEMU"
 	t0=$SECONDS
-	run_part "the QEMU kernels (vmtest)" ./netns-tests/vm/vmtest.sh --kernel all
+	# what arm64's 6.12 runs below is not run again by x86-64's 6.12
+	run_part "the QEMU kernels (vmtest)" env VMTEST_ENV="export RXLAT_VM_PROVEN_ELSEWHERE='$(
+		./netns-tests/vm/arm64_guest.sh --list)'" ./netns-tests/vm/vmtest.sh --kernel all
 	for line in 6.1 6.12; do
 		[[ -z $deadline_hit ]] || break
 		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
 		if take_counts "[$line] "; then
 			((passed += P, failed += F, skipped += S))
-			rows+=("vm $line ${kver:-?} (fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper): $P passed, $F failed, $S skipped")
+			what="fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper"
+			[[ $line == 6.12 ]] && what="fentry; $(./netns-tests/vm/arm64_guest.sh --list | sed 's/ /, /g') on arm64 6.12"
+			rows+=("vm $line ${kver:-?} ($what): $P passed, $F failed, $S skipped")
 		else
 			((failed++))
 			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/vm/$line/console.log)")
@@ -143,9 +171,15 @@ else
 	rows+=("both QEMU kernels in $(((SECONDS - t0) / 60)) min")
 
 	# NIC drivers: virtio_net, e1000e and vmxnet3 of Debian's generic 6.12
-	# kernel, back to back through host taps (netns-tests/vm/drivers.sh)
-	echo "# === NIC drivers under QEMU"
+	# kernel, back to back through host taps (netns-tests/vm/drivers.sh);
+	# beside it, virtio_net under Debian's arm64 6.12: one guest alone
+	# leaves part of the two cores idle, two use them. Its lines join the
+	# log when the x86-64 part is done.
+	echo "# === NIC drivers under QEMU (and virtio_net on arm64 beside them)"
 	t0=$SECONDS
+	env BUILD="$BUILD/arm64" DRIVERS_KERNEL=arm64-6.12 ./netns-tests/vm/drivers.sh virtio_net \
+		>"$log.arm64-nic" 2>&1 &
+	arm64_nic=$!
 	run_part "the NIC drivers (drivers.sh)" ./netns-tests/vm/drivers.sh
 	if [[ -n $deadline_hit ]]; then
 		: # said in the summary
@@ -159,6 +193,43 @@ else
 		((failed++))
 		rows+=("NIC drivers: FAIL no result (boot failure, panic or timeout: see build/vm/6.12-generic/console.log)")
 	fi
+	t_wait_exit "$arm64_nic"
+	arm64_nic=''
+	echo "# === virtio_net under Debian's arm64 6.12 (run beside the NIC drivers)"
+	from=$(wc -l <"$log")
+	while IFS= read -r l; do log_line "$l"; done <"$log.arm64-nic"
+	if [[ -n $deadline_hit ]]; then
+		: # said in the summary
+	elif take_counts "[arm64-6.12] " "$from"; then
+		((passed += P, failed += F, skipped += S))
+		rows+=("vm arm64-6.12 driver virtio_net: $P passed, $F failed, $S skipped")
+	else
+		((failed++))
+		rows+=("vm arm64-6.12 driver virtio_net: FAIL no result (see build/arm64/vm/arm64-6.12/console.log)")
+	fi
+
+	# Debian's arm64 6.1 and 6.12 kernels side by side, with the arm64 tree
+	# (make ARCH=arm64, in build/arm64): what depends on the architecture,
+	# split between the two kernels (netns-tests/vm/arm64_guest.sh).
+	echo "# === Debian's arm64 kernels under QEMU"
+	t0=$SECONDS from=$(wc -l <"$log")
+	run_part "the arm64 kernels (vmtest)" env BUILD="$BUILD/arm64" \
+		./netns-tests/vm/vmtest.sh --kernel arm64 -- ./netns-tests/vm/arm64_guest.sh
+	for line in arm64-6.1 arm64-6.12; do
+		[[ -z $deadline_hit ]] || break
+		kver=$(awk -v from="$from" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
+		set="fallback set: BPF trampolines refused"
+		awk -v from="$from" 'NR > from' "$log" | grep -qE "^\[$line\] # === collector-fentry" &&
+			set="fentry set; fallback forced for the exact counts"
+		if take_counts "[$line] " "$from"; then
+			((passed += P, failed += F, skipped += S))
+			rows+=("vm $line ${kver:-?} ($set): $P passed, $F failed, $S skipped")
+		else
+			((failed++))
+			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/arm64/vm/$line/console.log)")
+		fi
+	done
+	[[ -n $deadline_hit ]] || rows+=("both arm64 kernels in $(((SECONDS - t0) / 60)) min")
 fi
 
 echo "# summary"
