@@ -6,7 +6,12 @@
 # the host's, it is a cross build (scripts/cross.mk) into build/ARCH.
 HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ARCH     ?= $(HOST_ARCH)
+# A BUILD from the environment (the tests export theirs) names the host's
+# tree: the cross tree goes below it, never over it.
 ifneq ($(ARCH),$(HOST_ARCH))
+ifeq ($(origin BUILD),environment)
+BUILD    := $(BUILD)/$(ARCH)
+endif
 BUILD    ?= build/$(ARCH)
 endif
 BUILD    ?= build

@@ -3,12 +3,25 @@
 # image (make image), the DaemonSet (configs/rxlat-daemonset.yaml).
 # Included from the top Makefile.
 
-DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null)
+# a cross build (make deb ARCH=arm64) makes the package of that architecture
+DEB_ARCH := $(or $(CROSS_DEB_ARCH),$(shell dpkg --print-architecture 2>/dev/null))
 DEB      := $(BUILD)/rxlat_$(VERSION)_$(DEB_ARCH).deb
 IMAGE    ?= localhost/rxlat:$(VERSION)
 
 .PHONY: deb
 
+# Cross: dpkg-buildpackage -a; the build dependencies of that architecture
+# are in the tree's root of its packages, not installed (-d), which the
+# package's build reuses (SYSROOT); debian/rules takes the libraries'
+# dependencies from the control files kept there.
+ifneq ($(CROSS_DEB_ARCH),)
+DEB_CROSS_ARGS := -a$(CROSS_DEB_ARCH) -d
+DEB_CROSS_ENV  := SYSROOT=$(abspath $(SYSROOT)) CC=$(CC)
+deb: $(SYSROOT)/.stamp
+endif
+
+# The package's build sees none of this make's variables (BUILD, and
+# MAKEFLAGS, which would carry a command line's BUILD into its clean).
 # dpkg-buildpackage writes next to the source tree: the source is copied
 # to build/deb/rxlat-VERSION, so its outputs land in build/deb, and the
 # .deb is copied to build/. debian/changelog is made there from VERSION,
@@ -21,7 +34,8 @@ deb:
 	  echo "  * rxlat $(VERSION)."; echo; \
 	  echo " -- $$(sed -n 's/^Maintainer: //p' debian/control)  $$(git log -1 --format=%cD 2>/dev/null || date -R)"; \
 	} > $(BUILD)/deb/rxlat-$(VERSION)/debian/changelog
-	cd $(BUILD)/deb/rxlat-$(VERSION) && env -u BUILD dpkg-buildpackage -b -us -uc
+	cd $(BUILD)/deb/rxlat-$(VERSION) && env -u BUILD -u MAKEFLAGS -u MFLAGS -u MAKELEVEL $(DEB_CROSS_ENV) \
+		dpkg-buildpackage -b -us -uc $(DEB_CROSS_ARGS)
 	cp $(BUILD)/deb/rxlat_$(VERSION)_$(DEB_ARCH).deb $(DEB)
 	lintian --allow-root --fail-on error $(DEB)
 

@@ -16,6 +16,9 @@
 #              from outside into a pod behind the "node" counted exactly
 #              in /metrics scraped from outside the container; rxlat's RSS;
 #              nothing attached after podman stop, nor after podman kill
+#   deb_arm64  make deb ARCH=arm64: the cross-built arm64 package, lintian
+#              clean, its files and library packages the host package's,
+#              its programs AArch64, its objects BPF
 #   daemonset  configs/rxlat-daemonset.yaml checked offline by kubectl's
 #              own decoding (a broken manifest is refused), its arguments
 #              the image's and this test's, its capabilities the unit's
@@ -229,9 +232,51 @@ test_daemonset()
 	assert_eq scrape_port "$PROM" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
 		.spec.template.metadata.annotations["prometheus.io/port"]' "$DAEMONSET")"
 	assert_match args_port ":$PROM\$" "$(ds_args | paste -sd ' ' -)" "the DaemonSet's --prometheus"
+	assert_eq node_arch "$(dpkg --print-architecture)" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
+		.spec.template.spec.nodeSelector["kubernetes.io/arch"]' "$DAEMONSET")" \
+		"the DaemonSet's nodes: those of the image make image makes here"
 }
 
 # ------------------------------------------------------------ the package
+
+# the package names of a .deb's Depends, without versions
+deb_depends()	# DEB
+{
+	dpkg-deb -f "$1" Depends | tr ',' '\n' | awk '{ print $1 }' | sort | paste -sd ' ' -
+}
+
+# make deb ARCH=arm64: the arm64 package, cross-built from the arm64 tree
+# (its sysroot), next to the host's: the same files, the same library
+# packages, arm64 programs; lintian clean (make deb runs it). Needs no arm64
+# machine: make test's arm64 kernels run the programs themselves.
+test_deb_arm64()
+{
+	local deb=$BUILD/arm64/rxlat_${VERSION}_arm64.deb t0 x
+	require_cmd tools dpkg-buildpackage lintian aarch64-linux-gnu-gcc readelf || return 1
+	dep_begin
+	t0=$SECONDS
+	if make deb ARCH=arm64 BUILD="$BUILD/arm64" >"$T_DIR/deb.log" 2>&1 && [[ -e $deb ]]; then
+		pass deb_builds
+	else
+		t_abort deb_builds "make deb ARCH=arm64 failed: $(grep -v '^make' "$T_DIR/deb.log" | tail -n 2)"
+	fi
+	log "make deb ARCH=arm64: $((SECONDS - t0)) s, $(stat -c %s "$deb") bytes; Depends: $(dpkg-deb -f "$deb" Depends)"
+	assert_eq lintian_no_errors "" "$(grep '^E:' "$T_DIR/deb.log" | head -n 3)" "lintian in make deb"
+	assert_eq architecture arm64 "$(dpkg-deb -f "$deb" Architecture)"
+	[[ -e $DEB ]] || make deb >"$T_DIR/deb-host.log" 2>&1 || t_abort host_deb "make deb failed"
+	assert_eq files_as_host "$(dpkg-deb -c "$DEB" | awk '{ print $6 }')" \
+		"$(dpkg-deb -c "$deb" | awk '{ print $6 }')" "paths of the arm64 package against the host's"
+	assert_eq depends_as_host "$(deb_depends "$DEB")" "$(deb_depends "$deb")" \
+		"library packages of the arm64 package against the host's"
+	x=$T_DIR/arm64
+	dpkg-deb -x "$deb" "$x"
+	assert_eq rxlat_aarch64 AArch64 \
+		"$(readelf -h "$x/usr/sbin/rxlat" | awk -F': *' '$1 ~ /Machine/ { print $2 }')" "readelf -h usr/sbin/rxlat"
+	for f in "$x"/usr/lib/rxlat/*.o; do
+		assert_eq "bpf_${f##*/}" "Linux BPF" \
+			"$(readelf -h "$f" | awk -F': *' '$1 ~ /Machine/ { print $2 }')" "readelf -h ${f#"$x"}"
+	done
+}
 
 # Paths of ROOT's files and links, without what apt and dpkg keep of their
 # own (state, caches, logs) and the mount points
@@ -461,6 +506,8 @@ test_image()
 	size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 	log "image: $((SECONDS - t0)) s to build, $size bytes"
 	assert_le image_small $((32 << 20)) "$size" "image size in bytes"
+	assert_eq image_arch "$(dpkg-deb -f "$DEB" Architecture)" \
+		"$(podman image inspect --format '{{.Architecture}}' "$IMAGE")" "the image's architecture against its package's"
 	assert_eq entrypoint /usr/sbin/rxlat "$(podman image inspect --format '{{join .Config.Entrypoint " "}}' "$IMAGE")"
 	assert_eq cmd_is_daemonset_args "$(ds_args | paste -sd ' ' -)" \
 		"$(podman image inspect --format '{{join .Config.Cmd " "}}' "$IMAGE")"
@@ -532,6 +579,7 @@ if [[ ${1:-} == --tests ]]; then
 	suite_begin
 	run_test daemonset test_daemonset
 	run_test deb test_deb
+	run_test deb_arm64 test_deb_arm64
 	run_test image test_image
 	suite_end
 	exit 0

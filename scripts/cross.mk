@@ -16,7 +16,9 @@ endif
 ifeq ($(origin CC),default)
 CC := $(CROSS_TRIPLE)-gcc
 endif
-SYSROOT := $(BUILD)/sysroot
+# SYSROOT: a root made before may be named (make deb's build reuses the
+# tree's)
+SYSROOT ?= $(BUILD)/sysroot
 SR      := $(SYSROOT)/root
 # the -dev packages the build links against, and the kernel whose BTF
 # vmlinux.h is made from (the newest Debian 12 kernel of that architecture)

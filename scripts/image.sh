@@ -33,6 +33,14 @@ for c in mmdebstrap podman; do
 	}
 done
 
+# The root is made by installing the package (its scripts run here) and
+# reading rxlat's libraries with ldd: a package of this host's architecture.
+arch=$(dpkg-deb -f "$deb" Architecture)
+if [[ $arch != "$(dpkg --print-architecture)" ]]; then
+	echo "error: ${deb##*/} is for $arch: make its image on a $arch machine (make image there)" >&2
+	exit 1
+fi
+
 work=$(mktemp -d -t rxlat-image.XXXXXX)
 # never across a mount: mmdebstrap's, in its root, while it undoes them
 trap 'rm -rf --one-file-system "$work"' EXIT
@@ -99,6 +107,7 @@ chmod 1777 "$slim/tmp"
 epoch=$(stat -c %Y "$full/usr/sbin/rxlat")
 tar -C "$slim" --sort=name --mtime="@$epoch" --numeric-owner -cf "$work/rootfs.tar" .
 cp "$here/configs/Containerfile" "$work/Containerfile"
-podman build --quiet --no-cache -f "$work/Containerfile" -t "$image" \
+# the image's config names the architecture of the package it was made from
+podman build --quiet --no-cache --arch "$arch" -f "$work/Containerfile" -t "$image" \
 	--label "org.opencontainers.image.version=$(dpkg-deb -f "$deb" Version)" "$work" >/dev/null
 echo "$image: $(podman image inspect --format '{{.Size}}' "$image") bytes"

@@ -108,3 +108,11 @@ for pf in "${files[@]}"; do
 	n=$((n + 1))
 done
 [ "$n" = 0 ] || echo "sysroot: $n $arch packages unpacked into $dir/root" >&2
+
+# Links to an absolute path (zlib1g-dev's libz.so -> /lib/...) point into
+# this host from here: made relative, they stay inside the root, where the
+# linker and the test VM's userland look
+while IFS= read -r -d '' l; do
+	t=$(readlink "$l")
+	ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$dir/root$t")" "$l"
+done < <(find "$dir/root" -type l -lname '/*' -print0)

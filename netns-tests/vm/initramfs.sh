@@ -261,7 +261,7 @@ build_project() {
 		done < <(find "$BUILD" \( -path "$VMDIR" -o -path "$BUILD/sysroot" -o -path "$BUILD/arm64" \
 			-o -path "$BUILD/deb" \) -prune -o -type f \
 			! -name '*.h' ! -name '*.d' ! -name '*.tmp' ! -name '*.a' \
-			! -name rxlat-man ! -name '*.btf' \
+			! -name rxlat-man ! -name '*.btf' ! -name '*.deb' \
 			\( -name '*.bpf.o' -o -name xdp-dispatcher.o -o ! -name '*.o' \) -print0)
 	fi
 	for d in netns-tests configs; do
