@@ -13,10 +13,11 @@ IMAGE    ?= localhost/rxlat:$(VERSION)
 # Cross: dpkg-buildpackage -a; the build dependencies of that architecture
 # are in the tree's root of its packages, not installed (-d), which the
 # package's build reuses (SYSROOT); debian/rules takes the libraries'
-# dependencies from the control files kept there.
+# dependencies from the control files kept there. nocheck: dh would
+# otherwise warn of tests, which the package's build never runs.
 ifneq ($(CROSS_DEB_ARCH),)
 DEB_CROSS_ARGS := -a$(CROSS_DEB_ARCH) -d
-DEB_CROSS_ENV  := SYSROOT=$(abspath $(SYSROOT)) CC=$(CC)
+DEB_CROSS_ENV  := SYSROOT=$(abspath $(SYSROOT)) CC=$(CC) DEB_BUILD_OPTIONS="$(strip $(DEB_BUILD_OPTIONS) nocheck)"
 deb: $(SYSROOT)/.stamp
 endif
 
