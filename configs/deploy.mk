@@ -6,7 +6,9 @@
 # a cross build (make deb ARCH=arm64) makes the package of that architecture
 DEB_ARCH := $(or $(CROSS_DEB_ARCH),$(shell dpkg --print-architecture 2>/dev/null))
 DEB      := $(BUILD)/rxlat_$(VERSION)_$(DEB_ARCH).deb
-IMAGE    ?= localhost/rxlat:$(VERSION)
+# the tag names the architecture, that of the package the image is made
+# from (image.sh makes it of this machine's only)
+IMAGE    ?= localhost/rxlat:$(VERSION)-$(DEB_ARCH)
 
 .PHONY: deb
 

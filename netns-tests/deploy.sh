@@ -235,6 +235,9 @@ test_daemonset()
 	assert_eq node_arch "$(dpkg --print-architecture)" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
 		.spec.template.spec.nodeSelector["kubernetes.io/arch"]' "$DAEMONSET")" \
 		"the DaemonSet's nodes: those of the image make image makes here"
+	# and its image is make image's, whose tag names that architecture
+	assert_eq image_of_make_image "$(make -n image 2>/dev/null | awk '$1 == "./scripts/image.sh" { print $NF }')" \
+		"$(ds_field .image)" "the DaemonSet's image against make image's name"
 }
 
 # ------------------------------------------------------------ the package
@@ -268,6 +271,9 @@ test_deb_arm64()
 		"$(dpkg-deb -c "$deb" | awk '{ print $6 }')" "paths of the arm64 package against the host's"
 	assert_eq depends_as_host "$(deb_depends "$DEB")" "$(deb_depends "$deb")" \
 		"library packages of the arm64 package against the host's"
+	# their minimum versions from the same symbols files, not the arm64
+	# packages' shlibs (which the host's package does not use)
+	assert_eq depends_versions_as_host "$(dpkg-deb -f "$DEB" Depends)" "$(dpkg-deb -f "$deb" Depends)"
 	x=$T_DIR/arm64
 	dpkg-deb -x "$deb" "$x"
 	assert_eq rxlat_aarch64 AArch64 \
