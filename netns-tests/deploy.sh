@@ -17,11 +17,12 @@
 #              in /metrics scraped from outside the container; rxlat's RSS;
 #              nothing attached after podman stop, nor after podman kill
 #   deb_arm64  make deb ARCH=arm64: the cross-built arm64 package, lintian
-#              clean, its files and library packages the host package's,
-#              its programs AArch64, its objects BPF
+#              clean, its files and Depends the host package's, its
+#              programs AArch64, its objects BPF
 #   daemonset  configs/rxlat-daemonset.yaml checked offline by kubectl's
 #              own decoding (a broken manifest is refused), its arguments
-#              the image's and this test's, its capabilities the unit's
+#              the image's and this test's, its capabilities the unit's,
+#              its nodes and its image's tag of this host's architecture
 #
 # The "node" is a network namespace whose uplink is called eth0, so that
 # the DaemonSet's own arguments (-i eth0) run unchanged; the machine's
