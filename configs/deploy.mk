@@ -6,17 +6,20 @@
 # a cross build (make deb ARCH=arm64) makes the package of that architecture
 DEB_ARCH := $(or $(CROSS_DEB_ARCH),$(shell dpkg --print-architecture 2>/dev/null))
 DEB      := $(BUILD)/rxlat_$(VERSION)_$(DEB_ARCH).deb
-IMAGE    ?= localhost/rxlat:$(VERSION)
+# the tag names the architecture, that of the package the image is made
+# from (image.sh makes it of this machine's only)
+IMAGE    ?= localhost/rxlat:$(VERSION)-$(DEB_ARCH)
 
 .PHONY: deb
 
 # Cross: dpkg-buildpackage -a; the build dependencies of that architecture
 # are in the tree's root of its packages, not installed (-d), which the
 # package's build reuses (SYSROOT); debian/rules takes the libraries'
-# dependencies from the control files kept there.
+# dependencies from the control files kept there. nocheck: dh would
+# otherwise warn of tests, which the package's build never runs.
 ifneq ($(CROSS_DEB_ARCH),)
 DEB_CROSS_ARGS := -a$(CROSS_DEB_ARCH) -d
-DEB_CROSS_ENV  := SYSROOT=$(abspath $(SYSROOT)) CC=$(CC)
+DEB_CROSS_ENV  := SYSROOT=$(abspath $(SYSROOT)) CC=$(CC) DEB_BUILD_OPTIONS="$(strip $(DEB_BUILD_OPTIONS) nocheck)"
 deb: $(SYSROOT)/.stamp
 endif
 

@@ -17,11 +17,12 @@
 #              in /metrics scraped from outside the container; rxlat's RSS;
 #              nothing attached after podman stop, nor after podman kill
 #   deb_arm64  make deb ARCH=arm64: the cross-built arm64 package, lintian
-#              clean, its files and library packages the host package's,
-#              its programs AArch64, its objects BPF
+#              clean, its files and Depends the host package's, its
+#              programs AArch64, its objects BPF
 #   daemonset  configs/rxlat-daemonset.yaml checked offline by kubectl's
 #              own decoding (a broken manifest is refused), its arguments
-#              the image's and this test's, its capabilities the unit's
+#              the image's and this test's, its capabilities the unit's,
+#              its nodes and its image's tag of this host's architecture
 #
 # The "node" is a network namespace whose uplink is called eth0, so that
 # the DaemonSet's own arguments (-i eth0) run unchanged; the machine's
@@ -235,6 +236,9 @@ test_daemonset()
 	assert_eq node_arch "$(dpkg --print-architecture)" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
 		.spec.template.spec.nodeSelector["kubernetes.io/arch"]' "$DAEMONSET")" \
 		"the DaemonSet's nodes: those of the image make image makes here"
+	# and its image is make image's, whose tag names that architecture
+	assert_eq image_of_make_image "$(make -n image 2>/dev/null | awk '$1 == "./scripts/image.sh" { print $NF }')" \
+		"$(ds_field .image)" "the DaemonSet's image against make image's name"
 }
 
 # ------------------------------------------------------------ the package
@@ -268,6 +272,9 @@ test_deb_arm64()
 		"$(dpkg-deb -c "$deb" | awk '{ print $6 }')" "paths of the arm64 package against the host's"
 	assert_eq depends_as_host "$(deb_depends "$DEB")" "$(deb_depends "$deb")" \
 		"library packages of the arm64 package against the host's"
+	# their minimum versions from the same symbols files, not the arm64
+	# packages' shlibs (which the host's package does not use)
+	assert_eq depends_versions_as_host "$(dpkg-deb -f "$DEB" Depends)" "$(dpkg-deb -f "$deb" Depends)"
 	x=$T_DIR/arm64
 	dpkg-deb -x "$deb" "$x"
 	assert_eq rxlat_aarch64 AArch64 \

@@ -37,7 +37,7 @@ done
 # reading rxlat's libraries with ldd: a package of this host's architecture.
 arch=$(dpkg-deb -f "$deb" Architecture)
 if [[ $arch != "$(dpkg --print-architecture)" ]]; then
-	echo "error: ${deb##*/} is for $arch: make its image on a $arch machine (make image there)" >&2
+	echo "error: ${deb##*/} is for $arch: make its image on a machine of that architecture (make image there)" >&2
 	exit 1
 fi
 
