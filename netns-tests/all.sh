@@ -95,6 +95,23 @@ take_counts()	# PREFIX [FROM]
 	P=${BASH_REMATCH[1]} F=${BASH_REMATCH[2]} S=${BASH_REMATCH[4]:-0}
 }
 
+# tally PREFIX FROM LABEL MISSING [AFTER]: the counts of a part's result
+# line (take_counts PREFIX FROM) added to the totals, with the summary row
+# "LABEL: N passed, M failed, K skipped AFTER"; without that line a failure,
+# "LABEL: FAIL MISSING". Nothing when the deadline stopped the part: the
+# summary says so.
+tally()
+{
+	[[ -z $deadline_hit ]] || return 0
+	if take_counts "$1" "$2"; then
+		((passed += P, failed += F, skipped += S))
+		rows+=("$3: $P passed, $F failed, $S skipped${5:-}")
+	else
+		((failed++))
+		rows+=("$3: FAIL $4")
+	fi
+}
+
 host_set()
 {
 	"$BUILD/rxlat" --list-stages 2>/dev/null | grep -q 'fentry:' && echo "fentry where allowed" ||
@@ -117,15 +134,7 @@ if [[ -z $deadline_hit ]]; then
 	echo "# === deploy: the package, the image, the DaemonSet"
 	t0=$SECONDS from=$(wc -l <"$log")
 	run_part "deploy (deploy.sh)" ./netns-tests/deploy.sh
-	if [[ -n $deadline_hit ]]; then
-		: # said in the summary
-	elif take_counts "" "$from"; then
-		((passed += P, failed += F, skipped += S))
-		rows+=("deploy (deb, image, DaemonSet): $P passed, $F failed, $S skipped, in $(((SECONDS - t0) / 60)) min")
-	else
-		((failed++))
-		rows+=("deploy (deb, image, DaemonSet): FAIL no result line")
-	fi
+	tally "" "$from" "deploy (deb, image, DaemonSet)" "no result line" ", in $(((SECONDS - t0) / 60)) min"
 fi
 
 # the arm64 tree is arm64, and the host's tree untouched by its build
@@ -133,15 +142,7 @@ if [[ -z $deadline_hit ]]; then
 	echo "# === the arm64 build"
 	from=$(wc -l <"$log")
 	run_part "the arm64 build (cross_check.sh)" ./netns-tests/cross_check.sh
-	if [[ -n $deadline_hit ]]; then
-		:
-	elif take_counts "[arm64-build] " "$from"; then
-		((passed += P, failed += F, skipped += S))
-		rows+=("arm64 build (make ARCH=arm64): $P passed, $F failed, $S skipped")
-	else
-		((failed++))
-		rows+=("arm64 build: FAIL no result line")
-	fi
+	tally "[arm64-build] " "$from" "arm64 build (make ARCH=arm64)" "no result line"
 fi
 
 if [[ -n $deadline_hit ]]; then
@@ -198,15 +199,8 @@ else
 	echo "# === virtio_net under Debian's arm64 6.12 (run beside the NIC drivers)"
 	from=$(wc -l <"$log")
 	while IFS= read -r l; do log_line "$l"; done <"$log.arm64-nic"
-	if [[ -n $deadline_hit ]]; then
-		: # said in the summary
-	elif take_counts "[arm64-6.12] " "$from"; then
-		((passed += P, failed += F, skipped += S))
-		rows+=("vm arm64-6.12 driver virtio_net: $P passed, $F failed, $S skipped")
-	else
-		((failed++))
-		rows+=("vm arm64-6.12 driver virtio_net: FAIL no result (see build/arm64/vm/arm64-6.12/console.log)")
-	fi
+	tally "[arm64-6.12] " "$from" "vm arm64-6.12 driver virtio_net" \
+		"no result (see build/arm64/vm/arm64-6.12/console.log)"
 
 	# Debian's arm64 6.1 and 6.12 kernels side by side, with the arm64 tree
 	# (make ARCH=arm64, in build/arm64): what depends on the architecture,
@@ -221,13 +215,8 @@ else
 		set="fallback set: BPF trampolines refused"
 		awk -v from="$from" 'NR > from' "$log" | grep -qE "^\[$line\] # === collector-fentry" &&
 			set="fentry set; fallback forced for the exact counts"
-		if take_counts "[$line] " "$from"; then
-			((passed += P, failed += F, skipped += S))
-			rows+=("vm $line ${kver:-?} ($set): $P passed, $F failed, $S skipped")
-		else
-			((failed++))
-			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/arm64/vm/$line/console.log)")
-		fi
+		tally "[$line] " "$from" "vm $line ${kver:-?} ($set)" \
+			"no result (boot failure, panic or timeout: see build/arm64/vm/$line/console.log)"
 	done
 	[[ -n $deadline_hit ]] || rows+=("both arm64 kernels in $(((SECONDS - t0) / 60)) min")
 fi
