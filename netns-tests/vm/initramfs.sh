@@ -41,7 +41,7 @@ in_root() {
 # copy_libs_foreign STAGE FILE: the loader and the libraries (DT_NEEDED,
 # recursively) that FILE of UL_ROOT's architecture needs, from UL_LIB_ROOTS
 copy_libs_foreign() {
-	local stage=$1 todo=("$2") f lib r d p found
+	local stage=$1 todo=("$2") f lib r d p q found
 	while [ ${#todo[@]} -gt 0 ]; do
 		f=${todo[0]}
 		todo=("${todo[@]:1}")
@@ -52,8 +52,9 @@ copy_libs_foreign() {
 				for d in "/lib/$UL_TRIPLE" "/usr/lib/$UL_TRIPLE" /lib /usr/lib; do
 					case $lib in /*) p=$lib ;; *) p=$d/$lib ;; esac
 					[ -e "$r$p" ] || [ -L "$r$p" ] || continue
-					copy_in "$stage" "$r$(in_root "$r" "$p")" "$p"
-					todo+=("$r$(in_root "$r" "$p")")
+					q=$r$(in_root "$r" "$p")
+					copy_in "$stage" "$q" "$p"
+					todo+=("$q")
 					found=1
 					break 2
 				done
@@ -100,8 +101,7 @@ find_root_cmd() {
 	for n in "$1" "$(h=$(find_cmd "$1") && basename "$(readlink -f "$h")")"; do
 		[ -n "$n" ] || continue
 		for d in /usr/local/sbin /usr/local/bin /usr/sbin /usr/bin /sbin /bin; do
-			[ -e "$UL_ROOT$(in_root "$UL_ROOT" "$d/$n")" ] && [ -f "$UL_ROOT$(in_root "$UL_ROOT" "$d/$n")" ] &&
-				echo "$d/$n" && return 0
+			[ -f "$UL_ROOT$(in_root "$UL_ROOT" "$d/$n")" ] && echo "$d/$n" && return 0
 		done
 	done
 	return 1
