@@ -10,7 +10,8 @@
 #                            [-- COMMAND...]
 #
 # COMMAND runs in /rxlat inside the VM (a copy of build/, netns-tests/ and
-# configs/ at their usual relative paths) and defaults to ./netns-tests/run.sh.
+# configs/ at their usual relative paths) and defaults to ./netns-tests/run.sh
+# (./netns-tests/vm/arm64_guest.sh on the arm64 lines).
 # The exit status is the command's; a kernel panic, a timeout or a missing
 # result marker is always a failure.
 #
@@ -78,7 +79,8 @@ usage: netns-tests/vm/vmtest.sh [--kernel LINE] [--timeout SECONDS] [-- COMMAND.
              NIC driver), arm64-6.1, arm64-6.12 (BUILD an arm64 tree), all (6.1
              and 6.12 at the same time, the default) or arm64 (both arm64 lines)
   --timeout  seconds allowed per kernel, boot included (default: 3600)
-  COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh)
+  COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh; on the
+             arm64 lines ./netns-tests/vm/arm64_guest.sh)
 EOF
 	exit "${1:-0}"
 }
@@ -108,6 +110,9 @@ if [ ${#CMD[@]} -eq 0 ]; then
 	[ -f "$top/netns-tests/run.sh" ] ||
 		die "netns-tests/run.sh does not exist yet; pass a command after '--' (e.g. -- ./netns-tests/vm/selftest.sh)"
 	CMD=(./netns-tests/run.sh)
+	# the arm64 kernels run what depends on the architecture (arm64 6.1's
+	# fallback set has no udp_queue_rcv, which some files count on)
+	[ "$VM_ARCH" = arm64 ] && CMD=(./netns-tests/vm/arm64_guest.sh)
 fi
 
 need() { # need PROGRAM PACKAGE
@@ -118,7 +123,7 @@ if [ "$VM_ARCH" = arm64 ]; then
 	need qemu-system-aarch64 qemu-system-arm
 	need readelf binutils
 	[ "$(readelf -h "$BUILD/rxlat" 2>/dev/null | awk '$1 == "Machine:" { print $2 }')" = AArch64 ] ||
-		die "$BUILD/rxlat is not an arm64 program: build the arm64 tree first (make ARCH=arm64 all test-binaries) and pass BUILD=$top/build/arm64"
+		die "$BUILD/rxlat is not an arm64 program: build the arm64 tree (make ARCH=arm64 all test-binaries), then run BUILD=$top/build/arm64 $0 --kernel $KERNEL"
 else
 	need qemu-system-x86_64 qemu-system-x86
 fi
