@@ -45,8 +45,15 @@ deb:
 # The image: a Debian root made by mmdebstrap with the package installed,
 # cut down to rxlat and its libraries, FROM scratch (no registry needed).
 .PHONY: image
+ifneq ($(CROSS_DEB_ARCH),)
+# its root is made by running the package's scripts: on this host's
+# architecture only (said before the package is built, not after)
+image:
+	@echo "error: the $(CROSS_DEB_ARCH) image is made on a machine of that architecture: run make image there" >&2; exit 1
+else
 image: deb
 	./scripts/image.sh $(DEB) $(IMAGE)
+endif
 
 # netns-tests/deploy.sh alone (it is also a part of make test): the
 # package, the image and the DaemonSet; builds the deb and the image itself
