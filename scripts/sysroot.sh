@@ -41,6 +41,11 @@ done
 apt=${SYSROOT_APT:-$dir/apt}
 mkdir -p "$dir"/{debs,root,control} "$apt"/{lists/partial,cache/archives/partial}
 dir=$(cd "$dir" && pwd) apt=$(cd "$apt" && pwd)
+# apt runs without its own locks here (they are the host's): a second run
+# on the same root or apt state waits for the first
+exec 8>"$dir/.lock" 9>"$apt/.lock"
+flock 8
+flock 9
 touch "$apt/status"
 APT=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
 	-o "Dir::State::Lists=$apt/lists" -o "Dir::State::Status=$apt/status"
