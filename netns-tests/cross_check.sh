@@ -16,7 +16,6 @@ A=$BUILD/arm64
 T_RESULTS=$(mktemp /tmp/rxlat-cross.XXXXXX)
 trap 'rm -f "$T_RESULTS"' EXIT
 
-machine() { readelf -h "$1" 2>/dev/null | awk -F': *' '$1 ~ /Machine/ { print $2 }'; }
 elf_class() { readelf -h "$1" 2>/dev/null | awk -F': *' '$1 ~ /Data/ { print $2 }'; }
 
 arm64_programs=(rxlat rxlat-pktgen rxlat-xdp-unit rxlat-meta-probe rxlat-clockstep rxlat-tcpstream
@@ -26,19 +25,19 @@ for p in "${arm64_programs[@]}"; do
 		fail "arm64_program.$p" "$A/$p does not exist: make ARCH=arm64 all test-binaries"
 		continue
 	fi
-	assert_eq "arm64_program.$p" AArch64 "$(machine "$A/$p")" "readelf -h $A/$p"
+	assert_eq "arm64_program.$p" AArch64 "$(elf_machine "$A/$p")" "readelf -h $A/$p"
 done
 objs=("$A"/*.bpf.o "$A/libxdp/xdp-dispatcher.o")
 assert_ge arm64_bpf_objects 10 "${#objs[@]}" "BPF objects in $A" || true
 for o in "${objs[@]}"; do
 	[[ -e $o ]] || continue
 	assert_eq "arm64_bpf.${o##*/}" "Linux BPF/2's complement, little endian" \
-		"$(machine "$o")/$(elf_class "$o")" "readelf -h $o"
+		"$(elf_machine "$o")/$(elf_class "$o")" "readelf -h $o"
 done
 # the kernel's BTF the arm64 objects were made against: arm64's
 assert_match arm64_vmlinux_h 'struct user_pt_regs \{' "$(grep -m1 'struct user_pt_regs {' "$A/vmlinux.h")" \
 	"$A/vmlinux.h (from the arm64 kernel's BTF)"
-assert_eq host_program_machine "$(machine "$(readlink -f /bin/bash)")" "$(machine "$BUILD/rxlat")" \
+assert_eq host_program_machine "$(elf_machine "$(readlink -f /bin/bash)")" "$(elf_machine "$BUILD/rxlat")" \
 	"readelf -h $BUILD/rxlat, against this host's bash"
 if make -q BUILD="$BUILD" all test-binaries >/dev/null 2>&1; then
 	pass host_tree_up_to_date

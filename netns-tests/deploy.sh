@@ -278,10 +278,10 @@ test_deb_arm64()
 	x=$T_DIR/arm64
 	dpkg-deb -x "$deb" "$x"
 	assert_eq rxlat_aarch64 AArch64 \
-		"$(readelf -h "$x/usr/sbin/rxlat" | awk -F': *' '$1 ~ /Machine/ { print $2 }')" "readelf -h usr/sbin/rxlat"
+		"$(elf_machine "$x/usr/sbin/rxlat")" "readelf -h usr/sbin/rxlat"
 	for f in "$x"/usr/lib/rxlat/*.o; do
 		assert_eq "bpf_${f##*/}" "Linux BPF" \
-			"$(readelf -h "$f" | awk -F': *' '$1 ~ /Machine/ { print $2 }')" "readelf -h ${f#"$x"}"
+			"$(elf_machine "$f")" "readelf -h ${f#"$x"}"
 	done
 }
 

@@ -193,6 +193,14 @@ assert_cmd()	# NAME CMD...
 	fi
 }
 
+# The machine an ELF file is for, as readelf -h names it ("AArch64",
+# "Linux BPF", "Advanced Micro Devices X86-64"); empty for a file that is
+# no ELF
+elf_machine()	# FILE
+{
+	readelf -h "$1" 2>/dev/null | awk -F': *' '$1 ~ /Machine/ { print $2 }'
+}
+
 # Prerequisites: FAIL (never PASS, never a skip) when something is missing.
 require_cmd()	# NAME CMD...
 {
