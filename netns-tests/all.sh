@@ -1,12 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make test: the suite on the host kernel, then rxlat installed as operators
-# install it (netns-tests/deploy.sh: the package, the image, the DaemonSet),
-# then inside Debian's 6.1 and 6.12 kernels under QEMU (make vmtest), then
-# rxlat on real NIC drivers under QEMU (netns-tests/vm/drivers.sh, and
-# virtio_net on arm64 beside it), then the arm64 tree (make ARCH=arm64) on
-# Debian's arm64 kernels. Ends with a summary of which kernel ran which
+# make test: rxlat installed as operators install it (netns-tests/deploy.sh:
+# the package, the image, the DaemonSet), the arm64 tree checked
+# (cross_check.sh), then the suite on the host kernel with the QEMU guests
+# beside it: Debian's 6.1 and 6.12 kernels (vmtest.sh), its arm64 6.1 and
+# 6.12 kernels with the arm64 tree (make ARCH=arm64), and real NIC drivers
+# (netns-tests/vm/drivers.sh, and virtio_net on arm64), as a pool of
+# guests (vm_pool below). Ends with a summary of which kernel ran which
 # attach set, a line per driver, the FAIL lines of the run (the first 20),
 # and one line "N passed, M failed, K skipped" over all of them.
 #
@@ -48,15 +49,15 @@ echo "start-up" >"$part_file"
 	kill -TERM $$
 ) &
 watchdog=$!
-arm64_nic='' # a part that runs beside another one
-trap 'kill "$watchdog" 2>/dev/null; [[ -z $arm64_nic ]] || { kill -TERM "$arm64_nic" 2>/dev/null; t_wait_exit "$arm64_nic"; }
-	rm -f "$log" "$log.arm64-nic" "$part_file" "$part_file.hit"' EXIT
+pool='' # the QEMU guests, beside the host parts
+trap 'kill "$watchdog" 2>/dev/null; [[ -z $pool ]] || { kill -TERM "$pool" 2>/dev/null; t_wait_exit "$pool"; }
+	rm -f "$log" "$log".vm-* "$log.host" "$part_file" "$part_file.hit"' EXIT
 # A stop signal goes on to the running part at once (a foreground pipeline
-# would hold it until the part ends), and to the one beside it: run.sh,
+# would hold it until the part ends), and to the guests beside it: run.sh,
 # vmtest.sh and drivers.sh clean up on SIGTERM, then this script exits 130.
 forward_stop() {
 	_t_forward_signal
-	[[ -z $arm64_nic ]] || kill -TERM "$arm64_nic" 2>/dev/null
+	[[ -z $pool ]] || kill -TERM "$pool" 2>/dev/null
 }
 trap forward_stop INT TERM
 
@@ -118,24 +119,68 @@ host_set()
 		echo "fallback set: BPF trampolines refused"
 }
 
-echo "# === host kernel $(uname -r)"
-run_part "the host suite" ./netns-tests/run.sh
-if take_counts ""; then
-	((passed += P, failed += F, skipped += S))
-	rows+=("host $(uname -r) ($(host_set)): $P passed, $F failed, $S skipped, in $((SECONDS / 60)) min")
-else
-	((failed++))
-	rows+=("host $(uname -r): FAIL no result line")
-fi
+# The QEMU guests: six jobs, each a guest and its suite, run as a pool
+# beside the host parts. Longest first, so that the last ones to end are
+# short. A guest under emulation keeps a little more than one core busy;
+# the host suite about half of the two (it waits on timers and traffic):
+# one guest runs beside it and two once it is done. The guests run as
+# SCHED_IDLE: a host test that wants a core has it at once, and the guests
+# take what the host leaves.
+VM_JOBS=(x86-6.1 arm64-6.12 x86-6.12 arm64-6.1 drivers arm64-nic)
+# what arm64's 6.12 runs is not run again by x86-64's 6.12
+proven="export RXLAT_VM_PROVEN_ELSEWHERE='$(./netns-tests/vm/arm64_guest.sh --list)'"
+vm_cmd()	# JOB: CMD, the job's command
+{
+	case $1 in
+	x86-*) CMD=(env VMTEST_ENV="$proven" ./netns-tests/vm/vmtest.sh --kernel "${1#x86-}") ;;
+	arm64-6.*) CMD=(env BUILD="$BUILD/arm64" ./netns-tests/vm/vmtest.sh --kernel "$1") ;;
+	drivers) CMD=(./netns-tests/vm/drivers.sh) ;;
+	arm64-nic) CMD=(env BUILD="$BUILD/arm64" DRIVERS_KERNEL=arm64-6.12 ./netns-tests/vm/drivers.sh virtio_net) ;;
+	esac
+	CMD=(chrt --idle 0 "${CMD[@]}")
+}
 
-# the package, the image and the DaemonSet (a few minutes; the lines of
-# this part alone are counted)
-if [[ -z $deadline_hit ]]; then
-	echo "# === deploy: the package, the image, the DaemonSet"
-	t0=$SECONDS from=$(wc -l <"$log")
-	run_part "deploy (deploy.sh)" ./netns-tests/deploy.sh
-	tally "" "$from" "deploy (deb, image, DaemonSet)" "no result line" ", in $(((SECONDS - t0) / 60)) min"
-fi
+# vm_pool: runs the jobs, at most one while $log.host runs and two after;
+# JOB's output goes to $log.vm-JOB, and "STATUS SECONDS" to $log.vm-JOB.done
+# when it ends. A stop signal stops the running jobs (they clean up).
+vm_pool()
+{
+	local j n running=() left=() # running: PID:JOB
+	trap 'for n in "${running[@]}"; do kill -TERM "${n%%:*}" 2>/dev/null; done
+		for n in "${running[@]}"; do t_wait_exit "${n%%:*}"; done; exit 143' TERM INT
+	for j in "${VM_JOBS[@]}"; do
+		while :; do
+			left=()
+			for n in "${running[@]}"; do
+				[[ -e $log.vm-${n#*:}.done ]] || left+=("$n")
+			done
+			running=("${left[@]}")
+			((${#running[@]} < ($([[ -e $log.host ]] && echo 1 || echo 2)))) && break
+			sleep 1
+		done
+		vm_cmd "$j"
+		echo "# QEMU: $j starts"
+		(
+			c='' t0=$SECONDS
+			trap '[[ -z $c ]] || kill -TERM "$c" 2>/dev/null' TERM INT
+			"${CMD[@]}" >"$log.vm-$j" 2>&1 &
+			c=$!
+			t_wait_exit "$c"
+			echo "$? $((SECONDS - t0))" >"$log.vm-$j.done"
+		) &
+		running+=("$!:$j")
+	done
+	for n in "${running[@]}"; do
+		t_wait_exit "${n%%:*}"
+	done
+}
+
+# the package, the image and the DaemonSet (a few minutes, with both cores:
+# before any guest; the lines of this part alone are counted)
+echo "# === deploy: the package, the image, the DaemonSet"
+t0=$SECONDS from=$(wc -l <"$log")
+run_part "deploy (deploy.sh)" ./netns-tests/deploy.sh
+tally "" "$from" "deploy (deb, image, DaemonSet)" "no result line" ", in $(((SECONDS - t0) / 60)) min"
 
 # the arm64 tree is arm64, and the host's tree untouched by its build
 if [[ -z $deadline_hit ]]; then
@@ -145,80 +190,95 @@ if [[ -z $deadline_hit ]]; then
 	tally "[arm64-build] " "$from" "arm64 build (make ARCH=arm64)" "no result line"
 fi
 
+vm_t0=$SECONDS
 if [[ -n $deadline_hit ]]; then
 	: # the summary says which part the deadline stopped
 elif [[ ${RXLAT_VMTEST:-1} == 0 ]]; then
 	((failed++))
 	rows+=("QEMU kernels: FAIL not run (RXLAT_VMTEST=0)")
 else
-	echo "# === Debian kernels under QEMU"
-	t0=$SECONDS
-	# what arm64's 6.12 runs below is not run again by x86-64's 6.12
-	run_part "the QEMU kernels (vmtest)" env VMTEST_ENV="export RXLAT_VM_PROVEN_ELSEWHERE='$(
-		./netns-tests/vm/arm64_guest.sh --list)'" ./netns-tests/vm/vmtest.sh --kernel all
-	for line in 6.1 6.12; do
-		[[ -z $deadline_hit ]] || break
-		kver=$(grep -E "^\[$line\] RXLAT-VM-BOOTED " "$log" | awk '{print $4}' | tail -n 1)
-		if take_counts "[$line] "; then
-			((passed += P, failed += F, skipped += S))
-			what="fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper"
-			[[ $line == 6.12 ]] && what="fentry; $(./netns-tests/vm/arm64_guest.sh --list | sed 's/ /, /g') on arm64 6.12"
-			rows+=("vm $line ${kver:-?} ($what): $P passed, $F failed, $S skipped")
-		else
-			((failed++))
-			rows+=("vm $line ${kver:-?}: FAIL no result (boot failure, panic or timeout: see build/vm/$line/console.log)")
-		fi
-	done
-	rows+=("both QEMU kernels in $(((SECONDS - t0) / 60)) min")
+	echo "# === the QEMU guests start beside the host suite: ${VM_JOBS[*]}"
+	: >"$log.host"
+	vm_pool &
+	pool=$!
+fi
 
-	# NIC drivers: virtio_net, e1000e and vmxnet3 of Debian's generic 6.12
-	# kernel, back to back through host taps (netns-tests/vm/drivers.sh);
-	# beside it, virtio_net under Debian's arm64 6.12: one guest alone
-	# leaves part of the two cores idle, two use them. Its lines join the
-	# log when the x86-64 part is done.
-	echo "# === NIC drivers under QEMU (and virtio_net on arm64 beside them)"
-	t0=$SECONDS
-	env BUILD="$BUILD/arm64" DRIVERS_KERNEL=arm64-6.12 ./netns-tests/vm/drivers.sh virtio_net \
-		>"$log.arm64-nic" 2>&1 &
-	arm64_nic=$!
-	run_part "the NIC drivers (drivers.sh)" ./netns-tests/vm/drivers.sh
-	if [[ -n $deadline_hit ]]; then
-		: # said in the summary
-	elif take_counts "[6.12-generic] "; then
-		((passed += P, failed += F, skipped += S))
+if [[ -z $deadline_hit ]]; then
+	echo "# === host kernel $(uname -r)"
+	t0=$SECONDS from=$(wc -l <"$log")
+	run_part "the host suite" ./netns-tests/run.sh
+	tally "" "$from" "host $(uname -r) ($(host_set))" "no result line" ", in $(((SECONDS - t0) / 60)) min"
+fi
+rm -f "$log.host" # the second guest starts
+
+# each job's lines join the log as it ends, then its summary rows
+vm_rows()	# JOB FROM
+{
+	local line kver what set l
+	case $1 in
+	x86-*)
+		line=${1#x86-}
+		kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
+		what="fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper"
+		[[ $line == 6.12 ]] && what="fentry; $(./netns-tests/vm/arm64_guest.sh --list | sed 's/ /, /g') on arm64 6.12"
+		tally "[$line] " "$2" "vm $line ${kver:-?} ($what)" \
+			"no result (boot failure, panic or timeout: see build/vm/$line/console.log)"
+		;;
+	arm64-6.*)
+		kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$1\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
+		set="fallback set: BPF trampolines refused"
+		awk -v from="$2" 'NR > from' "$log" | grep -qE "^\[$1\] # === collector-fentry" &&
+			set="fentry set; fallback forced for the exact counts"
+		tally "[$1] " "$2" "vm $1 ${kver:-?} ($set)" \
+			"no result (boot failure, panic or timeout: see build/arm64/vm/$1/console.log)"
+		;;
+	drivers)
+		tally "[6.12-generic] " "$2" "NIC drivers" \
+			"no result (boot failure, panic or timeout: see build/vm/6.12-generic/console.log)"
 		while read -r l; do
 			rows+=("vm 6.12-generic ${l#\[6.12-generic\] }")
-		done < <(grep -E '^\[6.12-generic\] driver [^ ]+: [0-9]+ passed' "$log")
-		rows+=("NIC drivers: $P passed, $F failed, $S skipped, in $(((SECONDS - t0) / 60)) min")
-	else
-		((failed++))
-		rows+=("NIC drivers: FAIL no result (boot failure, panic or timeout: see build/vm/6.12-generic/console.log)")
-	fi
-	t_wait_exit "$arm64_nic"
-	arm64_nic=''
-	echo "# === virtio_net under Debian's arm64 6.12 (run beside the NIC drivers)"
-	from=$(wc -l <"$log")
-	while IFS= read -r l; do log_line "$l"; done <"$log.arm64-nic"
-	tally "[arm64-6.12] " "$from" "vm arm64-6.12 driver virtio_net" \
-		"no result (see build/arm64/vm/arm64-6.12/console.log)"
+		done < <(awk -v from="$2" 'NR > from' "$log" | grep -E '^\[6.12-generic\] driver [^ ]+: [0-9]+ passed')
+		;;
+	arm64-nic)
+		tally "[arm64-6.12] " "$2" "vm arm64-6.12 driver virtio_net" \
+			"no result (see build/arm64/vm/arm64-6.12/console.log)"
+		;;
+	esac
+}
 
-	# Debian's arm64 6.1 and 6.12 kernels side by side, with the arm64 tree
-	# (make ARCH=arm64, in build/arm64): what depends on the architecture,
-	# split between the two kernels (netns-tests/vm/arm64_guest.sh).
-	echo "# === Debian's arm64 kernels under QEMU"
-	t0=$SECONDS from=$(wc -l <"$log")
-	run_part "the arm64 kernels (vmtest)" env BUILD="$BUILD/arm64" \
-		./netns-tests/vm/vmtest.sh --kernel arm64 -- ./netns-tests/vm/arm64_guest.sh
-	for line in arm64-6.1 arm64-6.12; do
-		[[ -z $deadline_hit ]] || break
-		kver=$(awk -v from="$from" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
-		set="fallback set: BPF trampolines refused"
-		awk -v from="$from" 'NR > from' "$log" | grep -qE "^\[$line\] # === collector-fentry" &&
-			set="fentry set; fallback forced for the exact counts"
-		tally "[$line] " "$from" "vm $line ${kver:-?} ($set)" \
-			"no result (boot failure, panic or timeout: see build/arm64/vm/$line/console.log)"
+if [[ -n ${pool:-} ]]; then
+	echo "# === the QEMU guests (${VM_JOBS[*]}), each as it ends"
+	echo "the QEMU guests" >"$part_file"
+	shown=()
+	while ((${#shown[@]} < ${#VM_JOBS[@]})) && [[ -z $_T_STOP && -z $deadline_hit ]]; do
+		for j in "${VM_JOBS[@]}"; do
+			[[ " ${shown[*]} " != *" $j "* && -e $log.vm-$j.done ]] || continue
+			read -r rc secs <"$log.vm-$j.done"
+			echo "# === QEMU: $j (exit status $rc, $((secs / 60)) min)"
+			from=$(wc -l <"$log")
+			while IFS= read -r l; do log_line "$l"; done <"$log.vm-$j"
+			vm_rows "$j" "$from"
+			shown+=("$j")
+		done
+		((${#shown[@]} < ${#VM_JOBS[@]})) && sleep 1
 	done
-	[[ -n $deadline_hit ]] || rows+=("both arm64 kernels in $(((SECONDS - t0) / 60)) min")
+	if [[ -n $_T_STOP || -n $deadline_hit ]]; then
+		kill -TERM "$pool" 2>/dev/null
+		t_wait_exit "$pool"
+		pool=''
+	fi
+	if [[ -n $deadline_hit ]]; then
+		: # the host suite's part said it
+	elif [[ -n $_T_STOP ]]; then
+		[[ -e $part_file.hit ]] || exit 130
+		deadline_hit=$(cat "$part_file")
+		rows+=("FAIL deadline: $deadline s passed during '$deadline_hit': it was stopped, and what came after it did not run")
+		((failed++))
+	else
+		t_wait_exit "$pool"
+		pool=''
+		rows+=("QEMU guests in $(((SECONDS - vm_t0) / 60)) min, beside the host suite")
+	fi
 fi
 
 echo "# summary"
