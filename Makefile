@@ -97,11 +97,13 @@ deps:
 
 # The test, bench and demo targets install nothing: the README's commands
 # run netns-tests/deps.sh (make deps) first.
-# the host suite, then the same suite under Debian's 6.1 and 6.12 kernels,
-# then the arm64 tree under Debian's arm64 kernels (netns-tests/all.sh)
+# the package, then the host suite with the same suite beside it in
+# Debian's kernels under QEMU, x86-64 and arm64 (netns-tests/all.sh); the
+# two trees are built with a job per core unless make was given -j
+TEST_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc))
 test:
-	$(MAKE) all test-binaries vmcheck
-	$(MAKE) ARCH=arm64 BUILD=$(BUILD)/arm64 all test-binaries
+	$(MAKE) $(TEST_JOBS) all test-binaries vmcheck
+	$(MAKE) $(TEST_JOBS) ARCH=arm64 BUILD=$(BUILD)/arm64 all test-binaries
 	BUILD=$(BUILD) ./netns-tests/all.sh
 
 # throughput, per-program cost and map memory figures; on demand, not a test
