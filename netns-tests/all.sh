@@ -214,18 +214,16 @@ rm -f "$log.host" # the second guest starts
 # each job's lines join the log as it ends, then its summary rows
 vm_rows()	# JOB FROM
 {
-	local line kver what set l
+	local line=${1#x86-} kver what set l
+	kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
 	case $1 in
 	x86-*)
-		line=${1#x86-}
-		kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
 		what="fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper"
 		[[ $line == 6.12 ]] && what="fentry; $(./netns-tests/vm/arm64_guest.sh --list | sed 's/ /, /g') on arm64 6.12"
 		tally "[$line] " "$2" "vm $line ${kver:-?} ($what)" \
 			"no result (boot failure, panic or timeout: see build/vm/$line/console.log)"
 		;;
 	arm64-6.*)
-		kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$1\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
 		set="fallback set: BPF trampolines refused"
 		awk -v from="$2" 'NR > from' "$log" | grep -qE "^\[$1\] # === collector-fentry" &&
 			set="fentry set; fallback forced for the exact counts"
@@ -250,6 +248,7 @@ if [[ -n ${pool:-} ]]; then
 	echo "# === the QEMU guests (${VM_JOBS[*]}), each as it ends"
 	echo "the QEMU guests" >"$part_file"
 	shown=()
+	declare -A job_rows=() # the summary rows of each job, shown in VM_JOBS order
 	while ((${#shown[@]} < ${#VM_JOBS[@]})) && [[ -z $_T_STOP && -z $deadline_hit ]]; do
 		for j in "${VM_JOBS[@]}"; do
 			[[ " ${shown[*]} " != *" $j "* && -e $log.vm-$j.done ]] || continue
@@ -257,10 +256,16 @@ if [[ -n ${pool:-} ]]; then
 			echo "# === QEMU: $j (exit status $rc, $((secs / 60)) min)"
 			from=$(wc -l <"$log")
 			while IFS= read -r l; do log_line "$l"; done <"$log.vm-$j"
+			n=${#rows[@]}
 			vm_rows "$j" "$from"
+			job_rows[$j]=$(printf '%s\n' "${rows[@]:n}")
+			rows=("${rows[@]:0:n}")
 			shown+=("$j")
 		done
 		((${#shown[@]} < ${#VM_JOBS[@]})) && sleep 1
+	done
+	for j in "${VM_JOBS[@]}"; do
+		[[ -n ${job_rows[$j]:-} ]] && mapfile -t -O "${#rows[@]}" rows <<<"${job_rows[$j]}"
 	done
 	if [[ -n $_T_STOP || -n $deadline_hit ]]; then
 		kill -TERM "$pool" 2>/dev/null
