@@ -71,14 +71,17 @@ run_part()	# NAME CMD...
 	echo "$1" >"$part_file"
 	shift
 	t_stream log_line "$@"
-	[[ -z $_T_STOP ]] && return 0
-	if [[ -e $part_file.hit ]]; then
-		deadline_hit=$(cat "$part_file")
-		rows+=("FAIL deadline: $deadline s passed during '$deadline_hit': it was stopped, and what came after it did not run")
-		((failed++))
-		return 0
-	fi
-	exit 130
+	[[ -z $_T_STOP ]] || part_stopped
+}
+
+# After a stop signal: the deadline's row if the deadline sent it, else
+# exit 130.
+part_stopped()
+{
+	[[ -e $part_file.hit ]] || exit 130
+	deadline_hit=$(cat "$part_file")
+	rows+=("FAIL deadline: $deadline s passed during '$deadline_hit': it was stopped, and what came after it did not run")
+	((failed++))
 }
 
 passed=0 failed=0 skipped=0 rows=()
@@ -145,7 +148,7 @@ vm_cmd()	# JOB: CMD, the job's command
 # when it ends. A stop signal stops the running jobs (they clean up).
 vm_pool()
 {
-	local j n running=() left=() # running: PID:JOB
+	local j n max running=() left=() # running: PID:JOB
 	trap 'for n in "${running[@]}"; do kill -TERM "${n%%:*}" 2>/dev/null; done
 		for n in "${running[@]}"; do t_wait_exit "${n%%:*}"; done; exit 143' TERM INT
 	for j in "${VM_JOBS[@]}"; do
@@ -155,7 +158,9 @@ vm_pool()
 				[[ -e $log.vm-${n#*:}.done ]] || left+=("$n")
 			done
 			running=("${left[@]}")
-			((${#running[@]} < ($([[ -e $log.host ]] && echo 1 || echo 2)))) && break
+			max=2
+			[[ -e $log.host ]] && max=1
+			((${#running[@]} < max)) && break
 			sleep 1
 		done
 		vm_cmd "$j"
@@ -275,10 +280,7 @@ if [[ -n ${pool:-} ]]; then
 	if [[ -n $deadline_hit ]]; then
 		: # the host suite's part said it
 	elif [[ -n $_T_STOP ]]; then
-		[[ -e $part_file.hit ]] || exit 130
-		deadline_hit=$(cat "$part_file")
-		rows+=("FAIL deadline: $deadline s passed during '$deadline_hit': it was stopped, and what came after it did not run")
-		((failed++))
+		part_stopped
 	else
 		t_wait_exit "$pool"
 		pool=''
