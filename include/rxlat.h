@@ -578,8 +578,8 @@ struct rxlat_tc_offs {
  * namespace's ip_local_deliver), and puts the stamp itself, with the
  * interface and queue, in a table the hooks share (rxlat_tc_fwd): slot
  * key & fwd_mask holds the rxlat_meta of the packet whose skb->tstamp is
- * key. A key is the latest time at or before the stamp whose low bits
- * name the slot, so that it never lies in the future: a qdisc that reads
+ * key. A key is a time before the stamp whose low bits name the slot
+ * (below), so that it never lies in the future: a qdisc that reads
  * skb->tstamp as a departure time (fq) sends the packet at once, as it
  * would with no stamp. Each CPU takes the slots of its own range in turn,
  * RXLAT_FWD_SLOTS_CPU of them, so a slot is reused after that many
@@ -591,15 +591,43 @@ struct rxlat_tc_offs {
  * Above the slot bits a key holds a tag that rxlat picks at random for
  * each run (rxlat_cfg.fwd_tag): a monotonic delivery time that is not the
  * stamper's (a sender's departure time, over veth) has the tag's bits
- * by chance once in 256, and only then is the table read for it. A key
- * is thus the latest time at or before the stamp whose low bits hold the
- * tag and the slot, at most 256 * (fwd_mask + 1) ns before it.
+ * by chance once in 256, and only then is the table read for it.
  */
 #define RXLAT_FWD_TAG_BITS 8
 
 static inline __u64 rxlat_fwd_tag_mask(__u32 fwd_mask)
 {
 	return ((__u64)fwd_mask + 1) * ((1u << RXLAT_FWD_TAG_BITS) - 1);
+}
+
+/*
+ * A key is the latest time, RXLAT_FWD_KEY_AGE (8.6 s) or more before the
+ * stamp, whose low bits hold the tag and the slot: at most 256 *
+ * (fwd_mask + 1) ns more. No departure time that a sender sets is that
+ * old when the packet arrives (a sender's lies around the moment it
+ * sends, or after it), so a delivery time of this run's tag and of that
+ * age is the stamper's for certain: one whose slot holds another key is a
+ * stamp lost on the way (its slot reused while it waited), never a
+ * sender's time taken for one. 0: no key can be had (the first seconds
+ * after boot).
+ */
+#define RXLAT_FWD_KEY_AGE (1ull << 33)
+
+static inline __u64 rxlat_fwd_key(__u64 now, __u64 tag_slot, __u32 fwd_mask)
+{
+	__u64 span = (__u64)fwd_mask | rxlat_fwd_tag_mask(fwd_mask), base;
+
+	if (now <= RXLAT_FWD_KEY_AGE + span)
+		return 0;
+	base = now - RXLAT_FWD_KEY_AGE;
+	return base - ((base - tag_slot) & span);
+}
+
+/* Whether the monotonic delivery time ts, seen at now, is a key of tag's. */
+static inline int rxlat_fwd_is_key(__u64 ts, __u64 now, __u64 tag, __u32 fwd_mask)
+{
+	return (ts & rxlat_fwd_tag_mask(fwd_mask)) == tag && ts < now &&
+	       now - ts >= RXLAT_FWD_KEY_AGE;
 }
 
 /*
@@ -615,6 +643,14 @@ static inline __u64 rxlat_fwd_tag_mask(__u32 fwd_mask)
  * address left; a way that another skb took since gives sock_read no
  * stamp, never a wrong one.
  */
+/*
+ * The notes of forwarded TCP segments between ip_rcv and their TCP stages
+ * (rxlat_carry_tcp in collector/attach/hooks.bpf.c): an LRU hash that
+ * holds the segments of as many waiting in sockets' backlogs at once
+ * (about 100 bytes each: 3 MiB).
+ */
+#define RXLAT_CARRY_TCP 32768
+
 #define RXLAT_FWD_SOCK_WAYS 4
 #define RXLAT_FWD_SOCK_SETS (1u << 12)
 

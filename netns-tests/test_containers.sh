@@ -119,7 +119,7 @@ assert_received()	# NAME COUNT
 # FIELD summed over STAGE's series taken in namespace NETNS ("" : rxlat's own).
 ns_sum()	# STAGE NETNS FIELD
 {
-	q --arg s "$1" --arg n "$2" "[.[].series[] | select(.stage == \$s and
+	q --arg s "$1" --arg n "$2" "[.[] | (.series // [])[] | select(.stage == \$s and
 		(.netns // \"\") == \$n) | $3] | add // 0"
 }
 
@@ -864,6 +864,134 @@ tc_pod_kill9()
 		gojq 'length')" "programs in the left filter's array"
 }
 
+# The pod's TCP segments that reached tcp_v{4,6}_do_rcv's stage since BASE
+# ("InSegs Coalesce BacklogDrop" of an earlier call; "" : the counters as
+# they are): TcpInSegs less those merged into an skb already waiting in the
+# socket's backlog (they never reach the stage) and those the backlog
+# dropped, less the segments of each of CONNS connections that arrive
+# outside its established state: the SYN and the handshake's last ACK
+# (tcp_child_process(), the stage's function not called), and the ACK of
+# the passive close (LAST_ACK) where the stage is the tcp_probe tracepoint
+# of tcp_rcv_established().
+pod_tcp_mib()	# NS
+{
+	in_ns "$1" awk '$1 == "Tcp:" { if (!t) { for (i = 2; i <= NF; i++) if ($i == "InSegs") ti = i; t = 1 } else seg = $ti }
+		$1 == "TcpExt:" { if (!x) { for (i = 2; i <= NF; i++) { if ($i == "TCPBacklogCoalesce") ci = i; if ($i == "TCPBacklogDrop") di = i }; x = 1 }
+			else { co = $ci; dr = $di } }
+		END { print seg + 0, co + 0, dr + 0 }' /proc/net/snmp /proc/net/netstat
+}
+
+# One stream of BYTES from outside into the pod on PORT, the sender on CPU 0
+# and the reader on CPU 1: while the reader copies, the segments that CPU
+# 0's softirq brings wait in the socket's backlog, and the reader's CPU runs
+# their stage.
+tcp_stream_into_pod()	# NAME PORT BYTES
+{
+	t_bg "tcp_$1" in_ns "$POD_1" taskset -c 1 "$BUILD/rxlat-tcpstream" recv --port "$2" \
+		--bytes "$3" --timeout 60
+	local pid=$BG_PID
+	t_wait_line "$T_DIR/tcp_$1.out" '^ready$' 10 "$pid" || t_abort receiver "not ready"
+	assert_cmd "tcp_$1_send" in_ns "$NS_O" taskset -c 0 timeout 60 "$BUILD/rxlat-tcpstream" \
+		send --dst 10.31.1.2 --port "$2" --bytes "$3"
+	t_wait_pid "$pid" 60
+	assert_eq "tcp_$1_received" "received $3" "$(tail -n 1 "$T_DIR/tcp_$1.out")"
+}
+
+# h0 stamped at tc, TCP into a routed pod: a stream while the pod steers its
+# packets to CPU 1 (RPS), so that its ip_rcv runs there, then, after a
+# pause, one whose segments wait in the backlog and are processed on the
+# reader's CPU. Every segment that reaches tcp_do_rcv is counted (the
+# kernel's counters say how many), from its own stamp: none of many
+# seconds from a note an older skb at the same address left, none lost.
+tc_pod_tcp_backlog()
+{
+	local bytes=${RXLAT_TEST_TCP_BYTES:-100000000} rps mib0 mib1 seg co dr seg0 co0 dr0 want \
+		conns=2 ls=3 max
+	[[ -n ${RXLAT_VM:-} ]] && bytes=8000000
+	(($(nproc) >= 2)) || { skip cpus "needs two CPUs: the backlog is run on the reader's"; return 0; }
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	rps=/sys/class/net/p0/queues/rx-0/rps_cpus
+	start_rxlat -i h0 --tc --slow 1s || return 1
+	grep -q '^rxlat: stage tcp_do_rcv *fentry' "$T_DIR/rxlat.err" && ls=1
+	mib0=$(pod_tcp_mib "$POD_1")
+	ns_sysfs_write "$POD_1" "$rps" 2 || t_abort setup "cannot set RPS in the pod"
+	tcp_stream_into_pod rps 5301 "$bytes"
+	ns_sysfs_write "$POD_1" "$rps" 0 || t_abort setup "cannot reset RPS in the pod"
+	sleep 3
+	tcp_stream_into_pod backlog 5302 "$bytes"
+	sleep 1.2
+	mib1=$(pod_tcp_mib "$POD_1")
+	stop_rxlat || return 1
+	read -r seg co dr <<<"$mib1"
+	read -r seg0 co0 dr0 <<<"$mib0"
+	want=$((seg - seg0 - (co - co0) - (dr - dr0) - conns * ls))
+	log "pod: TcpInSegs +$((seg - seg0)), TCPBacklogCoalesce +$((co - co0)), TCPBacklogDrop +$((dr - dr0))"
+	assert_ge tc_backlog_segments 100 "$want" "segments the pod's tcp_do_rcv stage ran for"
+	assert_eq tc_backlog_do_rcv "$want" "$(ns_sum tcp_do_rcv "$POD_1" .count)" \
+		"tcp_do_rcv samples in the pod"
+	assert_eq tc_backlog_do_rcv_from_tc "$want" "$(ns_sum tcp_do_rcv "$POD_1" .sources.tc)"
+	max=$(q --arg n "$POD_1" '[.[] | (.series // [])[] | select(.netns == $n and
+		(.stage == "tcp_do_rcv" or .stage == "tcp_data_queue")) | .max_ns] | max // 0')
+	assert_le tc_backlog_below_1s 999999999 "$max" "largest TCP sample in the pod, ns"
+	assert_eq tc_backlog_no_slow 0 "$(q '[.[] | select(.type == "slow")] | length')" \
+		"slow records over 1 s"
+}
+
+# A shaping qdisc on the way into a pod (what the CNI bandwidth plugin
+# installs: tbf on the host's end of the pod's veth) holds the datagrams of
+# one pod, stamped at tc, while 20000 more to another pod are stamped on
+# the same CPU: more than that CPU's slots of forwarded stamps, so the
+# first pod's stamps are lost on the way. Each is still counted at every
+# stage, as none where its stamp was lost (under h0, the one interface
+# stamped at tc, queue unknown): samples and none add up to the datagrams
+# the pod received; the other pod's are all measured. The tbf lets the
+# held datagrams go when its rate is raised and one more is sent: from
+# the sender's softirq, not from tbf's timer. (A datagram tbf's timer
+# sends can miss every BPF program on the way: the pod's ip_rcv
+# tracepoint fired for 2979 to 3000 of 3000 in runs on the host kernel,
+# counted alike by another tracer, while the pod's IpInReceives said
+# 3000.)
+tc_pod_shaped()
+{
+	local n=3000 m=20000 st tc none
+	{ host_setup && routed_pod 1 && routed_pod 2; } || t_abort setup "cannot build the host"
+	in_ns "$NS_H" tc qdisc add dev h1 root tbf rate 1kbit burst 64kb limit 2000000 ||
+		t_abort setup "cannot add tbf on h1"
+	start_rxlat -i h0 --tc --per-queue || return 1
+	{ recv_in 1 "$POD_1" $((n + 1)) && recv_in 2 "$POD_2" "$m"; } ||
+		t_abort recv "receivers did not start"
+	{ in_ns "$NS_O" taskset -c 0 "$PKTGEN" send --dev o0 --dst-mac "$MAC_H0" --src-ip 10.31.0.1 \
+		--dst-ip 10.31.1.2 --dport "$PORT" --count "$n" --flows 8 >/dev/null 2>&1 &&
+		in_ns "$NS_O" taskset -c 0 "$PKTGEN" send --dev o0 --dst-mac "$MAC_H0" \
+			--src-ip 10.31.0.1 --dst-ip 10.31.2.2 --dport "$PORT" --count "$m" --flows 8 \
+			>/dev/null 2>&1; } || t_abort send "rxlat-pktgen send failed"
+	assert_received 2 "$m"
+	{ in_ns "$NS_H" tc qdisc change dev h1 root tbf rate 10gbit burst 1mb limit 2000000 &&
+		send_to 10.31.1.2 1; } || t_abort release "cannot let tbf's datagrams go"
+	t_wait_pid "$RECV_1" 25
+	# the last datagram repeats the first's sequence number
+	assert_match received_1 "^received $((n + 1)) valid $n invalid 0 duplicate 1\$" \
+		"$(grep '^received' "$T_DIR/recv_1.out")" "datagrams the pod's socket got"
+	sleep 1.2
+	stop_rxlat || return 1
+	log "tbf on h1: $(in_ns "$NS_H" tc -s qdisc show dev h1 | grep -o 'Sent [0-9]* bytes [0-9]* pkt (dropped [0-9]*')"
+	for st in ip_rcv udp_queue_rcv; do
+		tc=$(ns_sum "$st" "$POD_1" .sources.tc) none=$(ns_sum "$st" "$POD_1" .sources.none)
+		log "pod 1 $st: tc $tc, none $none"
+		assert_eq "shaped_${st}_all_counted" $((n + 1)) "$((tc + none))" \
+			"$st samples + none in the pod"
+		assert_eq "shaped_${st}_samples" "$tc" "$(ns_sum "$st" "$POD_1" .count)" \
+			"samples (count) in the pod: none is not one"
+		assert_eq "shaped_other_${st}" "$m" "$(ns_sum "$st" "$POD_2" .sources.tc)"
+	done
+	assert_ge shaped_lost_counted 1 "$none" "stamps lost in the qdisc, counted as none"
+	assert_eq shaped_lost_queue_other "$none" "$(q --arg n "$POD_1" '[.[] | (.series // [])[] |
+		select(.netns == $n and .stage == "udp_queue_rcv" and .ifname == "h0" and
+		.queue == "other") | .sources.none] | add // 0')" \
+		"none of the pod under h0, the one interface stamped at tc, queue other"
+	assert_eq shaped_no_slot_warning 0 "$(grep -c 'every interface slot is taken' "$T_DIR/rxlat.err")"
+}
+
 # The clock moves (realtime +1 h and -1 h, the TAI offset) while a pod
 # behind h0 stamped at tc receives: its stamps are monotonic, so every
 # datagram is measured, none above 1 s. Under QEMU only (it steps the
@@ -919,5 +1047,7 @@ run_test tc_pod_queued one_vm_kernel 6.1 tc_pod_queued
 run_test tc_pod_timestamps one_vm_kernel 6.12 tc_pod_timestamps
 run_test tc_forward_qdiscs tc_forward_qdiscs
 run_test tc_pod_kill9 tc_pod_kill9
+run_test tc_pod_tcp_backlog one_vm_kernel 6.12 tc_pod_tcp_backlog
+run_test tc_pod_shaped one_vm_kernel 6.1 tc_pod_shaped
 run_test tc_pod_clock_steps one_vm_kernel 6.1 tc_pod_clock_steps
 suite_end

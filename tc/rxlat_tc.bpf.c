@@ -190,9 +190,7 @@ static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
 	slot =
 	    (bpf_get_smp_processor_id() * RXLAT_FWD_SLOTS_CPU + (*next)++ % RXLAT_FWD_SLOTS_CPU) &
 	    rxlat_fwd_mask;
-	/* at or before now, with the tag and the slot in its low bits */
-	key = now - ((now - (rxlat_fwd_tag | slot)) &
-		     (rxlat_fwd_mask | rxlat_fwd_tag_mask(rxlat_fwd_mask)));
+	key = rxlat_fwd_key(now, rxlat_fwd_tag | slot, rxlat_fwd_mask);
 	k = slot;
 	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
 	if (!e || !key)

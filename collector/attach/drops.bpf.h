@@ -40,7 +40,9 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	now = bpf_ktime_get_ns();
 	/* probe reads on every kernel: drops are rare, and the program stays small */
 	meta = rxlat_meta_skb(skb, &m, RXLAT_META_PROBE);
-	if (!meta && fwd_stamp(skb, &m)) { /* a forwarded packet's tc stamp */
+	if (!meta && fwd_stamp(skb, now, &m)) { /* a forwarded packet's tc stamp */
+		if (m.flags & RXLAT_META_F_LOST)
+			return; /* lost on the way: no time to measure the drop from */
 		meta = true;
 		src = RXLAT_SRC_TC;
 	}

@@ -191,38 +191,64 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
  * The stamp of a forwarded packet: a monotonic delivery time that is the
  * key of a slot of rxlat_tc_fwd. It lasts until the receiving namespace's
  * ip_local_deliver, which turns it into a receive time or 0.
+ *
+ * A key of this run's tag whose slot holds another key is a stamp that was
+ * lost on the way: the packet waited (in a shaping qdisc on the way into a
+ * pod, say) while its CPU stamped RXLAT_FWD_SLOTS_CPU more. It is taken
+ * as a stamp of rxlat's namespace with no interface and no time
+ * (RXLAT_META_F_LOST): counted at every stage as none, so that samples
+ * and none add up to the packets received. The
+ * key's age tells it from a sender's departure time (include/rxlat.h).
  */
-static __always_inline bool fwd_stamp(const struct sk_buff *skb, struct rxlat_meta *m)
+#define RXLAT_META_F_LOST 0x8000 /* the hooks' own: a forwarded stamp lost on the way */
+
+/*
+ * The interface of a lost stamp: rxlat's one tc-stamped interface where
+ * it stamps on one (set by user space), else 0 (the overflow interface).
+ * Its queue is not known: the overflow queue.
+ */
+__u32 rxlat_fwd_lost_ifindex;
+
+static __always_inline bool fwd_stamp(const struct sk_buff *skb, __u64 now, struct rxlat_meta *m)
 {
 	__u64 ts = skb->tstamp;
 	struct rxlat_fwd_slot *e;
 	__u32 k;
 
-	if (!rxlat_cfg.fwd_mask || !ts ||
-	    (ts & rxlat_fwd_tag_mask(rxlat_cfg.fwd_mask)) != rxlat_cfg.fwd_tag ||
+	if (!rxlat_cfg.fwd_mask ||
+	    !rxlat_fwd_is_key(ts, now, rxlat_cfg.fwd_tag, rxlat_cfg.fwd_mask) ||
 	    tstamp_is_realtime(skb))
 		return false;
 	k = ts & rxlat_cfg.fwd_mask;
 	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
-	if (!e || e->key != ts)
+	if (!e)
 		return false;
-	*m = e->m;
+	if (e->key == ts) {
+		*m = e->m;
+		return true;
+	}
+	*m = (struct rxlat_meta){ .magic = RXLAT_META_MAGIC,
+				  .ifindex = rxlat_fwd_lost_ifindex,
+				  .netns = rxlat_cfg.netns_ino,
+				  .rx_queue = 0xffff,
+				  .flags = RXLAT_META_F_LOST };
 	return true;
 }
 
 /*
- * Past ip_local_deliver the forwarded stamp is gone from the skb. The
- * stages there (udp_queue_rcv, tcp_do_rcv, tcp_data_queue) run on the CPU
- * that ran ip_rcv for the packet, in the same softirq, right after it (or,
- * for TCP, later from the socket's backlog, the skb still alive): the
- * ip_rcv programs note the stamp per CPU, by skb address, for them. A
+ * Past ip_local_deliver the forwarded stamp is gone from the skb: the
+ * ip_rcv programs note it, by skb address, for the stages after it. A
  * list of packets (GRO's) passes ip_rcv before the first reaches
- * ip_local_deliver: the slot is chosen by the address, which differs for
- * each skb of a list (an sk_buff takes 256 bytes). Every packet passes
- * ip_rcv before those stages, and forgets what an earlier skb at its
- * address left; a slot another skb took since means no stamp, never a
- * wrong one. sock_read runs whenever the application reads: it takes the
- * stamp from rxlat_fwd_sock (below).
+ * ip_local_deliver, and an sk_buff takes 256 bytes: the skbs of a list
+ * are told apart by their addresses. sock_read runs whenever the
+ * application reads: it takes the stamp from rxlat_fwd_sock (below).
+ *
+ * A UDP datagram reaches udp_queue_rcv on the CPU that ran its ip_rcv,
+ * in the same softirq, right after it: its note is kept per CPU, in a slot
+ * chosen by the address, and taken there. Every packet passes ip_rcv
+ * before that stage and forgets what an earlier skb at its address left
+ * on this CPU; a slot another skb took since means no stamp, never a
+ * wrong one.
  */
 #define RXLAT_CARRY_SLOTS 64
 
@@ -239,17 +265,50 @@ struct {
 } rxlat_carry SEC(".maps");
 
 /*
+ * A TCP segment waits in the socket's backlog while the application holds
+ * the socket, and its stages then run on the application's CPU, in
+ * process context (__release_sock()): a note kept per CPU is not found
+ * there (the segment went uncounted), or an older skb's at the same
+ * address is (a sample of many seconds, the note of a segment whose
+ * ip_rcv ran on that CPU under RPS). So a TCP segment's note is shared by
+ * all CPUs, keyed by the skb's address, and proven to be the segment's by
+ * its data buffer and its sequence number, which a later skb at the same
+ * address and buffer has only as a retransmission of the same segment
+ * (and that passes ip_rcv, which writes its own note, if it came stamped).
+ * Notes are never deleted: an LRU hash lets the oldest go, and those of
+ * segments in a backlog are the newest (RXLAT_CARRY_TCP segments of the
+ * host's containers waiting at once; rxlat sizes the map).
+ */
+struct rxlat_carry_tcp {
+	__u32 head; /* low bits of skb->head */
+	__u32 seq;  /* the segment's sequence number */
+	struct rxlat_meta m;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1); /* set by user space: RXLAT_CARRY_TCP with a tc stamper */
+	__type(key, __u64);	/* the skb's address */
+	__type(value, struct rxlat_carry_tcp);
+} rxlat_carry_tcp SEC(".maps");
+
+/*
  * The low 32 bits of skb's address, as a number. The verifier refuses any
  * ALU operation on a pointer but a move, and the compiler may otherwise
  * fold the narrowing into the shift of a hash: a 32-bit move, written
  * out, makes the verifier take the value as a scalar (privileged only).
  */
-static __always_inline __u32 skb_addr32(const struct sk_buff *skb)
+static __always_inline __u32 addr32(const void *p)
 {
 	__u32 a;
 
-	asm volatile("%0 = %1" : "=w"(a) : "w"((__u32)(__u64)skb));
+	asm volatile("%0 = %1" : "=w"(a) : "w"((__u32)(__u64)p));
 	return a;
+}
+
+static __always_inline __u32 skb_addr32(const struct sk_buff *skb)
+{
+	return addr32(skb);
 }
 
 static __always_inline struct rxlat_carry *carry_slot(const struct sk_buff *skb)
@@ -260,15 +319,55 @@ static __always_inline struct rxlat_carry *carry_slot(const struct sk_buff *skb)
 }
 
 /*
- * At ip_rcv: note the packet's forwarded stamp m, or (m NULL: it has none)
- * forget what an earlier skb at its address left.
+ * At ip_rcv, the sequence number of a TCP segment (skb->data is its IP
+ * header): false for any other packet, and for one whose headers cannot
+ * be read (IPv6 extension headers: its TCP stages get no stamp).
  */
-static __always_inline void carry_note(const struct sk_buff *skb, const struct rxlat_meta *m)
+static __always_inline bool ip_rcv_tcp_seq(const struct sk_buff *skb, __u32 *seq)
 {
+	const unsigned char *nh = skb->data;
+	__u8 ip[10];
+	__u32 off;
+
+	if (bpf_probe_read_kernel(ip, sizeof(ip), nh))
+		return false;
+	if (ip[0] >> 4 == 4 && ip[9] == IPPROTO_TCP_)
+		off = (ip[0] & 0xf) * 4;
+	else if (ip[0] >> 4 == 6 && ip[6] == IPPROTO_TCP_)
+		off = 40;
+	else
+		return false;
+	if (bpf_probe_read_kernel(seq, sizeof(*seq), nh + (off & 0x3f) + 4))
+		return false;
+	*seq = bpf_ntohl(*seq);
+	return true;
+}
+
+/*
+ * At ip_rcv: note the packet's forwarded stamp m, or (m NULL: it has none)
+ * forget what an earlier skb at its address left on this CPU. A TCP
+ * segment's note goes to the shared map; rxlat's own namespace needs none
+ * (a forwarded segment leaves it, and where it was taken for forwarded by
+ * mistake its stages count none).
+ */
+static __always_inline void carry_note(const struct sk_buff *skb, const struct rxlat_meta *m,
+				       bool here)
+{
+	struct rxlat_carry_tcp t;
 	struct rxlat_carry *c;
+	__u64 key;
 
 	if (!rxlat_cfg.fwd_mask)
 		return;
+	if (m && ip_rcv_tcp_seq(skb, &t.seq)) {
+		if (here)
+			return;
+		key = (__u64)skb;
+		t.head = addr32(skb->head);
+		t.m = *m;
+		bpf_map_update_elem(&rxlat_carry_tcp, &key, &t, BPF_ANY);
+		return;
+	}
 	c = carry_slot(skb);
 	if (!c)
 		return;
@@ -284,16 +383,26 @@ static __always_inline void carry_note(const struct sk_buff *skb, const struct r
 static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage,
 					  struct rxlat_meta *m)
 {
+	struct rxlat_carry_tcp *t;
 	struct rxlat_carry *c;
+	__u64 key = (__u64)skb;
 
 	if (!rxlat_cfg.fwd_mask || stage == RXLAT_STAGE_SOCK_READ)
 		return false;
+	if (stage != RXLAT_STAGE_UDP_QUEUE_RCV) { /* a TCP stage: the control block is TCP's */
+		t = bpf_map_lookup_elem(&rxlat_carry_tcp, &key);
+		if (!t || t->head != (__u32)(__u64)skb->head ||
+		    t->seq !=
+			*(__u32 *)((void *)skb->cb + bpf_core_field_offset(struct tcp_skb_cb, seq)))
+			return false;
+		*m = t->m;
+		return true;
+	}
 	c = carry_slot(skb);
 	if (!c || c->skb != (__u64)skb)
 		return false;
 	*m = c->m;
-	if (stage == RXLAT_STAGE_UDP_QUEUE_RCV) /* the last stage that takes it */
-		c->skb = 0;
+	c->skb = 0; /* the last stage that takes it */
 	return true;
 }
 
@@ -654,14 +763,14 @@ static __always_inline void hist_add(struct rxlat_hist *h, __u64 lat)
  * ip_local_deliver, noted at ip_rcv for the stages after it, kept where
  * the packet is queued to a socket of another namespace for sock_read.
  */
-static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, bool here,
+static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, bool here, __u64 now,
 				     struct rxlat_meta *m)
 {
 	if (stage == RXLAT_STAGE_IP_RCV)
-		return fwd_stamp(skb, m);
+		return fwd_stamp(skb, now, m);
 	if (stage == RXLAT_STAGE_SOCK_READ)
 		return !here && sock_stamp(skb, m);
-	return carried_stamp(skb, stage, m) || fwd_stamp(skb, m);
+	return carried_stamp(skb, stage, m) || fwd_stamp(skb, now, m);
 }
 
 /*
@@ -708,12 +817,12 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 	 * after it. Only a packet without metadata looks in the table (a
 	 * sender's departure time that it holds would cost a cache miss).
 	 */
-	if (!meta && fwd_meta(skb, stage, here, &m)) {
+	if (!meta && fwd_meta(skb, stage, here, now, &m)) {
 		meta = true;
 		meta_src = RXLAT_SRC_TC;
 	}
 	if (stage == RXLAT_STAGE_IP_RCV)
-		carry_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL);
+		carry_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL, here);
 	else if (!here && (stage == RXLAT_STAGE_UDP_QUEUE_RCV || stage == RXLAT_STAGE_TCP_DO_RCV))
 		sock_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL);
 
@@ -730,7 +839,9 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 		start = rxlat_meta_stamp(&m);
 		ifindex = m.ifindex;
 		queue = m.rx_queue;
-		src = meta_src;
+		/* (an XDP stamp's flags are not read: only the table's are known) */
+		src = meta_src == RXLAT_SRC_TC && (m.flags & RXLAT_META_F_LOST) ? RXLAT_SRC_NONE
+										: meta_src;
 		if (m.netns != own && m.netns) /* here, stamped elsewhere */
 			if_netns = m.netns;
 	} else {
@@ -819,7 +930,7 @@ int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 	if (filter_ip(skb) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	else
-		carry_note(skb, NULL);
+		carry_note(skb, NULL, false);
 	return 0;
 }
 
@@ -831,7 +942,7 @@ int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 	if (filter_ip(skb) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
 	else
-		carry_note(skb, NULL);
+		carry_note(skb, NULL, false);
 	return 0;
 }
 
@@ -909,7 +1020,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 	    !dev_passes_up(skb->dev) && netns_wanted(net))
 		record(skb, RXLAT_STAGE_IP_RCV, true, net, 0);
 	else
-		carry_note(skb, NULL);
+		carry_note(skb, NULL, false);
 	return 0;
 }
 

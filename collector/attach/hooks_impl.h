@@ -25,6 +25,9 @@ struct rxlat_hooks {
 	__u32 nchunks, max_chunks;
 	int cgroup_fd;
 	__u32 nr_series;
+	/* the interfaces where rxlat's own tc stamper runs (hooks_tc_iface()) */
+	__u32 tc_own[RXLAT_MAX_IFACES_LIMIT];
+	__u32 ntc_own;
 };
 
 /*

@@ -227,6 +227,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bpf_map__set_max_entries(h->skel->maps.rxlat_tc_fwd, bc->fwd_mask + 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_fwd_sock,
 				 bc->fwd_mask ? RXLAT_FWD_SOCK_SETS : 1);
+	bpf_map__set_max_entries(h->skel->maps.rxlat_carry_tcp, bc->fwd_mask ? RXLAT_CARRY_TCP : 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
 	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
@@ -285,9 +286,29 @@ void hooks_tc_share(const struct rxlat_hooks *h, struct rxlat_tc_share *s)
 	s->offs_fd = bpf_map__fd(h->skel->maps.rxlat_tc_offs);
 }
 
+/*
+ * A stamp lost on the way into a container is counted under the one
+ * interface where rxlat stamps at tc, where there is one (hooks.bpf.c).
+ */
+static void tc_own_set(struct rxlat_hooks *h, __u32 ifindex, bool own)
+{
+	__u32 i = 0;
+
+	while (i < h->ntc_own && h->tc_own[i] != ifindex)
+		i++;
+	if (own && i == h->ntc_own && i < RXLAT_MAX_IFACES_LIMIT)
+		h->tc_own[h->ntc_own++] = ifindex;
+	else if (!own && i < h->ntc_own)
+		h->tc_own[i] = h->tc_own[--h->ntc_own];
+	__atomic_store_n(&h->skel->bss->rxlat_fwd_lost_ifindex, h->ntc_own == 1 ? h->tc_own[0] : 0,
+			 __ATOMIC_RELAXED);
+}
+
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, __u8 whose)
 {
 	int fd = bpf_map__fd(h->skel->maps.rxlat_tc_ifaces);
+
+	tc_own_set(h, ifindex, whose == RXLAT_TC_IF_OWN);
 
 	if (ifindex < RXLAT_IFINDEX_DIRECT) {
 		__atomic_store_n(&h->skel->bss->rxlat_tc_of[ifindex], whose, __ATOMIC_RELAXED);
