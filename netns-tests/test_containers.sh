@@ -499,8 +499,6 @@ pod_inode_reuse()
 	need curl || return 1
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --prometheus "$PROM" || return 1
-	# Prometheus keeps a gone pod's totals once a scrape has been served
-	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >/dev/null
 	for round in 1 2; do
 		routed_pod 1 || t_abort setup "cannot create pod 1"
 		ino=$(stat -L -c %i "/run/netns/$POD_1")
@@ -580,8 +578,6 @@ pod_churn_fast()
 	need curl || return 1
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --by cgroup --prometheus "$PROM" || return 1
-	# Prometheus keeps a gone pod's totals once a scrape has been served
-	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >/dev/null
 	for ((i = 1; i <= pods; i++)); do
 		routed_pod "$i" || t_abort setup "cannot create pod $i"
 		ns=POD_$i

@@ -110,7 +110,7 @@ static struct rxlat_model *new_model(const struct rxlat_live *live, bool per_que
 	struct rxlat_model *m;
 
 	memset(&F, 0, sizeof(F));
-	return model_new(&m, DIMS, per_queue, &src) ? NULL : m;
+	return model_new(&m, DIMS, per_queue, true, &src) ? NULL : m;
 }
 
 /*
@@ -667,6 +667,42 @@ static void test_retire(void)
 	free(live);
 }
 
+/*
+ * A slot released before any scrape: its totals are there at the first one
+ * (a Prometheus scraping every 15 s would never see a pod that lived less).
+ */
+static void test_retire_before_scrape(void)
+{
+	__u32 slots[MAX_IFACES] = { IF_A, 0 };
+	struct rxlat_model *c = NULL;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
+	struct rxlat_series *s = NULL;
+	size_t n = 0;
+	__u64 none;
+
+	if (!live || !(c = new_model(FLAT(live), false))) {
+		check_failed("retire_unscraped.setup", "out of memory");
+		free(live);
+		return;
+	}
+	name(IF_A, "veth1");
+	name(IF_B, "veth2");
+	memcpy(F.slots, slots, sizeof(slots));
+	model_start(c);
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
+	report_series(c, slots, 0, &s, &n);
+	free(s);
+	model_retire_slot(c, 0);
+	slots[0] = IF_B;
+	memcpy(F.slots, slots, sizeof(slots));
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 3, 300, 100, 1);
+	CHECK_U64("kept without a scrape before", total_of(c, "veth1", &none), 4);
+	CHECK_U64("new owner from zero", total_of(c, "veth2", &none), 3);
+	check_done("retire.kept_before_any_scrape");
+	model_free(c);
+	free(live);
+}
+
 int main(void)
 {
 	test_deltas();
@@ -677,5 +713,6 @@ int main(void)
 	test_names();
 	test_late_series();
 	test_retire();
+	test_retire_before_scrape();
 	return check_exit_status();
 }

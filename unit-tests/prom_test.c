@@ -150,7 +150,7 @@ static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k,
 
 	while (i < 4 && made[i].m)
 		i++;
-	if (i == 4 || model_new(&model, DIMS, per_queue, &src))
+	if (i == 4 || model_new(&model, DIMS, per_queue, true, &src))
 		return NULL;
 	if (prom_metrics_new(&m, model, k, attach, coverage)) {
 		model_free(model);

@@ -54,7 +54,7 @@ static struct rxlat_hist *kept(struct rxlat_hist **a, __u32 idx)
 	return a[idx];
 }
 
-int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
+int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue, bool totals,
 	      const struct model_src *src)
 {
 	struct rxlat_model *m = calloc(1, sizeof(*m));
@@ -67,6 +67,7 @@ int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
 	m->max_ifaces = d.max_ifaces;
 	m->max_queues = d.max_queues;
 	m->per_queue = per_queue;
+	m->totals = totals;
 	m->src = *src;
 	m->nr_series = rxlat_nr_series(d);
 	/* pointers only: a series' copy is made once it has a histogram */
@@ -432,7 +433,6 @@ struct model_iter *model_total_begin(struct rxlat_model *m)
 {
 	struct model_iter *it;
 
-	m->scraped = true;
 	it = iter_new(m, true, 0);
 	if (it && m->nfrozen) {
 		it->nfrozen = m->nfrozen;
@@ -581,7 +581,7 @@ static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, voi
 	base->sum_ns += tot.sum_ns;
 	for (int c = 0; c < RXLAT_NR_COUNTS; c++)
 		base->counts[c] += tot.counts[c];
-	if (!m->scraped || hist_empty(&tot))
+	if (!m->totals || hist_empty(&tot))
 		return;
 	for (int d = 0; d < MODEL_ND; d++)
 		it.pos[d] = model_dims[d].summed(m) ? SUMMED : at[d];
@@ -595,7 +595,7 @@ static void retire(struct rxlat_model *m, enum model_released which, __u32 slot)
 {
 	__u32 at[MODEL_ND];
 
-	name_slots(m, m->scraped);
+	name_slots(m, m->totals);
 	for (int d = 0; d < MODEL_ND; d++)
 		at[d] = model_dims[d].released == which ? slot : SUMMED;
 	each_at(m, at, retire_series, NULL);

@@ -67,8 +67,11 @@ struct model_src {
 
 struct rxlat_model;
 
-/* 0 or -ENOMEM. */
-int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
+/*
+ * 0 or -ENOMEM. totals: Prometheus reads the totals cursor, and so the
+ * totals of released slots are kept from the start (model_retire_slot()).
+ */
+int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue, bool totals,
 	      const struct model_src *src);
 void model_free(struct rxlat_model *m);
 

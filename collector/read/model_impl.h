@@ -29,11 +29,13 @@ struct rxlat_model {
 	struct model_drop_total *drop_tot;
 	size_t ndrop_tot;
 	/*
-	 * Prometheus: the totals of series whose interface slot was released
-	 * (its interface gone), by their labels, the oldest dropped past
-	 * MODEL_FROZEN_MAX; only kept once a scrape has been served.
+	 * Prometheus: the totals of series whose slot was released (its
+	 * interface, namespace or cgroup gone), by their labels, the oldest
+	 * dropped past MODEL_FROZEN_MAX. Kept from the start, not from the
+	 * first scrape: a pod that lives less than a scrape interval would
+	 * never be seen at all.
 	 */
-	bool scraped;
+	bool totals;
 	struct model_frozen *frozen;
 	size_t nfrozen;
 	__u64 frozen_dropped;
