@@ -633,7 +633,8 @@ pb_pod_count()	# FILE STAGE NETNS
 # released, a scrape after each pod from then on, and one well after the
 # last (every pod's slot released by then). The last scrape holds every
 # pod's ip_rcv and udp_queue_rcv with exactly its datagrams, in text and
-# in protobuf; no counter goes down or vanishes from one scrape to the next.
+# in protobuf, all of them among the label sets kept of gone groups, none
+# dropped; no counter goes down or vanishes from one scrape to the next.
 pod_churn_scraped()
 {
 	local i k ns want down="" pods=8
@@ -688,6 +689,11 @@ pod_churn_scraped()
 		/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/scrape.last")" \
 		"udp_queue_rcv samples of every pod in the last scrape"
 	assert_eq scraped_never_down "" "$down" "counters that went down or vanished"
+	assert_eq scraped_gone_kept "$(grep -c '^rxlat_stage_latency_seconds_count{stage="[a-z_]*",netns=' \
+		"$T_DIR/scrape.last")" "$(awk '$1 == "rxlat_gone_series" { print $2 }' "$T_DIR/scrape.last")" \
+		"label sets of gone pods kept, against the pods' series"
+	assert_eq scraped_gone_dropped 0 \
+		"$(awk '$1 == "rxlat_gone_series_dropped_total" { print $2 }' "$T_DIR/scrape.last")"
 }
 
 # --by cgroup with a receiver of the host and one of a pod in the same

@@ -703,6 +703,58 @@ static void test_retire_before_scrape(void)
 	free(live);
 }
 
+/*
+ * More released label sets than are kept: the oldest leave, counted; the
+ * rest keep their totals. 16384 kept: docs/containers.md.
+ */
+static void test_retire_bound(void)
+{
+	const __u32 kept = 16384, extra = 3, base = 200000;
+	__u32 slots[MAX_IFACES] = { 0 };
+	struct rxlat_model *c = NULL;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
+	struct model_iter *it;
+	struct rxlat_series s;
+	struct rxlat_hist h;
+	__u64 n = 0, samples = 0, k, dropped, none;
+	char first[RXLAT_IFNAME_LEN], last[RXLAT_IFNAME_LEN];
+
+	if (!live || !(c = new_model(FLAT(live), false))) {
+		check_failed("retire_bound.setup", "out of memory");
+		free(live);
+		return;
+	}
+	model_start(c);
+	for (__u32 i = 0; i < kept + extra; i++) {
+		slots[0] = base + i;
+		memcpy(F.slots, slots, sizeof(slots));
+		sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 1, 100, 100, 0);
+		model_retire_slot(c, 0);
+	}
+	slots[0] = 0;
+	memcpy(F.slots, slots, sizeof(slots));
+	model_total_gone(c, &k, &dropped);
+	CHECK_U64("kept", k, kept);
+	CHECK_U64("dropped", dropped, extra);
+	it = model_total_begin(c);
+	while (it && model_total_next(it, &s, &h) > 0) {
+		n++;
+		samples += h.buckets[3];
+	}
+	model_iter_free(it);
+	CHECK_U64("series exported", n, kept);
+	CHECK_U64("their samples", samples, kept);
+	snprintf(first, sizeof(first), "if%u", base + extra - 1);
+	snprintf(last, sizeof(last), "if%u", base + kept + extra - 1);
+	CHECK_U64("the oldest gone", total_of(c, first, &none), 0);
+	snprintf(first, sizeof(first), "if%u", base + extra);
+	CHECK_U64("the oldest kept", total_of(c, first, &none), 1);
+	CHECK_U64("the newest kept", total_of(c, last, &none), 1);
+	check_done("retire.bounded_and_counted");
+	model_free(c);
+	free(live);
+}
+
 int main(void)
 {
 	test_deltas();
@@ -714,5 +766,6 @@ int main(void)
 	test_late_series();
 	test_retire();
 	test_retire_before_scrape();
+	test_retire_bound();
 	return check_exit_status();
 }

@@ -543,7 +543,9 @@ static void check_metric(struct decoded *d, const char *text, int *nhist)
 	long long want_zero = 0;
 
 	if (!d->hist) {
-		snprintf(series, sizeof(series), "%s%s}", d->family, d->labels);
+		/* a series without labels is its name alone */
+		snprintf(series, sizeof(series), "%s%s%s", d->family, d->labels,
+			 d->labels[0] ? "}" : "");
 		if (value(text, series) != (long long)d->value)
 			check_fail("%s: %.0f in protobuf, %lld in text", series, d->value,
 				   value(text, series));
