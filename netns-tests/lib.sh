@@ -898,6 +898,15 @@ stop_rxlat()	# [SIG]
 	assert_eq final_report true "$(tail -n 1 "$T_DIR/rxlat.out" | gojq -r .final)"
 }
 
+# Every counter of OLD (a scrape's sample lines) still there in NEW, none lower: the names
+# of those that went down or vanished.
+went_down()	# OLD NEW
+{
+	awk 'NR == FNR { if ($1 ~ /_total\{|_count\{|_bucket\{/) old[$1] = $2; next }
+	     { new[$1] = $2 }
+	     END { for (k in old) if (!(k in new) || new[k] + 0 < old[k] + 0) print k }' "$1" "$2"
+}
+
 # gojq over every report of the run, as one array
 q()	# JQ-PROGRAM [ARGS...]
 {

@@ -43,15 +43,6 @@ scrape()
 	in_ns "$NS_B" curl -sf "http://127.0.0.1:$PROM/metrics" | grep -v '^#' | sort
 }
 
-# Every counter of OLD (a scrape) still there in NEW, none lower: the names
-# of those that went down or vanished.
-went_down()	# OLD NEW
-{
-	awk 'NR == FNR { if ($1 ~ /_total\{|_count\{|_bucket\{/) old[$1] = $2; next }
-	     { new[$1] = $2 }
-	     END { for (k in old) if (!(k in new) || new[k] + 0 < old[k] + 0) print k }' "$1" "$2"
-}
-
 # ip_rcv samples of interface IF over the whole run (none: no stamper here)
 ip_rcv_of()	# IF
 {

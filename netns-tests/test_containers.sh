@@ -499,8 +499,6 @@ pod_inode_reuse()
 	need curl || return 1
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --prometheus "$PROM" || return 1
-	# Prometheus keeps a gone pod's totals once a scrape has been served
-	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >/dev/null
 	for round in 1 2; do
 		routed_pod 1 || t_abort setup "cannot create pod 1"
 		ino=$(stat -L -c %i "/run/netns/$POD_1")
@@ -580,8 +578,6 @@ pod_churn_fast()
 	need curl || return 1
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --by cgroup --prometheus "$PROM" || return 1
-	# Prometheus keeps a gone pod's totals once a scrape has been served
-	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >/dev/null
 	for ((i = 1; i <= pods; i++)); do
 		routed_pod "$i" || t_abort setup "cannot create pod $i"
 		ns=POD_$i
@@ -609,6 +605,95 @@ pod_churn_fast()
 		.sources.xdp] | add // 0')"
 	assert_eq churn_fast_no_inode_label 0 "$(q '[.[].series[] | select((.netns // "") |
 		startswith("net:["))] | length')" "series labelled by inode rather than name"
+}
+
+# The count of STAGE's latency histograms (_count) of namespace NETNS in a
+# text scrape FILE, over its interfaces and queues.
+prom_pod_count()	# FILE STAGE NETNS
+{
+	awk -v p="rxlat_stage_latency_seconds_count{stage=\"$2\",netns=\"$3\"," \
+		'index($0, p) == 1 { s += $2 } END { print s + 0 }' "$1"
+}
+
+# The same from a protobuf scrape in protoc's text format (pb_decode): the
+# native histograms' sample_count.
+pb_pod_count()	# FILE STAGE NETNS
+{
+	awk -v st="$2" -v ns="$3" '
+		/^ *metric \{/ { delete lab }
+		/^ *name: "/ { split($0, a, "\""); k = a[2] }
+		/^ *value: "/ { split($0, a, "\""); lab[k] = a[2] }
+		/^ *sample_count: / && lab["stage"] == st && lab["netns"] == ns { s += $2 }
+		END { print s + 0 }' "$1"
+}
+
+# Short-lived pods as a Prometheus every 15 s sees them: 8 pods in turn,
+# each alive about a second with 2 + its number datagrams (3..10), the
+# first scrape only once pods 1 to 4 are gone and their group slots
+# released, a scrape after each pod from then on, and one well after the
+# last (every pod's slot released by then). The last scrape holds every
+# pod's ip_rcv and udp_queue_rcv with exactly its datagrams, in text and
+# in protobuf, all of them among the label sets kept of gone groups, none
+# dropped; no counter goes down or vanishes from one scrape to the next.
+pod_churn_scraped()
+{
+	local i k ns want down="" pods=8
+	local pb='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
+	need curl || return 1
+	host_setup || t_abort setup "cannot build the host"
+	start_rxlat -i h0 --per-queue --prometheus "$PROM" || return 1
+	for ((i = 1; i <= pods; i++)); do
+		routed_pod "$i" || t_abort setup "cannot create pod $i"
+		ns=POD_$i
+		recv_in "$i" "${!ns}" $((2 + i)) || t_abort recv "receiver did not start"
+		send_to "10.31.$i.2" $((2 + i)) || t_abort send "rxlat-pktgen send failed"
+		assert_received "$i" $((2 + i))
+		sleep 0.7 # named, and in a report
+		ip netns del "${!ns}"
+		ip -n "$NS_H" link del "h$i" 2>/dev/null
+		((i == 4)) && sleep 5 # pods 1 to 4 found gone and released
+		((i < 5)) && continue
+		in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" | grep -v '^#' | sort \
+			>"$T_DIR/scrape.$i" || t_abort scrape "cannot scrape /metrics"
+		((i > 5)) && down+=$(went_down "$T_DIR/scrape.$((i - 1))" "$T_DIR/scrape.$i")
+	done
+	sleep 6 # every pod found gone, then released after another report
+	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" | grep -v '^#' | sort \
+		>"$T_DIR/scrape.last" || t_abort scrape "cannot scrape /metrics"
+	down+=$(went_down "$T_DIR/scrape.$pods" "$T_DIR/scrape.last")
+	if command -v protoc >/dev/null; then
+		{ in_ns "$NS_H" curl -sf -H "Accept: $pb" -o "$T_DIR/scrape.pb" \
+			"http://127.0.0.1:$PROM/metrics" &&
+			pb_decode "$T_DIR/scrape.pb" >"$T_DIR/scrape.pb.txt"; } ||
+			t_abort scrape_pb "cannot scrape or decode /metrics in protobuf"
+	fi
+	stop_rxlat || return 1
+	for ((i = 1; i <= pods; i++)); do
+		ns=POD_$i want=$((2 + i))
+		assert_eq "scraped_json_$i" "$want" "$(ns_sum udp_queue_rcv "${!ns}" .sources.xdp)" \
+			"udp_queue_rcv samples of pod $i in the reports"
+		for k in ip_rcv udp_queue_rcv; do
+			assert_eq "scraped_${k}_$i" "$want" \
+				"$(prom_pod_count "$T_DIR/scrape.last" "$k" "${!ns}")" \
+				"$k samples of pod $i in the last scrape, long after it was gone"
+			[[ -f $T_DIR/scrape.pb.txt ]] || continue
+			assert_eq "scraped_pb_${k}_$i" "$want" \
+				"$(pb_pod_count "$T_DIR/scrape.pb.txt" "$k" "${!ns}")" \
+				"$k samples of pod $i in the protobuf scrape"
+		done
+	done
+	[[ -f $T_DIR/scrape.pb.txt ]] ||
+		skip scraped_pb "no protoc here: the protobuf scrape is not decoded"
+	assert_eq scraped_udp_xdp $(((3 + 10) * pods / 2)) "$(awk '
+		index($0, "rxlat_stage_samples_total{stage=\"udp_queue_rcv\",netns=") == 1 &&
+		/source="xdp"/ { s += $2 } END { print s + 0 }' "$T_DIR/scrape.last")" \
+		"udp_queue_rcv samples of every pod in the last scrape"
+	assert_eq scraped_never_down "" "$down" "counters that went down or vanished"
+	assert_eq scraped_gone_kept "$(grep -c '^rxlat_stage_latency_seconds_count{stage="[a-z_]*",netns=' \
+		"$T_DIR/scrape.last")" "$(awk '$1 == "rxlat_gone_series" { print $2 }' "$T_DIR/scrape.last")" \
+		"label sets of gone pods kept, against the pods' series"
+	assert_eq scraped_gone_dropped 0 \
+		"$(awk '$1 == "rxlat_gone_series_dropped_total" { print $2 }' "$T_DIR/scrape.last")"
 }
 
 # --by cgroup with a receiver of the host and one of a pod in the same
@@ -1037,6 +1122,7 @@ run_test pod_native_beside_host_xdp one_vm_kernel 6.12 pod_beside_host_xdp nativ
 run_test pod_churn one_vm_kernel 6.12 pod_churn
 run_test pod_inode_reuse one_vm_kernel 6.12 pod_inode_reuse
 run_test pod_churn_fast one_vm_kernel 6.1 pod_churn_fast
+run_test pod_churn_scraped one_vm_kernel 6.12 pod_churn_scraped
 run_test shared_cgroup one_vm_kernel 6.1 shared_cgroup
 run_test groups_full one_vm_kernel 6.1 groups_full
 run_test tc_routed one_vm_kernel 6.1 tc_routed

@@ -110,7 +110,7 @@ static struct rxlat_model *new_model(const struct rxlat_live *live, bool per_que
 	struct rxlat_model *m;
 
 	memset(&F, 0, sizeof(F));
-	return model_new(&m, DIMS, per_queue, &src) ? NULL : m;
+	return model_new(&m, DIMS, per_queue, true, &src) ? NULL : m;
 }
 
 /*
@@ -667,6 +667,94 @@ static void test_retire(void)
 	free(live);
 }
 
+/*
+ * A slot released before any scrape: its totals are there at the first one
+ * (a Prometheus scraping every 15 s would never see a pod that lived less).
+ */
+static void test_retire_before_scrape(void)
+{
+	__u32 slots[MAX_IFACES] = { IF_A, 0 };
+	struct rxlat_model *c = NULL;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
+	struct rxlat_series *s = NULL;
+	size_t n = 0;
+	__u64 none;
+
+	if (!live || !(c = new_model(FLAT(live), false))) {
+		check_failed("retire_unscraped.setup", "out of memory");
+		free(live);
+		return;
+	}
+	name(IF_A, "veth1");
+	name(IF_B, "veth2");
+	memcpy(F.slots, slots, sizeof(slots));
+	model_start(c);
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
+	report_series(c, slots, 0, &s, &n);
+	free(s);
+	model_retire_slot(c, 0);
+	slots[0] = IF_B;
+	memcpy(F.slots, slots, sizeof(slots));
+	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 3, 300, 100, 1);
+	CHECK_U64("kept without a scrape before", total_of(c, "veth1", &none), 4);
+	CHECK_U64("new owner from zero", total_of(c, "veth2", &none), 3);
+	check_done("retire.kept_before_any_scrape");
+	model_free(c);
+	free(live);
+}
+
+/*
+ * More released label sets than are kept: the oldest leave, counted; the
+ * rest keep their totals. 16384 kept: docs/containers.md.
+ */
+static void test_retire_bound(void)
+{
+	const __u32 kept = 16384, extra = 3, base = 200000;
+	__u32 slots[MAX_IFACES] = { 0 };
+	struct rxlat_model *c = NULL;
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
+	struct model_iter *it;
+	struct rxlat_series s;
+	struct rxlat_hist h;
+	__u64 n = 0, samples = 0, k, dropped, none;
+	char first[RXLAT_IFNAME_LEN], last[RXLAT_IFNAME_LEN];
+
+	if (!live || !(c = new_model(FLAT(live), false))) {
+		check_failed("retire_bound.setup", "out of memory");
+		free(live);
+		return;
+	}
+	model_start(c);
+	for (__u32 i = 0; i < kept + extra; i++) {
+		slots[0] = base + i;
+		memcpy(F.slots, slots, sizeof(slots));
+		sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 1, 100, 100, 0);
+		model_retire_slot(c, 0);
+	}
+	slots[0] = 0;
+	memcpy(F.slots, slots, sizeof(slots));
+	model_total_gone(c, &k, &dropped);
+	CHECK_U64("kept", k, kept);
+	CHECK_U64("dropped", dropped, extra);
+	it = model_total_begin(c);
+	while (it && model_total_next(it, &s, &h) > 0) {
+		n++;
+		samples += h.buckets[3];
+	}
+	model_iter_free(it);
+	CHECK_U64("series exported", n, kept);
+	CHECK_U64("their samples", samples, kept);
+	snprintf(first, sizeof(first), "if%u", base + extra - 1);
+	snprintf(last, sizeof(last), "if%u", base + kept + extra - 1);
+	CHECK_U64("the oldest gone", total_of(c, first, &none), 0);
+	snprintf(first, sizeof(first), "if%u", base + extra);
+	CHECK_U64("the oldest kept", total_of(c, first, &none), 1);
+	CHECK_U64("the newest kept", total_of(c, last, &none), 1);
+	check_done("retire.bounded_and_counted");
+	model_free(c);
+	free(live);
+}
+
 int main(void)
 {
 	test_deltas();
@@ -677,5 +765,7 @@ int main(void)
 	test_names();
 	test_late_series();
 	test_retire();
+	test_retire_before_scrape();
+	test_retire_bound();
 	return check_exit_status();
 }

@@ -150,7 +150,7 @@ static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k,
 
 	while (i < 4 && made[i].m)
 		i++;
-	if (i == 4 || model_new(&model, DIMS, per_queue, &src))
+	if (i == 4 || model_new(&model, DIMS, per_queue, true, &src))
 		return NULL;
 	if (prom_metrics_new(&m, model, k, attach, coverage)) {
 		model_free(model);
@@ -543,7 +543,9 @@ static void check_metric(struct decoded *d, const char *text, int *nhist)
 	long long want_zero = 0;
 
 	if (!d->hist) {
-		snprintf(series, sizeof(series), "%s%s}", d->family, d->labels);
+		/* a series without labels is its name alone */
+		snprintf(series, sizeof(series), "%s%s%s", d->family, d->labels,
+			 d->labels[0] ? "}" : "");
 		if (value(text, series) != (long long)d->value)
 			check_fail("%s: %.0f in protobuf, %lld in text", series, d->value,
 				   value(text, series));

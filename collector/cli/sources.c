@@ -103,7 +103,8 @@ int new_model(struct rxlat_run *c)
 		.reason = src_reason,
 		.slow = c->slow ? src_slow : NULL,
 	};
-	int err = model_new(&c->model, rxlat_config_dims(c->cfg), c->cfg->per_queue, &src);
+	int err = model_new(&c->model, rxlat_config_dims(c->cfg), c->cfg->per_queue,
+			    c->cfg->prom_listen[0] != '\0', &src);
 
 	if (err)
 		rxlat_err("out of memory");

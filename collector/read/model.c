@@ -54,7 +54,7 @@ static struct rxlat_hist *kept(struct rxlat_hist **a, __u32 idx)
 	return a[idx];
 }
 
-int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
+int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue, bool totals,
 	      const struct model_src *src)
 {
 	struct rxlat_model *m = calloc(1, sizeof(*m));
@@ -67,6 +67,7 @@ int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
 	m->max_ifaces = d.max_ifaces;
 	m->max_queues = d.max_queues;
 	m->per_queue = per_queue;
+	m->totals = totals;
 	m->src = *src;
 	m->nr_series = rxlat_nr_series(d);
 	/* pointers only: a series' copy is made once it has a histogram */
@@ -109,7 +110,7 @@ void model_free(struct rxlat_model *m)
 	tally_free(&m->drops);
 	free(m->xdp_tot);
 	free(m->drop_tot);
-	free(m->frozen);
+	model_frozen_free(m);
 	free(m);
 }
 
@@ -148,9 +149,13 @@ struct model_iter {
 	__u32 pos[MODEL_ND];   /* the next series; SUMMED in summed dimensions */
 	__u32 *lead[MODEL_ND]; /* per slot, the slot whose series it is part of */
 	bool done;
-	/* totals: the kept totals of released slots, added to a live series */
+	/*
+	 * totals: the kept totals of released slots as of the begin, by
+	 * sequence number from first; each added to a live series of its
+	 * labels, or a series of its own after the live ones
+	 */
 	bool *matched;
-	size_t nfrozen, next_frozen;
+	__u64 first, end, next_frozen;
 };
 
 /* The labels of the series at pos, as they are printed (exported only for totals). */
@@ -432,11 +437,11 @@ struct model_iter *model_total_begin(struct rxlat_model *m)
 {
 	struct model_iter *it;
 
-	m->scraped = true;
 	it = iter_new(m, true, 0);
-	if (it && m->nfrozen) {
-		it->nfrozen = m->nfrozen;
-		it->matched = calloc(m->nfrozen, sizeof(*it->matched));
+	if (it && m->frozen_next > m->frozen_first) {
+		it->first = it->next_frozen = m->frozen_first;
+		it->end = m->frozen_next;
+		it->matched = calloc(it->end - it->first, sizeof(*it->matched));
 		if (!it->matched) {
 			model_iter_free(it);
 			return NULL;
@@ -448,29 +453,31 @@ struct model_iter *model_total_begin(struct rxlat_model *m)
 /* h += the kept totals of released slots with out's labels. */
 static void add_frozen(struct model_iter *it, const struct rxlat_series *out, struct rxlat_hist *h)
 {
-	char key[MODEL_KEY_LEN];
+	const struct model_frozen *f;
+	__u64 seq;
 
-	if (!it->nfrozen)
+	if (it->end == it->first || !(f = model_frozen_find(it->m, out, &seq)))
 		return;
-	model_label_key(out, key, sizeof(key));
-	for (size_t i = 0; i < it->nfrozen; i++)
-		if (!it->matched[i] && !strcmp(it->m->frozen[i].key, key)) {
-			model_hist_add(h, &it->m->frozen[i].h);
-			it->matched[i] = true;
-		}
+	/* one made since the begin is not this cursor's */
+	if (seq < it->first || seq >= it->end || it->matched[seq - it->first])
+		return;
+	model_frozen_hist(f, h);
+	it->matched[seq - it->first] = true;
 }
 
 /* The next kept series that no live one had: 1, or 0 after the last. */
 static int next_frozen(struct model_iter *it, struct rxlat_series *out, struct rxlat_hist *h)
 {
-	while (it->next_frozen < it->nfrozen) {
-		const struct model_frozen *f = &it->m->frozen[it->next_frozen++];
+	while (it->next_frozen < it->end) {
+		__u64 seq = it->next_frozen++;
+		const struct model_frozen *f = model_frozen_seq(it->m, seq);
 
-		if (it->matched[it->next_frozen - 1])
+		/* dropped since the begin, or added to a live series */
+		if (!f || it->matched[seq - it->first])
 			continue;
-		memcpy(out->labels, f->labels, f->nlabels * sizeof(*f->labels));
-		out->nlabels = f->nlabels;
-		*h = f->h;
+		model_frozen_series(f, out);
+		memset(h, 0, sizeof(*h));
+		model_frozen_hist(f, h);
 		return 1;
 	}
 	return 0;
@@ -570,7 +577,6 @@ static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, voi
 	struct rxlat_hist *h = live_at(&m->src.live, idx), *base, tot = {};
 	struct model_iter it = { .m = m, .total = true };
 	struct rxlat_series s;
-	struct model_frozen *f;
 
 	(void)arg;
 	if (!h || !(base = kept(m->base, idx)))
@@ -581,21 +587,20 @@ static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, voi
 	base->sum_ns += tot.sum_ns;
 	for (int c = 0; c < RXLAT_NR_COUNTS; c++)
 		base->counts[c] += tot.counts[c];
-	if (!m->scraped || hist_empty(&tot))
+	if (!m->totals || hist_empty(&tot))
 		return;
 	for (int d = 0; d < MODEL_ND; d++)
 		it.pos[d] = model_dims[d].summed(m) ? SUMMED : at[d];
 	labels_at(&it, it.pos, &s);
-	f = model_frozen_at(m, &s);
-	if (f)
-		model_hist_add(&f->h, &tot);
+	if (model_frozen_add(m, &s, &tot))
+		m->frozen_dropped++; /* no memory: gone like the oldest, and counted */
 }
 
 static void retire(struct rxlat_model *m, enum model_released which, __u32 slot)
 {
 	__u32 at[MODEL_ND];
 
-	name_slots(m, m->scraped);
+	name_slots(m, m->totals);
 	for (int d = 0; d < MODEL_ND; d++)
 		at[d] = model_dims[d].released == which ? slot : SUMMED;
 	each_at(m, at, retire_series, NULL);

@@ -67,8 +67,11 @@ struct model_src {
 
 struct rxlat_model;
 
-/* 0 or -ENOMEM. */
-int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue,
+/*
+ * 0 or -ENOMEM. totals: Prometheus reads the totals cursor, and so the
+ * totals of released slots are kept from the start (model_retire_slot()).
+ */
+int model_new(struct rxlat_model **out, struct rxlat_dims d, bool per_queue, bool totals,
 	      const struct model_src *src);
 void model_free(struct rxlat_model *m);
 
@@ -123,7 +126,7 @@ int model_stamper_now(struct rxlat_model *m, struct rxlat_xdp_key **keys,
  * Interface slot slot is about to be released (its interface is gone): its
  * series start again from zero for the next owner, and what they counted
  * stays in Prometheus' totals under their labels (the last MODEL_FROZEN_MAX
- * label sets of released slots are kept).
+ * label sets of released slots are kept: model_total_gone()).
  */
 void model_retire_slot(struct rxlat_model *m, __u32 slot);
 /* The same for group slot slot (its namespace or cgroup is gone). */
@@ -150,6 +153,12 @@ enum model_dim_id { MODEL_DIM_STAGE, MODEL_DIM_GROUP, MODEL_DIM_IFACE, MODEL_DIM
 
 /* The limit whose overflow slot dimension d has ("max_groups", ..), NULL if none. */
 const char *model_overflow_limit(enum model_dim_id d);
+
+/*
+ * The label sets of released slots whose totals are kept now, and how many
+ * left the totals (the oldest, past the bound, or kept without memory).
+ */
+void model_total_gone(const struct rxlat_model *m, __u64 *kept, __u64 *dropped);
 /* Samples of one stage in the overflow slot of dimension d, 0 where it has none. */
 __u64 model_total_overflow(struct rxlat_model *m, enum model_dim_id d, __u32 stage);
 

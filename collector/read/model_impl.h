@@ -29,13 +29,16 @@ struct rxlat_model {
 	struct model_drop_total *drop_tot;
 	size_t ndrop_tot;
 	/*
-	 * Prometheus: the totals of series whose interface slot was released
-	 * (its interface gone), by their labels, the oldest dropped past
-	 * MODEL_FROZEN_MAX; only kept once a scrape has been served.
+	 * Prometheus: the totals of series whose slot was released (its
+	 * interface, namespace or cgroup gone), by their labels, the oldest
+	 * dropped past MODEL_FROZEN_MAX (model_frozen.c). Kept from the
+	 * start, not from the first scrape: a pod that lives less than a
+	 * scrape interval would never be seen at all.
 	 */
-	bool scraped;
-	struct model_frozen *frozen;
-	size_t nfrozen;
+	bool totals;
+	struct model_frozen **frozen;	   /* a ring, by sequence number */
+	struct model_frozen **frozen_hash; /* chains, by a hash of their labels */
+	__u64 frozen_first, frozen_next;   /* the oldest entry's sequence number, the next's */
 	__u64 frozen_dropped;
 };
 
@@ -58,21 +61,28 @@ struct model_dim {
 
 extern const struct model_dim model_dims[MODEL_ND];
 
-#define MODEL_KEY_LEN	 (RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16))
-#define MODEL_FROZEN_MAX 256
-
-struct model_frozen {
-	char key[MODEL_KEY_LEN]; /* model_label_key() */
-	struct rxlat_label labels[RXLAT_MAX_LABELS];
-	unsigned int nlabels;
-	struct rxlat_hist h;
-};
+#define MODEL_KEY_LEN (RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16))
+/*
+ * Label sets of released slots kept (docs/containers.md): a power of two.
+ * A pod is one per stage, stamping interface and queue that had samples.
+ */
+#define MODEL_FROZEN_MAX 16384
 
 /* model_frozen.c: the labels Prometheus gets, as one string ("k=v;..."). */
 void model_label_key(const struct rxlat_series *s, char *buf, size_t len);
-/* The kept totals of s's labels, added when new: NULL without memory. */
-struct model_frozen *model_frozen_at(struct rxlat_model *m, const struct rxlat_series *s);
-void model_hist_add(struct rxlat_hist *dst, const struct rxlat_hist *src);
+/* Adds h to the kept totals of s's labels, a new entry when none: 0 or -errno. */
+int model_frozen_add(struct rxlat_model *m, const struct rxlat_series *s,
+		     const struct rxlat_hist *h);
+/* The kept totals of s's labels and their sequence number; NULL if none. */
+const struct model_frozen *model_frozen_find(const struct rxlat_model *m,
+					     const struct rxlat_series *s, __u64 *seq);
+/* The entry of sequence number seq, NULL once dropped (or not made yet). */
+const struct model_frozen *model_frozen_seq(const struct rxlat_model *m, __u64 seq);
+/* h += f's totals. */
+void model_frozen_hist(const struct model_frozen *f, struct rxlat_hist *h);
+/* f's labels into out (its label names point into f). */
+void model_frozen_series(const struct model_frozen *f, struct rxlat_series *out);
+void model_frozen_free(struct rxlat_model *m);
 
 /* The stamper's and the drop map's totals now (tally_read, ctx: the model). */
 int model_read_xdp(void *ctx, void **keys, void **vals, size_t *n);

@@ -23,6 +23,7 @@
 #define LAT   "rxlat_stage_latency_seconds"
 #define OVER  "rxlat_overflow_samples_total"
 #define PCPU  "rxlat_napi_poll_cpu"
+#define GONE  "rxlat_gone_series"
 #define BINFO "rxlat_build_info"
 #define MEAS  "rxlat_stage_measured"
 #define DROPS "rxlat_drops_total"
@@ -367,9 +368,12 @@ static void value(struct prom_scrape *s, const struct prom_labels *l, __u64 v)
 		return;
 	}
 	puts_(b, s->name);
-	put(b, "{", 1);
-	put_labels(b, l);
-	put(b, "} ", 2);
+	if (l->n) {
+		put(b, "{", 1);
+		put_labels(b, l);
+		put(b, "}", 1);
+	}
+	put(b, " ", 1);
 	put_u64(b, v);
 	put(b, "\n", 1);
 }
@@ -477,6 +481,29 @@ static void render_overflow(struct prom_scrape *s)
 			value(s, &l, model_total_overflow(s->m->model, d, st));
 		}
 	}
+	family_end(s);
+}
+
+/*
+ * The bound on what is kept of series whose interface, namespace or cgroup
+ * is gone, told where Prometheus sees it: a series that leaves the
+ * exposition past it is counted, never silent.
+ */
+static void render_gone(struct prom_scrape *s)
+{
+	struct prom_labels l = { 0 };
+	__u64 kept, dropped;
+
+	model_total_gone(s->m->model, &kept, &dropped);
+	family(s, GONE, PROM_GAUGE,
+	       "Label sets of series whose interface, network namespace or cgroup is gone, "
+	       "exported with their last totals.");
+	value(s, &l, kept);
+	family_end(s);
+	family(s, GONE "_dropped_total", PROM_COUNTER,
+	       "Label sets of series whose interface, network namespace or cgroup is gone that "
+	       "left the exposition: the oldest, past the number kept.");
+	value(s, &l, dropped);
 	family_end(s);
 }
 
@@ -737,6 +764,7 @@ static bool produce(struct prom_scrape *s)
 		return true;
 	case PH_REST:
 		render_overflow(s);
+		render_gone(s);
 		if (render_rows(s))
 			s->out.nomem = true;
 		/* build_info last: a scrape that ends with it is whole */
