@@ -28,7 +28,8 @@ export RXLAT
 #         (VmHWM) stays under 64 MiB
 # The command runs under "bash -c" in namespace B ($IN_B) with a timeout;
 # $IF_B, $NS_B, $RXLAT and $PID (the setup's process) are set. In the ERE,
-# %PID% stands for $PID, %IF% for $IF_B and %NS% for $NS_B, and one
+# %PID% stands for $PID, %IF% for $IF_B, %NS% for $NS_B and %CG% for the
+# cgroup v2 mount of the test's namespace, and one
 # without a leading ^ must follow "rxlat: error: " (warn: "rxlat: "). A
 # setup function may change WANT, KIND and RE (for a kernel where the
 # case is not an error).
@@ -68,6 +69,8 @@ CASES=(
 	"port_empty          @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port '' -d 1 @ --port.*empty value"
 	"stages_empty_value  @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages '' -d 1 @ --stages.*empty value"
 	"cgroup_empty        @ -              @ 1 @ err  @ \$IN_B \$RXLAT --cgroup= -d 1 @ --cgroup.*empty value"
+	"cgroup_missing      @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B --cgroup /nonexistent-rxlat -d 1 @ ^rxlat: error: --cgroup /nonexistent-rxlat: No such file or directory: give a cgroup directory under the cgroup v2 mount %CG%$"
+	"cgroup_missing_exec @ -              @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT -i \$IF_B --cgroup /nonexistent-rxlat -d 1 @ ^rxlat: error: --cgroup /nonexistent-rxlat: No such file or directory: give a cgroup directory under the cgroup v2 mount %CG%$"
 	"interval_hex        @ -              @ 1 @ err  @ \$IN_B \$RXLAT -r 0x10 -d 1 @ '0x10'.*(-r|--interval).*decimal"
 	"port_trailing_comma @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port 80, -d 1 @ --port '80,'.*empty entry"
 	"port_twice          @ -              @ 1 @ err  @ \$IN_B \$RXLAT --port 80,80 -d 1 @ port 80 given twice"
@@ -76,6 +79,9 @@ CASES=(
 	"stdout_closed       @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 -o json >&- @ (stdout|standard output)"
 	"stdout_full         @ -              @ 1 @ late @ \$IN_B \$RXLAT -i \$IF_B -d 0.5 -r 0.1 >/dev/full @ (stdout|standard output).*(No space|full|ENOSPC)"
 	"flag_with_value     @ -              @ 1 @ err  @ \$IN_B \$RXLAT --include-ooo=yes -d 1 @ ^rxlat: error: --include-ooo takes no value: give --include-ooo alone, not --include-ooo=yes$"
+	"from_no_value       @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B --from -d 1 @ ^rxlat: error: --from needs a value \\(stamp or schedule\\): give it after --from, before -d$"
+	"stages_no_value     @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B --stages -d 1 @ ^rxlat: error: --stages needs a value \\(LIST\\): give it after --stages, before -d$"
+	"prom_no_value       @ -              @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B --prometheus -d 1 @ ^rxlat: error: --prometheus needs a value \\(\\[ADDR:\\]PORT\\): give it after --prometheus, before -d$"
 	"xdp_mode_no_iface   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --xdp-mode native -d 1 @ ^rxlat: error: --xdp-mode applies to -i only: give -i IFACE too$"
 	"max_groups_by_none  @ -              @ 0 @ warn @ \$IN_B \$RXLAT --by none --max-groups 5 -d 0.3 @ ^rxlat: --max-groups does nothing with --by none: ignored$"
 	"ooo_proto_udp       @ -              @ 0 @ warn @ \$IN_B \$RXLAT --include-ooo --proto udp -d 0.3 @ ^rxlat: --include-ooo does nothing with --proto udp: ignored$"
@@ -237,6 +243,23 @@ after_prom_lo_down() { prom_second_start --prometheus 9477; }
 after_prom_lo_down_addr() { prom_second_start --prometheus 127.0.0.1:9477; }
 after_prom_lo_down_exec() { prom_second_start --prometheus 9477; }
 
+# The mount the error names, taken as it stands: a cgroup made under it
+# and given to the same command, entered the same way, is measured.
+after_cgroup_missing()
+{
+	local mnt cg
+	mnt=${LINE##* the cgroup v2 mount }
+	cg=$(t_cgroup hint) || {
+		fail cgroup "cannot make a cgroup v2 child"
+		return 1
+	}
+	assert_eq hint_mount "$mnt/${cg##*/}" "$cg" "the cgroup made under the mount the error named" || return 1
+	eval_cmd retry "${CMD/\/nonexistent-rxlat/$mnt/${cg##*/}} -o json -r 0.2"
+	assert_eq retry_after_hint 0 "$RC" "exit status with a cgroup under the mount the error named; stderr: $(tail -n 1 "$T_DIR/retry.err")"
+	assert_eq retry_no_error "" "$(grep '^rxlat: error: ' "$T_DIR/retry.err")"
+}
+after_cgroup_missing_exec() { after_cgroup_missing; }
+
 after_second_instance()
 {
 	kill -INT "$PID" 2>/dev/null
@@ -277,6 +300,7 @@ run_case()	# TABLE-LINE
 	RE=${RE//%PID%/$PID}
 	RE=${RE//%IF%/$IF_B}
 	RE=${RE//%NS%/$NS_B}
+	RE=${RE//%CG%/$(cgroup2_root)}
 	if [[ $RE != ^* ]]; then
 		[[ $KIND == warn ]] && RE="^rxlat: .*$RE" || RE="^rxlat: error: .*$RE"
 	fi

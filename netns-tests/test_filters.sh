@@ -3,7 +3,7 @@
 #
 # rxlat's filters on known traffic: --port with two UDP flows of different
 # counts, --proto udp with TCP beside UDP, --cgroup with two receivers in two
-# cgroups. Every stage that sees a packet must count exactly the wanted
+# cgroups (rxlat entered by nsenter and by "ip netns exec"). Every stage that sees a packet must count exactly the wanted
 # flow's datagrams, and nothing of the others.
 
 # shellcheck source=netns-tests/lib.sh
@@ -186,6 +186,33 @@ cgroup_filter()
 	assert_udp_stages cgroup "$N" 0
 }
 
+# The same under "ip netns exec", whose /sys has no cgroup2: the path is
+# the one its caller sees, and the counts are the same.
+cgroup_filter_netns_exec()
+{
+	host_only "entering by ip netns exec" && return 0
+	RXLAT_ENTER=netns-exec cgroup_filter
+}
+
+# The path the hint of a missing --cgroup path names, entered as ENTER
+# says: the cgroup v2 mount of the test's namespace; a cgroup made under it
+# is then taken by the same command, entered the same way.
+cgroup_hint_followed()	# NAME ENTER...
+{
+	local name=$1 err mnt cg rc
+	shift
+	err=$("$@" "$RXLAT" --cgroup /nonexistent-rxlat -d 1 2>&1 >/dev/null)
+	assert_eq "${name}_missing" "rxlat: error: --cgroup /nonexistent-rxlat: No such file or directory: give a cgroup directory under the cgroup v2 mount $(cgroup2_root)" "$err" ||
+		return 1
+	mnt=${err##* the cgroup v2 mount }
+	cg=$(t_cgroup hint) || t_abort cgroup "cannot make a cgroup v2 child"
+	assert_eq "${name}_hint_under_mount" "$mnt/${cg##*/}" "$cg" "the hint's mount and the cgroup made under it"
+	err=$("$@" "$RXLAT" --cgroup "$mnt/${cg##*/}" -o json -r 0.2 -d 0.3 2>&1 >/dev/null)
+	rc=$?
+	assert_eq "${name}_hint_followed" 0 "$rc" "exit status with a cgroup under the mount the hint named; stderr: $(tail -n 1 <<<"$err")"
+	assert_eq "${name}_hint_no_error" "" "$(grep '^rxlat: error' <<<"$err")"
+}
+
 bad_filters()
 {
 	host_only "option checks" && return 0
@@ -198,10 +225,9 @@ bad_filters()
 	rxlat_refused cgroup_missing "^rxlat: error: --cgroup /nonexistent-rxlat: No such file" \
 		--cgroup /nonexistent-rxlat
 	rxlat_refused cgroup_not_v2 "^rxlat: error: --cgroup /tmp is not a cgroup v2 directory" --cgroup /tmp
-	# the hint works: findmnt lists the cgroup v2 mount
-	if command -v findmnt >/dev/null; then
-		assert_match findmnt_hint_works cgroup2 "$(findmnt -t cgroup2)"
-	fi
+	ns_create NS_B || t_abort setup "cannot create the namespace"
+	cgroup_hint_followed nsenter nsenter --net="/run/netns/$NS_B" --
+	cgroup_hint_followed netns_exec ip netns exec "$NS_B"
 }
 
 SFX=${RXLAT_TEST_ATTACH:+_$ATTACH}
@@ -210,5 +236,6 @@ suite_begin
 run_test "port_filter$SFX" one_vm_kernel 6.12 port_filter
 run_test "proto_filter$SFX" one_vm_kernel 6.1 proto_filter
 run_test "cgroup_filter$SFX" one_vm_kernel 6.12 cgroup_filter
+run_test "cgroup_filter_netns_exec$SFX" one_vm_kernel 6.12 cgroup_filter_netns_exec
 run_test "bad_filters" one_vm_kernel 6.1 bad_filters
 suite_end

@@ -259,6 +259,27 @@ static void check_errors(void)
 				    "--prometheus 9474 or --prometheus 0.0.0.0:9474" },
 		{ "-i lo -i lo", "interface 'lo' named twice" },
 		{ "--bogus", "invalid option \"--bogus\": see rxlat --help" },
+		/* a missing value: never the next option taken for it */
+		{ "--from -d 1", "--from needs a value (stamp or schedule): give it after --from, "
+				 "before -d" },
+		{ "--stages -d 1", "--stages needs a value (LIST): give it after --stages, before "
+				   "-d" },
+		{ "--prometheus -d 1", "--prometheus needs a value ([ADDR:]PORT): give it after "
+				       "--prometheus, before -d" },
+		{ "--attach --tc", "--attach needs a value (auto, fentry or fallback): give it "
+				   "after --attach, before --tc" },
+		{ "-r --per-queue", "-r needs a value (SECONDS): give it after -r, before "
+				    "--per-queue" },
+		{ "--fr -d 1", "--from needs a value (stamp or schedule): give it after --from, "
+			       "before -d" },
+		{ "--port --nosuch", "--port needs a value (N[,N..]): give it after --port, before "
+				     "--nosuch" },
+		{ "-d 1 --from", "--from needs a value (stamp or schedule): give it after --from" },
+		{ "-d", "-d needs a value (SECONDS): give it after -d" },
+		/* a negative number is a value, for the range check */
+		{ "-d -1", "-d -1: the run time must be 0 (until a signal) or a positive number "
+			   "of seconds up to 1e9" },
+		{ "-r -.5", "-r -0.5: the report interval must be between 0.01 and 86400 seconds" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -391,9 +391,9 @@ static void test_stats_add(void)
 /* The series of the fixture, as every report of a run prints them. */
 #define TEXT_SERIES(held_legend)                                                                 \
 	"ip_rcv  ifname=veth1 queue=2  (sources: xdp=60 kernel=0 tc=0 none=0)\n"                 \
-	"     nsecs               : count     distribution\n"                                    \
-	"       239 -> 476        : 3        |**                                      |\n"       \
-	"       477 -> 953        : 57       |****************************************|\n"       \
+	"     usecs               : count     distribution\n"                                    \
+	"     0.239 -> 0.476      : 3        |**                                      |\n"       \
+	"     0.477 -> 0.953      : 57       |****************************************|\n"       \
 	"count 60  mean 585 ns  p50 591 ns  p90 612 ns  p99 618 ns  p99.9 618 ns  max 630 ns\n"  \
 	"\n"                                                                                     \
 	"tcp_data_queue  ifname=other queue=other  (sources: xdp=3 kernel=2 tc=0 none=7)\n"      \
@@ -600,21 +600,46 @@ static char *render_one(const char *ifname, __u64 ns, __u64 n)
 	return render(rxlat_report_text, &r);
 }
 
-/* A series that once needed us rows keeps them: its intervals read alike. */
+/* The unit line of a text histogram: "     usecs  ..." as its word */
+static const char *unit_of(const char *text)
+{
+	if (!text)
+		return "none";
+	if (strstr(text, " usecs "))
+		return "usecs";
+	if (strstr(text, " nsecs "))
+		return "nsecs";
+	return "none";
+}
+
+/*
+ * One unit for every series in every report of a run: a series whose
+ * samples cross a microsecond between reports, or a new one of fast
+ * samples beside slow ones, never reads in another unit than before.
+ */
 static void test_text_unit_kept(void)
 {
-	char *a = render_one("unitx", 5000000, 3), *b = render_one("unitx", 300, 3),
-	     *c = render_one("unity", 300, 3);
+	char *a = render_one("unitx", 300, 3), *b = render_one("unitx", 5000000, 3),
+	     *c = render_one("unitx", 300, 3), *d = render_one("unity", 300, 3);
 
-	if (!a || !strstr(a, "usecs"))
-		check_fail("5 ms samples not in usecs");
-	if (!b || !strstr(b, "usecs") || !strstr(b, "0.239 -> 0.476"))
-		check_fail("300 ns samples of a series shown in usecs before are not in usecs");
-	if (!c || !strstr(c, "nsecs") || !strstr(c, "239 -> 476"))
-		check_fail("300 ns samples of a new series not in nsecs");
+	if (strcmp(unit_of(a), unit_of(b)))
+		check_fail("300 ns, then 5 ms samples of one series: %s, then %s", unit_of(a),
+			   unit_of(b));
+	if (strcmp(unit_of(b), unit_of(c)))
+		check_fail("5 ms, then 300 ns samples of one series: %s, then %s", unit_of(b),
+			   unit_of(c));
+	if (strcmp(unit_of(d), unit_of(b)))
+		check_fail("300 ns samples of a new series: %s, the others' %s", unit_of(d),
+			   unit_of(b));
+	if (!a || !strstr(a, "     usecs               : count     distribution\n"
+			     "     0.239 -> 0.476      : 3 "))
+		check_fail("300 ns samples not as rows of exact usecs: %s", a ? a : "(none)");
+	if (!b || !strstr(b, "  3906.251 -> 7812.500   : 3 "))
+		check_fail("5 ms samples not as rows of exact usecs: %s", b ? b : "(none)");
 	free(a);
 	free(b);
 	free(c);
+	free(d);
 	check_done("text_unit_kept");
 }
 

@@ -45,7 +45,7 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
-OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c \
+OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c collector/base/cgroup2.c \
                $(SERIES) collector/attach/objects.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
 		collector/base/options_table.h collector/base/opt.h collector/base/config.h \

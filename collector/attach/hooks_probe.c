@@ -25,6 +25,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "cgroup2.h"
 #include "plan.h"
 #include "log.h"
 #include "opt.h"
@@ -82,73 +83,32 @@ static int probe_fentry(const struct btf *vmlinux, const char *func)
 	return err;
 }
 
-static int cgroup2_root(char *path, size_t len)
-{
-	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int err = -ENOENT;
-
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char mnt[PATH_MAX], *sep = strstr(line, " - ");
-		char fstype[64];
-
-		if (!sep || sscanf(sep, " - %63s", fstype) != 1 || strcmp(fstype, "cgroup2"))
-			continue;
-		if (sscanf(line, "%*d %*d %*s %*s %4095s", mnt) == 1 && strlen(mnt) < len) {
-			strcpy(path, mnt);
-			err = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return err;
-}
-
 /*
  * An fd on the cgroup v2 root, the cgroup_skb fallback's attach target; *how
  * says where it came from. "ip netns exec" gives its command a mount
  * namespace with /sys remounted and no cgroup2 in it: then rxlat makes a
- * mount of its own with fsmount() and never attaches it anywhere, so that
- * nobody else sees it and it goes away with the fd. Its root is the root of
- * rxlat's cgroup namespace, as a mounted one would be. (fsopen() is 5.2+;
- * the cgroup_skb fallback needs 6.3+ anyway.)
+ * mount of its own (cgroup2_private_open()). (fsopen() is 5.2+; the
+ * cgroup_skb fallback needs 6.3+ anyway.)
  */
 int cgroup2_root_open(char *how, size_t len)
 {
 	char root[PATH_MAX];
-	int fs = -1, mnt = -1, fd = -1, err;
+	int fd;
 
-	if (!cgroup2_root(root, sizeof(root))) {
+	if (!cgroup2_mount_find(0, NULL, root, sizeof(root), NULL, 0)) {
 		fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (fd >= 0) {
 			snprintf(how, len, "the cgroup v2 mount %.100s", root);
 			return fd;
 		}
 	}
-	fs = fsopen("cgroup2", FSOPEN_CLOEXEC);
-	if (fs < 0 || fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0))
-		goto fail;
-	mnt = fsmount(fs, FSMOUNT_CLOEXEC, 0);
-	if (mnt < 0)
-		goto fail;
-	/* the mount fd is O_PATH: a real directory fd for the attach */
-	fd = openat(mnt, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	snprintf(how, len, "a private cgroup2 mount (none in this mount namespace)");
-	close(mnt);
-	close(fs);
+	fd = cgroup2_private_open();
+	if (fd >= 0)
+		snprintf(how, len, "a private cgroup2 mount (none in this mount namespace)");
+	else
+		snprintf(how, len, "no cgroup v2 mount here, and mounting one failed: %s",
+			 strerror(-fd));
 	return fd;
-fail:
-	err = -errno;
-	if (mnt >= 0)
-		close(mnt);
-	if (fs >= 0)
-		close(fs);
-	snprintf(how, len, "no cgroup v2 mount here, and mounting one failed: %s", strerror(-err));
-	return err;
 }
 
 /*

@@ -237,9 +237,10 @@ OPTION(CGROUP, "", "cgroup", STRING(parse_cgroup), .metavar = "PATH",
 	      "fallback of UDP\n"
 	      ".B sock_read\n"
 	      "has lost the socket and uses the reading task's cgroup instead. A path that\n"
-	      "does not exist or is not on cgroup v2 (see\n"
-	      ".BR \"findmnt \\-t cgroup2\" )\n"
-	      "is refused.\n")
+	      "does not exist or is not on cgroup v2 is refused, and the error names the\n"
+	      "cgroup v2 mount. Under\n"
+	      ".BR \"ip netns exec\" ,\n"
+	      "whose /sys has no cgroup2, the path is the one its caller sees.\n")
 
 OPTION(
     BY, "", "by",

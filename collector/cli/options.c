@@ -467,10 +467,55 @@ static bool plain_number(const char *v, bool frac)
 }
 
 /*
+ * Is a, the argument after an option that wants a value, rather the next
+ * option? One rxlat knows, or any "--" word: getopt would take it as the
+ * value and leave the next word unexpected ("--from -d 1": 'unexpected
+ * argument "1"'). No short option is a digit or '.', so "-1" and "-.5"
+ * stay values, for the range checks to judge.
+ */
+static bool next_option(const char *a)
+{
+	const char *val;
+
+	return !strncmp(a, "--", 2) || raw_option(a, &val) >= 0;
+}
+
+/* "--from needs a value (stamp or schedule): give it after --from[, before -d]" */
+static int needs_value(const char *name, enum rxlat_opt id, const char *next)
+{
+	const struct rxlat_option *o = &options[id];
+	char what[256];
+
+	if (o->kind == KIND_CHOICE) {
+		size_t used = 0;
+		int n = 0, k = 0;
+
+		for (int i = 0; i < o->nchoices; i++)
+			n += o->choices[i] != NULL;
+		for (int i = 0; i < o->nchoices && used < sizeof(what); i++) {
+			if (!o->choices[i])
+				continue;
+			k++;
+			used += snprintf(what + used, sizeof(what) - used, "%s%s",
+					 k == 1 ? "" : (k == n ? " or " : ", "), o->choices[i]);
+		}
+	} else {
+		snprintf(what, sizeof(what), "%s", o->metavar ? o->metavar : "VALUE");
+	}
+	if (next)
+		rxlat_err("%s needs a value (%s): give it after %s, before %s", name, what, name,
+			  next);
+	else
+		rxlat_err("%s needs a value (%s): give it after %s", name, what, name);
+	return -1;
+}
+
+/*
  * What argtable takes too kindly, before it parses: a value given to a
- * flag and an empty value (its messages then name no option), and numbers
- * that strtod() and strtol() read beyond decimal ("0x10" as 16, "inf"). A
- * leading '-' is left to the range checks. 0 or -1 said.
+ * flag and an empty value (its messages then name no option), a missing
+ * value (the next option taken for it), and numbers that strtod() and
+ * strtol() read beyond decimal ("0x10" as 16, "inf"). A leading '-' is
+ * left to the range checks. 0 or -1 said.
  */
 static int check_raw(int argc, char **argv)
 {
@@ -487,10 +532,15 @@ static int check_raw(int argc, char **argv)
 		}
 		if (k == KIND_FLAG)
 			continue;
-		if (!val && i + 1 < argc)
+		if (!val) {
+			const char *name = argv[i][1] == '-' ? opt(id) : opt_short(id);
+
+			if (i + 1 == argc || !strcmp(argv[i + 1], "--"))
+				return needs_value(name, id, NULL);
+			if (next_option(argv[i + 1]))
+				return needs_value(name, id, argv[i + 1]);
 			val = argv[++i];
-		if (!val)
-			continue; /* argtable says the value is missing */
+		}
 		if (!*val) {
 			rxlat_err("%s was given an empty value: see rxlat %s", opt(id),
 				  opt(OPT_HELP));

@@ -18,6 +18,9 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
+#include <limits.h>
+#include <unistd.h>
+#include "cgroup2.h"
 #include "log.h"
 #include "options.h"
 
@@ -197,10 +200,89 @@ int parse_ports(const char *list, struct rxlat_config *cfg)
 	return 0;
 }
 
+/* pid's parent, from /proc/PID/stat ("PID (COMM) STATE PPID ..."), or 0 */
+static pid_t parent_of(pid_t pid)
+{
+	char file[64], line[512], *p;
+	int ppid = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "/proc/%d/stat", (int)pid);
+	f = fopen(file, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f) && (p = strrchr(line, ')')))
+		sscanf(p + 1, " %*c %d", &ppid);
+	fclose(f);
+	return ppid;
+}
+
+/*
+ * A process whose cgroup2 mounts rxlat reads where its own mount namespace
+ * has none: "ip netns exec" remounts /sys without cgroup2, and a --cgroup
+ * path is then one its caller sees. The nearest ancestor in another mount
+ * namespace (ip's caller, past wrappers such as setpriv or timeout run
+ * under ip) with cgroup2 mounted, else pid 1; 0 if none. The first cgroup2
+ * mount point goes into mnt.
+ */
+static pid_t cgroup2_caller(char *mnt, size_t len)
+{
+	struct stat self, other;
+	char ns[64];
+	pid_t pid = getppid();
+
+	if (stat("/proc/self/ns/mnt", &self))
+		return 0;
+	for (int depth = 0; pid > 0 && depth<64; depth++, pid = pid> 1 ? parent_of(pid) : 0) {
+		snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)pid);
+		if (!stat(ns, &other) && other.st_ino != self.st_ino)
+			return cgroup2_mount_find(pid, NULL, mnt, len, NULL, 0) ? 0 : pid;
+	}
+	snprintf(ns, sizeof(ns), "/proc/1/ns/mnt");
+	if (!stat(ns, &other) && other.st_ino != self.st_ino &&
+	    !cgroup2_mount_find(1, NULL, mnt, len, NULL, 0))
+		return 1;
+	return 0;
+}
+
+/*
+ * path looked up in the cgroup2 hierarchy through a private mount, as the
+ * mount namespace of pid from sees it: an fd on the directory, -1 said, or
+ * -EXDEV (nothing said) where path is on none of from's cgroup2 mounts.
+ */
+static int cgroup2_open_as(pid_t from, const char *path, const char *hint)
+{
+	const char *name = opt(OPT_CGROUP);
+	char mnt[PATH_MAX], rel[PATH_MAX];
+	int root, fd, err;
+
+	if (cgroup2_mount_find(from, path, mnt, sizeof(mnt), rel, sizeof(rel)))
+		return -EXDEV;
+	root = cgroup2_private_open();
+	if (root < 0) {
+		rxlat_err("%s %s: no cgroup2 is mounted in this mount namespace, and mounting "
+			  "one to find it failed: %s; run rxlat as root",
+			  name, path, strerror(-root));
+		return -1;
+	}
+	fd = openat(root, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	err = errno;
+	close(root);
+	if (fd >= 0)
+		return fd;
+	if (err == ENOTDIR)
+		rxlat_err("%s %s is not a cgroup v2 directory: give one %s", name, path, hint);
+	else
+		rxlat_err("%s %s: %s: give a cgroup directory %s", name, path, strerror(err), hint);
+	return -1;
+}
+
 /*
  * The id BPF reads from a socket's cgroup (its kernfs node id) is the
  * directory's file handle on cgroup2, as libbpf's and bpftool's cgroup
- * helpers take it.
+ * helpers take it. A hint names the cgroup2 mount by its path, the one of
+ * the namespace the user typed the path in (the caller's under "ip netns
+ * exec"), so that it can be followed as it stands under either way in.
  */
 int parse_cgroup(const char *path, struct rxlat_config *cfg)
 {
@@ -209,37 +291,60 @@ int parse_cgroup(const char *path, struct rxlat_config *cfg)
 		__u64 id;
 	} h = { .fh.handle_bytes = sizeof(__u64) };
 	const char *name = opt(OPT_CGROUP);
+	char mnt[PATH_MAX] = "", hint[PATH_MAX + 64];
+	pid_t from = 0;
 	struct statfs fs;
 	struct stat st;
-	int mount_id;
+	int mount_id, fd = AT_FDCWD, err;
 
 	if (strlen(path) >= sizeof(cfg->cgroup_path)) {
 		rxlat_err("%s: path too long (at most %zu characters)", name,
 			  sizeof(cfg->cgroup_path) - 1);
 		return -1;
 	}
-	if (statfs(path, &fs) || stat(path, &st)) {
-		rxlat_err("%s %s: %s: give a cgroup directory under the cgroup v2 mount (see "
-			  "'findmnt -t cgroup2')",
-			  name, path, strerror(errno));
-		return -1;
+	if (cgroup2_mount_find(0, NULL, mnt, sizeof(mnt), NULL, 0))
+		from = cgroup2_caller(mnt, sizeof(mnt));
+	if (mnt[0])
+		snprintf(hint, sizeof(hint), "under the cgroup v2 mount %s", mnt);
+	else
+		snprintf(hint, sizeof(hint),
+			 "on cgroup v2, which is mounted nowhere here: mount "
+			 "it first, as in mount -t cgroup2 none /sys/fs/cgroup");
+	if (from) {
+		fd = cgroup2_open_as(from, path, hint);
+		if (fd == -EXDEV)
+			fd = AT_FDCWD;
+		else if (fd < 0)
+			return -1;
+	}
+	if (fd == AT_FDCWD ? statfs(path, &fs) || stat(path, &st)
+			   : fstatfs(fd, &fs) || fstat(fd, &st)) {
+		rxlat_err("%s %s: %s: give a cgroup directory %s", name, path, strerror(errno),
+			  hint);
+		goto fail;
 	}
 	if (fs.f_type != CGROUP2_SUPER_MAGIC || !S_ISDIR(st.st_mode)) {
-		rxlat_err("%s %s is not a cgroup v2 directory: give one under the cgroup v2 mount "
-			  "(see 'findmnt -t cgroup2')",
-			  name, path);
-		return -1;
+		rxlat_err("%s %s is not a cgroup v2 directory: give one %s", name, path, hint);
+		goto fail;
 	}
-	if (name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0) ||
+	errno = 0;
+	if ((fd == AT_FDCWD ? name_to_handle_at(AT_FDCWD, path, &h.fh, &mount_id, 0)
+			    : name_to_handle_at(fd, "", &h.fh, &mount_id, AT_EMPTY_PATH)) ||
 	    h.fh.handle_bytes != sizeof(__u64)) {
-		rxlat_err("%s %s: cannot read its cgroup id: %s", name, path,
-			  strerror(errno ? errno : EINVAL));
-		return -1;
+		err = errno ? errno : EINVAL;
+		rxlat_err("%s %s: cannot read its cgroup id: %s", name, path, strerror(err));
+		goto fail;
 	}
+	if (fd != AT_FDCWD)
+		close(fd);
 	cfg->bpf.cgroup_id = h.id;
 	cfg->bpf.filter_cgroup = 1;
 	strcpy(cfg->cgroup_path, path);
 	return 0;
+fail:
+	if (fd != AT_FDCWD)
+		close(fd);
+	return -1;
 }
 
 /* ---- --slow DURATION: "2ms", "500us", "1.5ms", "100000ns", "0.2s" -------- */

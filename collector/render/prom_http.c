@@ -10,8 +10,9 @@
  * stamper exactly as the reports do, with no lock, and no thread is left
  * holding capabilities that caps_drop() took from the main one.
  *
- * What a client cannot do (MHD itself answers malformed requests with 400
- * and header blocks over the connection's memory with 431):
+ * What a client cannot do (MHD itself answers most malformed requests
+ * with 400 and header blocks over the connection's memory with 431; the
+ * rest, see answer_refused(), get their 400 from here):
  *  - take more than PROM_REQUEST_S to send a request (a slow client, one
  *    byte a second, is cut off: MHD's own timeout is for silence only);
  *  - take more than PROM_RESPONSE_S to read a response;
@@ -32,11 +33,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <microhttpd.h>
 #include "config.h"
 #include "log.h"
@@ -55,6 +59,7 @@ struct prom_conn {
 	int fd;
 	bool responding, cut;
 	struct timespec since; /* opened, last response done, or request come */
+	__u64 rcvd, sent;      /* TCP's byte counts when the last response was done */
 };
 
 struct prom_server {
@@ -356,6 +361,53 @@ static void make_room(struct prom_server *p, const struct prom_conn *keep, doubl
 		cut(old);
 }
 
+/* The bytes c's client sent, those written to it, and ms since it last sent. */
+static int tcp_counts(const struct prom_conn *c, __u64 *rcvd, __u64 *sent, __u32 *quiet_ms)
+{
+	struct tcp_info ti = {};
+	socklen_t len = sizeof(ti);
+	int unacked;
+
+	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) ||
+	    len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received) ||
+	    ioctl(c->fd, SIOCOUTQ, &unacked))
+		return -1;
+	*rcvd = ti.tcpi_bytes_received;
+	/* written = acknowledged + still queued (no FIN yet: MHD_USE_TURBO) */
+	*sent = ti.tcpi_bytes_acked + (__u64)unacked;
+	*quiet_ms = ti.tcpi_last_data_recv;
+	return 0;
+}
+
+/*
+ * MHD 0.9.75 closes on a request line without a space ("garbage", "GET")
+ * or without a method, and on a header line without a colon, sending
+ * nothing: the client cannot tell a refusal from a crash. When MHD closes
+ * a connection whose client sent bytes since the last response, none of
+ * which reached on_request() and to which MHD wrote nothing, just after
+ * they came (not its idle timeout, not rxlat's cut), the 400 is sent
+ * here. MHD_USE_TURBO keeps MHD from shutting the socket down before this
+ * runs; it closes it right after.
+ */
+static void answer_refused(const struct prom_conn *c)
+{
+	static const char body[] = "malformed request: the metrics are at GET /metrics\n";
+	char bad[256];
+	__u64 rcvd, sent;
+	__u32 quiet_ms;
+	int n;
+
+	if (c->cut || c->responding || tcp_counts(c, &rcvd, &sent, &quiet_ms) || rcvd == c->rcvd ||
+	    sent != c->sent || quiet_ms >= 1000 * PROM_IDLE_S / 2)
+		return;
+	n = snprintf(bad, sizeof(bad),
+		     "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n"
+		     "Content-Type: text/plain; charset=utf-8\r\nContent-Length: %zu\r\n\r\n%s",
+		     sizeof(body) - 1, body);
+	/* a client already gone gets nothing: nobody is left to tell */
+	(void)!send(c->fd, bad, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 			  enum MHD_ConnectionNotificationCode code)
 {
@@ -365,6 +417,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (c) {
+			answer_refused(c);
 			*c->pprev = c->next;
 			if (c->next)
 				c->next->pprev = c->pprev;
@@ -407,11 +460,16 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_ctx,
 	struct prom_conn *c = ci ? ci->socket_context : NULL;
 
 	(void)cls;
-	(void)code;
 	(void)req_ctx;
 	if (c) {
+		__u32 quiet_ms;
+
 		c->responding = false;
 		clock_gettime(CLOCK_MONOTONIC, &c->since);
+		/* a request ended in error is no answer: answer_refused() may still */
+		if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK &&
+		    tcp_counts(c, &c->rcvd, &c->sent, &quiet_ms))
+			c->rcvd = c->sent = 0;
 	}
 }
 
@@ -554,7 +612,8 @@ static int add_fd(int ep, int fd)
 static int start_daemon(struct prom_server *p, int lfd)
 {
 	const union MHD_DaemonInfo *di;
-	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	/* TURBO: no shutdown() before NOTIFY_CLOSED, for answer_refused() */
+	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
 
 	if (p->cfg->prom_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;

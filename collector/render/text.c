@@ -14,8 +14,6 @@
 /* Rows of the text histogram: the zero bucket, a power of two of seconds each, overflow */
 #define ROWS  (RXLAT_HIST_OCTAVES + 2)
 #define STARS 40
-/* Above this the ns bounds of the rows get too long to read at a glance. */
-#define TEXT_NS_MAX 999999ULL
 
 /*
  * 3 significant digits in the largest unit that keeps the number >= 1,
@@ -45,16 +43,19 @@ static void fmt_dur(char *buf, size_t len, double ns)
 	}
 }
 
-/* A row bound, exact: ns as is, or us with all three decimals. */
-static void fmt_bound(char *buf, size_t len, __u64 ns, bool usecs)
+/*
+ * A row bound in us with all three decimals, exact to the ns. One unit for
+ * every series of every report: a unit chosen by the samples (ns for fast
+ * ones, us past a millisecond) changes between reports, however it is
+ * kept afterwards, and a reader comparing two then misreads the rows.
+ */
+static void fmt_bound(char *buf, size_t len, __u64 ns)
 {
 	if (ns == UINT64_MAX)
 		snprintf(buf, len, "+Inf");
-	else if (usecs)
+	else
 		snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, (uint64_t)ns / 1000,
 			 (uint64_t)ns % 1000);
-	else
-		snprintf(buf, len, "%" PRIu64, (uint64_t)ns);
 }
 
 /* Fine buckets [*first, *last] make up text row row. */
@@ -90,44 +91,12 @@ static __u64 row_count(const struct rxlat_stats *st, int row)
 	return n;
 }
 
-/*
- * A series' histogram rows go from ns to us when its largest row needs it,
- * and stay in us for the rest of the run, so that one series' intervals
- * read alike (without this, a quiet interval flipped it back to ns). The
- * series that switched, by their labels.
- */
-static char **usecs_keys;
-static size_t nusecs_keys;
-
-static bool series_usecs(const struct rxlat_series *s, bool need)
-{
-	char key[RXLAT_MAX_LABELS * (RXLAT_LABEL_LEN + 16)] = "", **grown;
-	size_t n = 0;
-
-	for (unsigned int i = 0; i < s->nlabels && n < sizeof(key); i++)
-		n += snprintf(key + n, sizeof(key) - n, "%s=%s;", s->labels[i].key,
-			      s->labels[i].str);
-	for (size_t i = 0; i < nusecs_keys; i++)
-		if (!strcmp(usecs_keys[i], key))
-			return true;
-	if (!need)
-		return false;
-	grown = realloc(usecs_keys, (nusecs_keys + 1) * sizeof(*grown));
-	if (grown) {
-		usecs_keys = grown;
-		usecs_keys[nusecs_keys] = strdup(key);
-		nusecs_keys += usecs_keys[nusecs_keys] != NULL;
-	}
-	return true;
-}
-
 static void print_hist(FILE *f, const struct rxlat_series *s)
 {
 	const struct rxlat_stats *st = &s->st;
 	char lo_s[32], hi_s[32], num[32];
 	__u64 rows[ROWS], max = 0, lo, hi;
 	int first = -1, last = -1, row, w = 10, cw = 8, stars, i;
-	bool usecs;
 
 	for (row = 0; row < ROWS; row++) {
 		rows[row] = row_count(st, row);
@@ -142,12 +111,10 @@ static void print_hist(FILE *f, const struct rxlat_series *s)
 	if (first < 0)
 		return;
 
-	row_bounds(last, &lo, &hi);
-	usecs = series_usecs(s, hi > TEXT_NS_MAX);
 	for (row = first; row <= last; row++) {
 		row_bounds(row, &lo, &hi);
-		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
-		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
+		fmt_bound(lo_s, sizeof(lo_s), lo);
+		fmt_bound(hi_s, sizeof(hi_s), hi);
 		if ((int)strlen(lo_s) > w)
 			w = strlen(lo_s);
 		if ((int)strlen(hi_s) > w)
@@ -157,12 +124,11 @@ static void print_hist(FILE *f, const struct rxlat_series *s)
 	if ((int)strlen(num) > cw)
 		cw = strlen(num);
 
-	fprintf(f, "%*s%-*s : %-*s distribution\n", w - 5, "", w + 9, usecs ? "usecs" : "nsecs",
-		cw + 1, "count");
+	fprintf(f, "%*s%-*s : %-*s distribution\n", w - 5, "", w + 9, "usecs", cw + 1, "count");
 	for (row = first; row <= last; row++) {
 		row_bounds(row, &lo, &hi);
-		fmt_bound(lo_s, sizeof(lo_s), lo, usecs);
-		fmt_bound(hi_s, sizeof(hi_s), hi, usecs);
+		fmt_bound(lo_s, sizeof(lo_s), lo);
+		fmt_bound(hi_s, sizeof(hi_s), hi);
 		stars = (int)((double)rows[row] * STARS / (double)max);
 		fprintf(f, "%*s -> %-*s : %-*" PRIu64 " |", w, lo_s, w, hi_s, cw,
 			(uint64_t)rows[row]);
