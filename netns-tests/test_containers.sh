@@ -457,6 +457,20 @@ pod_beside_host_xdp()	# POD-STAMPER
 		"$T_DIR/host_rxlat.out")" "the host's samples of the pod's udp_queue_rcv"
 }
 
+# Pod N routed behind the host for a moment: COUNT datagrams received in
+# it, then, PAUSE seconds later (a report with its samples), deleted.
+pod_once()	# N COUNT PAUSE
+{
+	local ns=POD_$1
+	routed_pod "$1" || t_abort setup "cannot create pod $1"
+	recv_in "$1" "${!ns}" "$2" || t_abort recv "receiver did not start"
+	send_to "10.31.$1.2" "$2" || t_abort send "rxlat-pktgen send failed"
+	assert_received "$1" "$2"
+	sleep "$3"
+	ip netns del "${!ns}"
+	ip -n "$NS_H" link del "h$1" 2>/dev/null
+}
+
 # Pods that come and go: 5 pods through 2 group slots, each under its own
 # name, none as "other", and Prometheus never goes down.
 pod_churn()
@@ -466,14 +480,7 @@ pod_churn()
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --max-groups 2 || return 1
 	for ((i = 1; i <= 5; i++)); do
-		routed_pod "$i" || t_abort setup "cannot create pod $i"
-		ns=POD_$i
-		recv_in "$i" "${!ns}" 10 || t_abort recv "receiver did not start"
-		send_to "10.31.$i.2" 10 || t_abort send "rxlat-pktgen send failed"
-		assert_received "$i" 10
-		sleep 0.7 # a report with its samples
-		ip netns del "${!ns}"
-		ip -n "$NS_H" link del "h$i" 2>/dev/null
+		pod_once "$i" 10 0.7
 		sleep 4.5 # found gone, then released after another report
 	done
 	stop_rxlat || return 1
@@ -579,14 +586,7 @@ pod_churn_fast()
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --by cgroup --prometheus "$PROM" || return 1
 	for ((i = 1; i <= pods; i++)); do
-		routed_pod "$i" || t_abort setup "cannot create pod $i"
-		ns=POD_$i
-		recv_in "$i" "${!ns}" $((10 + i)) || t_abort recv "receiver did not start"
-		send_to "10.31.$i.2" $((10 + i)) || t_abort send "rxlat-pktgen send failed"
-		assert_received "$i" $((10 + i))
-		sleep 0.3
-		ip netns del "${!ns}"
-		ip -n "$NS_H" link del "h$i" 2>/dev/null
+		pod_once "$i" $((10 + i)) 0.3
 	done
 	sleep 1.2
 	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/prom.txt"
@@ -643,14 +643,7 @@ pod_churn_scraped()
 	host_setup || t_abort setup "cannot build the host"
 	start_rxlat -i h0 --per-queue --prometheus "$PROM" || return 1
 	for ((i = 1; i <= pods; i++)); do
-		routed_pod "$i" || t_abort setup "cannot create pod $i"
-		ns=POD_$i
-		recv_in "$i" "${!ns}" $((2 + i)) || t_abort recv "receiver did not start"
-		send_to "10.31.$i.2" $((2 + i)) || t_abort send "rxlat-pktgen send failed"
-		assert_received "$i" $((2 + i))
-		sleep 0.7 # named, and in a report
-		ip netns del "${!ns}"
-		ip -n "$NS_H" link del "h$i" 2>/dev/null
+		pod_once "$i" $((2 + i)) 0.7 # named, and in a report
 		((i == 4)) && sleep 5 # pods 1 to 4 found gone and released
 		((i < 5)) && continue
 		in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" | grep -v '^#' | sort \

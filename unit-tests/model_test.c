@@ -614,24 +614,39 @@ static __u64 total_of(struct rxlat_model *m, const char *ifname, __u64 *none)
  * A released slot: its totals stay under its old name, its next owner
  * starts from zero in both cursors, and one of the same name adds to them.
  */
+/*
+ * The model of the retire tests: veth1 (IF_A) in slot 0 of slots, veth2
+ * (IF_B) named for the slot's next owner; NULL (said as CHECK's setup)
+ * without memory.
+ */
+static struct rxlat_model *retire_model(const char *check, struct rxlat_hist **live, __u32 *slots)
+{
+	struct rxlat_model *c = NULL;
+
+	*live = calloc(rxlat_nr_series(DIMS), sizeof(**live));
+	if (!*live || !(c = new_model(FLAT(*live), false))) {
+		check_failed(check, "out of memory");
+		free(*live);
+		return NULL;
+	}
+	name(IF_A, "veth1");
+	name(IF_B, "veth2");
+	memcpy(F.slots, slots, sizeof(F.slots));
+	model_start(c);
+	return c;
+}
+
 static void test_retire(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
+	struct rxlat_hist *live;
+	struct rxlat_model *c = retire_model("retire.setup", &live, slots);
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 	__u64 none;
 
-	if (!live || !(c = new_model(FLAT(live), false))) {
-		check_failed("retire.setup", "out of memory");
-		free(live);
+	if (!c)
 		return;
-	}
-	name(IF_A, "veth1");
-	name(IF_B, "veth2");
-	memcpy(F.slots, slots, sizeof(slots));
-	model_start(c);
 	CHECK_U64("before", total_of(c, "veth1", &none), 0); /* a scrape came first */
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
 	series(live, RXLAT_STAGE_IP_RCV, 0, 2)->sources[RXLAT_SRC_NONE] += 2;
@@ -674,21 +689,14 @@ static void test_retire(void)
 static void test_retire_before_scrape(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
+	struct rxlat_hist *live;
+	struct rxlat_model *c = retire_model("retire_unscraped.setup", &live, slots);
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 	__u64 none;
 
-	if (!live || !(c = new_model(FLAT(live), false))) {
-		check_failed("retire_unscraped.setup", "out of memory");
-		free(live);
+	if (!c)
 		return;
-	}
-	name(IF_A, "veth1");
-	name(IF_B, "veth2");
-	memcpy(F.slots, slots, sizeof(slots));
-	model_start(c);
 	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
 	report_series(c, slots, 0, &s, &n);
 	free(s);
