@@ -984,7 +984,7 @@ tcp_stream_into_pod()	# NAME PORT BYTES
 tc_pod_tcp_backlog()
 {
 	local bytes=${RXLAT_TEST_TCP_BYTES:-100000000} rps mib0 mib1 seg co dr seg0 co0 dr0 want \
-		conns=2 ls=3 max
+		seen unseen conns=2 ls=3 max
 	[[ -n ${RXLAT_VM:-} ]] && bytes=8000000
 	(($(nproc) >= 2)) || { skip cpus "needs two CPUs: the backlog is run on the reader's"; return 0; }
 	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
@@ -1003,11 +1003,22 @@ tc_pod_tcp_backlog()
 	read -r seg co dr <<<"$mib1"
 	read -r seg0 co0 dr0 <<<"$mib0"
 	want=$((seg - seg0 - (co - co0) - (dr - dr0) - conns * ls))
-	log "pod: TcpInSegs +$((seg - seg0)), TCPBacklogCoalesce +$((co - co0)), TCPBacklogDrop +$((dr - dr0))"
+	seen=$(ns_sum ip_rcv "$POD_1" '(.sources.tc + .sources.none)')
+	unseen=$((seg - seg0 - seen))
+	log "pod: TcpInSegs +$((seg - seg0)), TCPBacklogCoalesce +$((co - co0)), TCPBacklogDrop" \
+		"+$((dr - dr0)); ip_rcv ran rxlat's program for $seen"
 	assert_ge tc_backlog_segments 100 "$want" "segments the pod's tcp_do_rcv stage ran for"
-	assert_eq tc_backlog_do_rcv "$want" "$(ns_sum tcp_do_rcv "$POD_1" .count)" \
+	assert_ge tc_backlog_ip_rcv_at_most_all 0 "$unseen" "segments ip_rcv saw beyond TcpInSegs"
+	# Under load (the QEMU guests beside the host suite) the kernel runs no
+	# BPF program at the pod's ip_rcv for some segments, counted alike by
+	# another tracer (docs/tc-stamper.md): each of those has no stamp to
+	# carry, and is missing from tcp_do_rcv unless it was coalesced.
+	assert_le tc_backlog_do_rcv "$want" "$(ns_sum tcp_do_rcv "$POD_1" .count)" \
 		"tcp_do_rcv samples in the pod"
-	assert_eq tc_backlog_do_rcv_from_tc "$want" "$(ns_sum tcp_do_rcv "$POD_1" .sources.tc)"
+	assert_ge tc_backlog_do_rcv_all_seen $((want - unseen)) "$(ns_sum tcp_do_rcv "$POD_1" .count)" \
+		"tcp_do_rcv samples in the pod, less the $unseen segments ip_rcv did not see"
+	assert_eq tc_backlog_do_rcv_from_tc "$(ns_sum tcp_do_rcv "$POD_1" .count)" \
+		"$(ns_sum tcp_do_rcv "$POD_1" .sources.tc)" "tcp_do_rcv samples from tc"
 	max=$(q --arg n "$POD_1" '[.[] | (.series // [])[] | select(.netns == $n and
 		(.stage == "tcp_do_rcv" or .stage == "tcp_data_queue")) | .max_ns] | max // 0')
 	assert_le tc_backlog_below_1s 999999999 "$max" "largest TCP sample in the pod, ns"
