@@ -34,6 +34,9 @@ N=${RXLAT_TEST_PACKETS:-1000}
 PORT=7300
 TCP_BYTES=${RXLAT_TEST_TCP_BYTES:-2M}
 PPS=${RXLAT_TEST_PPS:-2000}
+# the traffic phases of each driver, and how many times over (docs/tests.md)
+PHASES=${RXLAT_DRIVER_PHASES:-udp4 udp6 tcp4 tcp6}
+REPEAT=${RXLAT_DRIVER_REPEAT:-1}
 
 need() { need_rxlat ethtool iperf3 "$@"; }
 
@@ -366,10 +369,17 @@ driver_test()	# DRIVER
 		meta_switch || return 1
 		;;
 	esac
-	udp_phase udp4 4 "$SOURCE"
-	udp_phase udp6 6 "$SOURCE"
-	tcp_phase tcp4 4 "$SOURCE"
-	tcp_phase tcp6 6 "$SOURCE"
+	local r p c
+	for ((r = 1; r <= REPEAT; r++)); do
+		for p in $PHASES; do
+			c=$p
+			((REPEAT == 1)) || c=${p}_r$r
+			case $p in
+			udp4 | udp6) udp_phase "$c" "${p#udp}" "$SOURCE" ;;
+			tcp4 | tcp6) tcp_phase "$c" "${p#tcp}" "$SOURCE" ;;
+			esac
+		done
+	done
 	# a pod behind the NIC that refuses metadata: the tc stamp reaches it
 	if [[ $DRIVER == vmxnet3 ]]; then
 		pod_behind || t_abort pod "cannot put a pod behind $IF_B"
@@ -377,7 +387,7 @@ driver_test()	# DRIVER
 		pod_udp_phase pod_udp6 6 "$SOURCE"
 		pod_tcp_phase pod_tcp4 "$SOURCE"
 	fi
-	if [[ $DRIVER == virtio_net ]]; then
+	if [[ $DRIVER == virtio_net && " $PHASES " == *" udp4 "* ]]; then
 		assert_ge udp_queues_used 2 "$(gojq -s '[.[].series[] | select(.stage == "ip_rcv")
 			| .queue] | unique | length' "$T_DIR/rxlat.out")" "receive queues with samples"
 	fi
@@ -525,6 +535,17 @@ if [[ ${1:-} == --bench ]]; then
 	suite_end
 	exit 0
 fi
+
+for p in $PHASES; do
+	[[ $p == udp4 || $p == udp6 || $p == tcp4 || $p == tcp6 ]] || {
+		echo "drivers_guest.sh: RXLAT_DRIVER_PHASES: unknown phase '$p' (udp4 udp6 tcp4 tcp6)" >&2
+		exit 2
+	}
+done
+[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || {
+	echo "drivers_guest.sh: RXLAT_DRIVER_REPEAT: '$REPEAT' is not a count" >&2
+	exit 2
+}
 
 if [[ ${1:-} == --one ]]; then
 	export RXLAT_TEST_TIMEOUT=${RXLAT_TEST_TIMEOUT:-600}
