@@ -30,7 +30,9 @@
  *   the thread still runs wakes nothing: that poll has no sample.
  *
  * A packet whose stamp is older than the schedule (GRO held it from an
- * earlier poll) leaves the schedule time for the packet after it.
+ * earlier poll) leaves the schedule time for the packet after it. A poll
+ * without a sample is counted in napi_wait's series, by reason
+ * (RXLAT_GROUP_UNSAMPLED), so that samples and those add up to the polls.
  *
  * The programs' names are told apart by their first 15 characters, all
  * that bpf_prog_info keeps (bpftool, make bench).
@@ -46,8 +48,9 @@
 struct rxlat_napi_sched {
 	__u64 t;    /* when it was scheduled, 0: taken */
 	__u64 napi; /* the struct napi_struct, for the busy-poll check */
+	__u64 last; /* the stamp of its newest poll seen at ip_rcv */
 	__u32 id;   /* its napi_id: the slot's owner */
-	__u32 pad;
+	__u32 full; /* its last poll used its whole budget */
 };
 
 struct {
@@ -72,17 +75,35 @@ struct {
 	__type(value, struct rxlat_softirq_round);
 } rxlat_softirq_round SEC(".maps");
 
-static __always_inline void napi_scheduled_id(const struct napi_struct *n, __u32 id)
+static __always_inline struct rxlat_napi_sched *napi_slot(__u32 id)
 {
 	__u32 k = id & (RXLAT_NAPI_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&rxlat_napi_sched, &k);
+}
+
+/* s for instance id: what an instance 1024 ids apart left there is not its */
+static __always_inline void napi_slot_own(struct rxlat_napi_sched *s, __u32 id)
+{
+	if (s->id == id)
+		return;
+	s->t = 0;
+	s->last = 0;
+	s->full = 0;
+	s->napi = 0;
+	s->id = id;
+}
+
+static __always_inline void napi_scheduled_id(const struct napi_struct *n, __u32 id)
+{
 	struct rxlat_napi_sched *s;
 
 	if (!id) /* not in the NAPI hash: packets of it carry no id either */
 		return;
-	s = bpf_map_lookup_elem(&rxlat_napi_sched, &k);
+	s = napi_slot(id);
 	if (!s)
 		return;
-	s->id = id;
+	napi_slot_own(s, id);
 	s->napi = (__u64)n;
 	s->t = bpf_ktime_get_ns();
 }
@@ -199,43 +220,31 @@ static __always_inline bool napi_busy_polled(__u64 napi)
 	return state & (1ul << NAPI_STATE_IN_BUSY_POLL);
 }
 
-/* The schedule of skb's instance, taken by this stamp: false if none. */
-static __always_inline bool napi_sched_take(const struct sk_buff *skb, __u64 stamp, __u64 *from)
-{
-	__u32 id = skb->napi_id, k = id & (RXLAT_NAPI_SLOTS - 1);
-	struct rxlat_napi_sched *s = bpf_map_lookup_elem(&rxlat_napi_sched, &k);
-	__u64 t;
-
-	if (!s || s->id != id || !id)
-		return false;
-	t = s->t;
-	if (!t || t > stamp)
-		return false;
-	s->t = 0;
-	*from = t;
-	return !napi_busy_polled(s->napi);
-}
-
 /*
- * Without trampolines, taken by this stamp: in a NET_RX round, the raise it
- * serves; outside any (a NAPI thread's poll), the thread's wake-up. False
- * if none. One table lookup per packet either way.
+ * The end of a poll of an instance. After one that used its whole budget
+ * the kernel polls the instance again without a schedule: that poll's lack
+ * of a sample is counted apart (after_full).
  */
-static __always_inline bool softirq_take(const struct sk_buff *skb, __u64 stamp, __u64 *from)
+SEC("tp_btf/napi_poll")
+int BPF_PROG(rxlat_wait_poll, struct napi_struct *n, int work, int budget)
 {
-	struct rxlat_softirq_round *r = softirq_round();
-	__u64 t;
+	__u32 id = n->napi_id;
+	struct rxlat_napi_sched *s;
+	bool full = work >= budget;
 
-	if (!r)
-		return false;
-	if (!r->in_round)
-		return napi_sched_take(skb, stamp, from);
-	t = r->round;
-	if (!t || t > stamp)
-		return false;
-	r->round = 0;
-	*from = t;
-	return true;
+	if (!id)
+		return 0;
+	s = napi_slot(id);
+	if (!s)
+		return 0;
+	if (s->id != id) {
+		if (!full)
+			return 0;
+		napi_slot_own(s, id);
+	}
+	if (s->full != full)
+		s->full = full;
+	return 0;
 }
 
 /*
@@ -289,27 +298,79 @@ static __always_inline bool poll_from(__u64 stamp, __u32 ifindex, __u32 queue, _
 }
 
 /*
+ * The poll that took the packet at stamp, the first of its packets seen at
+ * ip_rcv: its wait from the schedule s holds, or why it has none (an
+ * RXLAT_COUNT_UNSAMPLED_*). Without trampolines, in a NET_RX round, from
+ * the raise the round serves instead; outside any (a NAPI thread's poll),
+ * from s too.
+ */
+static __always_inline int napi_wait_take(struct rxlat_napi_sched *s, __u64 stamp, __u64 *from)
+{
+	struct rxlat_softirq_round *r;
+	__u64 t;
+
+	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_SOFTIRQ) {
+		r = softirq_round();
+		if (!r)
+			return RXLAT_COUNT_UNSAMPLED_NONE;
+		if (r->in_round) {
+			t = r->round;
+			if (t && t <= stamp) {
+				r->round = 0;
+				*from = t;
+				return -1;
+			}
+			return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
+		}
+	}
+	t = s->t;
+	if (t && t <= stamp) {
+		s->t = 0;
+		*from = t;
+		return napi_busy_polled(s->napi) ? RXLAT_COUNT_UNSAMPLED_BUSY : -1;
+	}
+	/* a later schedule is the next poll's */
+	if (napi_busy_polled(s->napi))
+		return RXLAT_COUNT_UNSAMPLED_BUSY;
+	return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
+}
+
+/*
  * At ip_rcv, a packet with an XDP stamp: the wait of its poll into series
- * idx (napi_wait's, of the packet's interface, queue and group), if this
- * is the first stamp after the schedule; with --from schedule, noted for
- * the stages after the stamp. One array lookup per packet; the packets
- * after the first find the time taken.
+ * idx (napi_wait's, of the packet's interface, queue and group), if it is
+ * the first packet of its poll seen here, or the reason the poll has none
+ * counted there; with --from schedule, noted for the stages after the
+ * stamp. A poll is known by its stamp, newer than the instance's last: a
+ * packet with an older one (GRO held it from an earlier poll) leaves the
+ * time to the packet after it. One array lookup per packet.
  */
 static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stamp, __u32 ifindex,
 					   __u32 queue, __u32 idx)
 {
+	__u32 id = skb->napi_id;
+	struct rxlat_napi_sched *s;
 	struct rxlat_hist *h;
-	__u64 from;
+	__u64 from = 0;
+	int why;
 
-	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_FENTRY) {
-		if (!napi_sched_take(skb, stamp, &from))
-			return;
-	} else if (!softirq_take(skb, stamp, &from)) {
+	if (!id)
+		return;
+	s = napi_slot(id);
+	if (!s)
+		return;
+	napi_slot_own(s, id);
+	if (stamp <= s->last)
+		return;
+	s->last = stamp;
+	why = napi_wait_take(s, stamp, &from);
+	h = series_hist(idx);
+	if (why >= 0) {
+		if (h && (unsigned int)why < RXLAT_NR_COUNTS)
+			__sync_fetch_and_add(&h->counts[why], 1);
 		return;
 	}
 	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE)
 		poll_from_note(stamp, ifindex, queue, stamp - from);
-	h = series_hist(idx);
 	if (!h)
 		return;
 	__sync_fetch_and_add(&h->sources[RXLAT_SRC_XDP], 1);

@@ -194,20 +194,32 @@ phase_checks()	# CHECK SOURCE
 	return 0
 }
 
-# napi_wait from the NIC's interrupts: per queue, one sample per poll that
-# followed a schedule: every poll but those that went on after a poll that
-# used its whole budget (at most polls_full of them).
+# napi_wait from the NIC's interrupts: per queue, every poll counted once at
+# ip_rcv, as a sample or under the reason it has none (unsampled). Only a
+# poll that went on after one that used its whole budget follows no
+# schedule of its own (after_full: at most polls_full of them); every other
+# poll has its sample.
 napi_wait_checks()	# CHECK
 {
 	local per_queue
 	per_queue=$(pq -c --argjson i "$IFINDEX_B" '
 		([.[].series[] | select(.stage == "napi_wait")] | group_by(.queue)
-		 | map({key: (.[0].queue | tostring), value: (map(.count) | add)}) | from_entries) as $w
+		 | map({key: (.[0].queue | tostring), value: {wait: (map(.count) | add),
+			after_full: (map(.unsampled.after_full) | add),
+			unscheduled: (map(.unsampled.unscheduled) | add),
+			busy: (map(.unsampled.busy) | add)}}) | from_entries) as $w
 		| [.[].xdp[] | select(.ifindex == $i)] | group_by(.queue)
 		| map({q: .[0].queue, polls: (map(.polls) | add), full: (map(.polls_full) | add)})
-		| map(select(.polls > 0)) | map(. + {wait: ($w[.q | tostring] // 0)})')
+		| map(select(.polls > 0))
+		| map(. + ($w[.q | tostring] // {wait: 0, after_full: 0, unscheduled: 0, busy: 0}))')
 	log "$1: napi_wait per queue: $per_queue"
 	assert_ge "$1_napi_wait_samples" 1 "$(psum napi_wait .count)" "napi_wait samples"
+	assert_eq "$1_napi_wait_polls_counted" '[]' "$(gojq -c 'map(select(.wait + .after_full
+		+ .unscheduled + .busy != .polls))' <<<"$per_queue")" \
+		"queues whose napi_wait samples and unsampled polls are not their polls"
+	assert_eq "$1_napi_wait_unsampled" '[]' "$(gojq -c 'map(select(.unscheduled + .busy > 0
+		or .after_full > .full))' <<<"$per_queue")" \
+		"queues with polls unsampled for another reason than a full poll before them"
 	assert_eq "$1_napi_wait_per_poll" '[]' "$(gojq -c 'map(select(.wait > .polls or .wait < .polls - .full))' \
 		<<<"$per_queue")" "queues whose napi_wait samples are not their polls less at most the full ones"
 }
