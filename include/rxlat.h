@@ -269,7 +269,8 @@ enum rxlat_source {
 	X(UNSAMPLED, "unsampled", "rxlat_stage_unsampled_total", "reason",                      \
 	  "napi_wait: NAPI polls without a sample, by reason: after_full (the poll went on "    \
 	  "after one that used its whole budget), unscheduled (no schedule of the instance "    \
-	  "seen before the poll's stamp), busy (a busy poll).",                                 \
+	  "seen), busy (a busy poll), late (the schedule seen last is later than the poll's "   \
+	  "stamp).",                                                                            \
 	  "polls without a napi_wait sample")
 
 #define RXLAT_COUNTS(X)                             \
@@ -280,7 +281,8 @@ enum rxlat_source {
 	X(HELD_OOO, HELD, "ooo")                    \
 	X(UNSAMPLED_FULL, UNSAMPLED, "after_full")  \
 	X(UNSAMPLED_NONE, UNSAMPLED, "unscheduled") \
-	X(UNSAMPLED_BUSY, UNSAMPLED, "busy")
+	X(UNSAMPLED_BUSY, UNSAMPLED, "busy")        \
+	X(UNSAMPLED_LATE, UNSAMPLED, "late")
 
 #define RXLAT_COUNT_GROUP_ENUM_(id, ...) RXLAT_GROUP_##id,
 enum rxlat_count_group { RXLAT_COUNT_GROUPS(RXLAT_COUNT_GROUP_ENUM_) RXLAT_NR_COUNT_GROUPS };

@@ -168,10 +168,11 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 	}
 	src = get(o, "unsampled", json_type_object);
 	if (src) {
-		expect_keys(src, "unsampled", 3);
+		expect_keys(src, "unsampled", 4);
 		expect_u64(src, "after_full", s->st.counts[RXLAT_COUNT_UNSAMPLED_FULL]);
 		expect_u64(src, "unscheduled", s->st.counts[RXLAT_COUNT_UNSAMPLED_NONE]);
 		expect_u64(src, "busy", s->st.counts[RXLAT_COUNT_UNSAMPLED_BUSY]);
+		expect_u64(src, "late", s->st.counts[RXLAT_COUNT_UNSAMPLED_LATE]);
 	}
 }
 
@@ -203,6 +204,7 @@ static void test_json(void)
 	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_FULL] = 5;
 	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_NONE] = 7;
 	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_BUSY] = 8;
+	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_LATE] = 10;
 	pct_a[0] = 954 + 85 / 3;		     /* rank 3: first of bucket 33 */
 	pct_a[1] = pct_a[2] = pct_a[3] = 1ULL << 35; /* rank 6: the max */
 

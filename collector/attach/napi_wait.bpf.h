@@ -51,6 +51,8 @@ struct rxlat_napi_sched {
 	__u64 last; /* the stamp of its newest poll seen at ip_rcv */
 	__u32 id;   /* its napi_id: the slot's owner */
 	__u32 full; /* its last poll used its whole budget */
+	__u32 ends; /* its polls that ended */
+	__u32 seen; /* ends + 1 when ip_rcv saw its newest poll's first packet */
 };
 
 struct {
@@ -90,6 +92,8 @@ static __always_inline void napi_slot_own(struct rxlat_napi_sched *s, __u32 id)
 	s->t = 0;
 	s->last = 0;
 	s->full = 0;
+	s->ends = 0;
+	s->seen = 0;
 	s->napi = 0;
 	s->id = id;
 }
@@ -221,9 +225,14 @@ static __always_inline bool napi_busy_polled(__u64 napi)
 }
 
 /*
- * The end of a poll of an instance. After one that used its whole budget
- * the kernel polls the instance again without a schedule: that poll's lack
- * of a sample is counted apart (after_full).
+ * The end of a poll of an instance, counted so that ip_rcv knows a poll by
+ * the kernel's bounds rather than by the stamp alone: the stamper takes a
+ * fresh stamp in the middle of a poll that outlasts RXLAT_RESET_KEEP_J
+ * (xdp/rxlat_xdp.bpf.c), as a poll does whose CPU the host stopped for a
+ * while under emulation, and each packet after that carries a stamp of its
+ * own. After a poll that used its whole budget the kernel polls the
+ * instance again without a schedule: that poll's lack of a sample is
+ * counted apart (after_full).
  */
 SEC("tp_btf/napi_poll")
 int BPF_PROG(rxlat_wait_poll, struct napi_struct *n, int work, int budget)
@@ -237,11 +246,8 @@ int BPF_PROG(rxlat_wait_poll, struct napi_struct *n, int work, int budget)
 	s = napi_slot(id);
 	if (!s)
 		return 0;
-	if (s->id != id) {
-		if (!full)
-			return 0;
-		napi_slot_own(s, id);
-	}
+	napi_slot_own(s, id);
+	s->ends++;
 	if (s->full != full)
 		s->full = full;
 	return 0;
@@ -329,9 +335,10 @@ static __always_inline int napi_wait_take(struct rxlat_napi_sched *s, __u64 stam
 		*from = t;
 		return napi_busy_polled(s->napi) ? RXLAT_COUNT_UNSAMPLED_BUSY : -1;
 	}
-	/* a later schedule is the next poll's */
 	if (napi_busy_polled(s->napi))
 		return RXLAT_COUNT_UNSAMPLED_BUSY;
+	if (t) /* kept: the next poll's */
+		return RXLAT_COUNT_UNSAMPLED_LATE;
 	return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
 }
 
@@ -340,9 +347,11 @@ static __always_inline int napi_wait_take(struct rxlat_napi_sched *s, __u64 stam
  * idx (napi_wait's, of the packet's interface, queue and group), if it is
  * the first packet of its poll seen here, or the reason the poll has none
  * counted there; with --from schedule, noted for the stages after the
- * stamp. A poll is known by its stamp, newer than the instance's last: a
- * packet with an older one (GRO held it from an earlier poll) leaves the
- * time to the packet after it. One array lookup per packet.
+ * stamp. A poll is known by its stamp, newer than the instance's last,
+ * after an end of a poll of the instance: a packet with an older one (GRO
+ * held it from an earlier poll) leaves the time to the packet after it, and
+ * one whose poll was seen already (the stamper took a fresh stamp in the
+ * middle of it) is not another poll. One array lookup per packet.
  */
 static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stamp, __u32 ifindex,
 					   __u32 queue, __u32 idx)
@@ -359,9 +368,10 @@ static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stam
 	if (!s)
 		return;
 	napi_slot_own(s, id);
-	if (stamp <= s->last)
+	if (stamp <= s->last || s->seen == s->ends + 1)
 		return;
 	s->last = stamp;
+	s->seen = s->ends + 1;
 	why = napi_wait_take(s, stamp, &from);
 	h = series_hist(idx);
 	if (why >= 0) {
