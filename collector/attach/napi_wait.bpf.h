@@ -9,8 +9,9 @@
  * packet. Two ways, chosen by user space (rxlat_cfg.napi_wait):
  *
  * RXLAT_NAPI_WAIT_FENTRY: fentry on __napi_schedule() and
- *   __napi_schedule_irqoff(), through which drivers schedule their
- *   instances (and through which napi_complete_done() reschedules one that
+ *   __napi_schedule_irqoff() (fexit on napi_schedule_prep() too, for an
+ *   interrupt's schedule inside the first), through which drivers schedule
+ *   their instances (and through which napi_complete_done() reschedules one that
  *   missed an interrupt, and the gro_flush_timeout timer one whose
  *   interrupts are deferred: the schedule is then the timer's expiry). Per
  *   instance, by skb->napi_id: a threaded instance, polled in its own
@@ -128,6 +129,24 @@ SEC("fentry/__napi_schedule_irqoff")
 int BPF_PROG(rxlat_wait_irqoff, struct napi_struct *n)
 {
 	napi_scheduled(n);
+	return 0;
+}
+
+/*
+ * The kernel runs a tracing program once per CPU at a time: an interrupt
+ * that schedules an instance while rxlat_wait_sched runs on its CPU for a
+ * schedule made with interrupts on (napi_complete_done()'s after a missed
+ * interrupt, virtio_net's recheck after completing, its transmit
+ * instances') is not run for (the program's recursion_misses), and that
+ * instance's poll would have no schedule. Drivers call napi_schedule_prep()
+ * first, whose exit notes the same schedule: of two programs, the one not
+ * interrupted runs for the interrupt's. Seen under QEMU on arm64.
+ */
+SEC("fexit/napi_schedule_prep")
+int BPF_PROG(rxlat_wait_prep, struct napi_struct *n, bool ret)
+{
+	if (ret)
+		napi_scheduled(n);
 	return 0;
 }
 
