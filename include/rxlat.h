@@ -253,7 +253,9 @@ enum rxlat_source {
  * source before its bucket, which the model relies on (collector/read).
  * The held counters come after them: a held read (collector/attach/ooo.bpf.h)
  * is counted there, and is a sample (a source and a bucket) only with
- * --include-ooo.
+ * --include-ooo. The unsampled ones are napi_wait's only: a poll without a
+ * sample, counted where its sample would be (collector/attach/napi_wait.bpf.h),
+ * so that a queue's samples and those add up to its polls.
  */
 #define RXLAT_COUNT_GROUPS(X)                                                                   \
 	X(SOURCES, "sources", "rxlat_stage_samples_total", "source",                            \
@@ -263,14 +265,24 @@ enum rxlat_source {
 	X(HELD, "held", "rxlat_stage_held_total", "reason",                                     \
 	  "Reads of TCP skbs held behind out-of-order data (ooo), one per skb read, not "       \
 	  "segments: not in the histogram nor the sources unless --include-ooo.",               \
-	  "reads of skbs held behind out-of-order data, one per skb read, not segments")
+	  "reads of skbs held behind out-of-order data, one per skb read, not segments")        \
+	X(UNSAMPLED, "unsampled", "rxlat_stage_unsampled_total", "reason",                      \
+	  "napi_wait: NAPI polls without a sample, by reason: after_full (the poll went on "    \
+	  "after one that used its whole budget), unscheduled (no schedule of the instance "    \
+	  "seen), busy (a busy poll), late (the schedule seen last is later than the poll's "   \
+	  "stamp).",                                                                            \
+	  "polls without a napi_wait sample")
 
-#define RXLAT_COUNTS(X)                  \
-	X(SRC_XDP, SOURCES, "xdp")       \
-	X(SRC_KERNEL, SOURCES, "kernel") \
-	X(SRC_TC, SOURCES, "tc")         \
-	X(SRC_NONE, SOURCES, "none")     \
-	X(HELD_OOO, HELD, "ooo")
+#define RXLAT_COUNTS(X)                             \
+	X(SRC_XDP, SOURCES, "xdp")                  \
+	X(SRC_KERNEL, SOURCES, "kernel")            \
+	X(SRC_TC, SOURCES, "tc")                    \
+	X(SRC_NONE, SOURCES, "none")                \
+	X(HELD_OOO, HELD, "ooo")                    \
+	X(UNSAMPLED_FULL, UNSAMPLED, "after_full")  \
+	X(UNSAMPLED_NONE, UNSAMPLED, "unscheduled") \
+	X(UNSAMPLED_BUSY, UNSAMPLED, "busy")        \
+	X(UNSAMPLED_LATE, UNSAMPLED, "late")
 
 #define RXLAT_COUNT_GROUP_ENUM_(id, ...) RXLAT_GROUP_##id,
 enum rxlat_count_group { RXLAT_COUNT_GROUPS(RXLAT_COUNT_GROUP_ENUM_) RXLAT_NR_COUNT_GROUPS };

@@ -66,6 +66,7 @@ static void check_type(const struct bpf_program *p, const char *sec)
 		enum bpf_attach_type attach;
 	} kinds[] = {
 		{ "fentry/", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY },
+		{ "fexit/", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 		{ "tp_btf/", BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP },
 		{ "cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS },
 	};

@@ -115,7 +115,7 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 	size_t n = 0, j;
 	__u32 i;
 
-	expect_keys(o, "series", 14);
+	expect_keys(o, "series", 15);
 	expect_str(o, "stage", rxlat_label_of(s, "stage")->str);
 	expect_str(o, "ifname", ifname);
 	expect_u64(o, "ifindex", rxlat_label_of(s, "ifindex")->num);
@@ -166,6 +166,14 @@ static void expect_series(struct json_object *o, const struct rxlat_series *s, c
 		expect_keys(src, "held", 1);
 		expect_u64(src, "ooo", s->st.counts[RXLAT_COUNT_HELD_OOO]);
 	}
+	src = get(o, "unsampled", json_type_object);
+	if (src) {
+		expect_keys(src, "unsampled", 4);
+		expect_u64(src, "after_full", s->st.counts[RXLAT_COUNT_UNSAMPLED_FULL]);
+		expect_u64(src, "unscheduled", s->st.counts[RXLAT_COUNT_UNSAMPLED_NONE]);
+		expect_u64(src, "busy", s->st.counts[RXLAT_COUNT_UNSAMPLED_BUSY]);
+		expect_u64(src, "late", s->st.counts[RXLAT_COUNT_UNSAMPLED_LATE]);
+	}
 }
 
 static void test_json(void)
@@ -193,6 +201,10 @@ static void test_json(void)
 	s[0].st.sources[RXLAT_SRC_TC] = 1;
 	s[0].st.sources[RXLAT_SRC_NONE] = 9;
 	s[0].st.counts[RXLAT_COUNT_HELD_OOO] = 2;
+	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_FULL] = 5;
+	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_NONE] = 7;
+	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_BUSY] = 8;
+	s[0].st.counts[RXLAT_COUNT_UNSAMPLED_LATE] = 10;
 	pct_a[0] = 954 + 85 / 3;		     /* rank 3: first of bucket 33 */
 	pct_a[1] = pct_a[2] = pct_a[3] = 1ULL << 35; /* rank 6: the max */
 

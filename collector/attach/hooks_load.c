@@ -69,6 +69,15 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 pr
 						  plan->point[RXLAT_STAGE_NAPI_WAIT] == P_FALLBACK);
 			continue;
 		}
+		if (!strcmp(name, PLAN_NAPI_POLL)) {
+			bpf_program__set_autoload(p, plan->point[RXLAT_STAGE_NAPI_WAIT] != P_NONE);
+			continue;
+		}
+		if (!strcmp(name, PLAN_NAPI_PREP)) {
+			bpf_program__set_autoload(p,
+						  plan->point[RXLAT_STAGE_NAPI_WAIT] == P_FENTRY);
+			continue;
+		}
 		pp = plan_prog_of(bpf_program__section_name(p));
 		if (!pp) {
 			rxlat_err("latency hook program %s belongs to no stage", name);

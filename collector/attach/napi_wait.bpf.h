@@ -9,8 +9,9 @@
  * packet. Two ways, chosen by user space (rxlat_cfg.napi_wait):
  *
  * RXLAT_NAPI_WAIT_FENTRY: fentry on __napi_schedule() and
- *   __napi_schedule_irqoff(), through which drivers schedule their
- *   instances (and through which napi_complete_done() reschedules one that
+ *   __napi_schedule_irqoff() (fexit on napi_schedule_prep() too, for an
+ *   interrupt's schedule inside the first), through which drivers schedule
+ *   their instances (and through which napi_complete_done() reschedules one that
  *   missed an interrupt, and the gro_flush_timeout timer one whose
  *   interrupts are deferred: the schedule is then the timer's expiry). Per
  *   instance, by skb->napi_id: a threaded instance, polled in its own
@@ -30,7 +31,9 @@
  *   the thread still runs wakes nothing: that poll has no sample.
  *
  * A packet whose stamp is older than the schedule (GRO held it from an
- * earlier poll) leaves the schedule time for the packet after it.
+ * earlier poll) leaves the schedule time for the packet after it. A poll
+ * without a sample is counted in napi_wait's series, by reason
+ * (RXLAT_GROUP_UNSAMPLED), so that samples and those add up to the polls.
  *
  * The programs' names are told apart by their first 15 characters, all
  * that bpf_prog_info keeps (bpftool, make bench).
@@ -46,8 +49,11 @@
 struct rxlat_napi_sched {
 	__u64 t;    /* when it was scheduled, 0: taken */
 	__u64 napi; /* the struct napi_struct, for the busy-poll check */
+	__u64 last; /* the stamp of its newest poll seen at ip_rcv */
 	__u32 id;   /* its napi_id: the slot's owner */
-	__u32 pad;
+	__u32 full; /* its last poll used its whole budget */
+	__u32 ends; /* its polls that ended */
+	__u32 seen; /* ends + 1 when ip_rcv saw its newest poll's first packet */
 };
 
 struct {
@@ -72,17 +78,37 @@ struct {
 	__type(value, struct rxlat_softirq_round);
 } rxlat_softirq_round SEC(".maps");
 
-static __always_inline void napi_scheduled_id(const struct napi_struct *n, __u32 id)
+static __always_inline struct rxlat_napi_sched *napi_slot(__u32 id)
 {
 	__u32 k = id & (RXLAT_NAPI_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&rxlat_napi_sched, &k);
+}
+
+/* s for instance id: what an instance 1024 ids apart left there is not its */
+static __always_inline void napi_slot_own(struct rxlat_napi_sched *s, __u32 id)
+{
+	if (s->id == id)
+		return;
+	s->t = 0;
+	s->last = 0;
+	s->full = 0;
+	s->ends = 0;
+	s->seen = 0;
+	s->napi = 0;
+	s->id = id;
+}
+
+static __always_inline void napi_scheduled_id(const struct napi_struct *n, __u32 id)
+{
 	struct rxlat_napi_sched *s;
 
 	if (!id) /* not in the NAPI hash: packets of it carry no id either */
 		return;
-	s = bpf_map_lookup_elem(&rxlat_napi_sched, &k);
+	s = napi_slot(id);
 	if (!s)
 		return;
-	s->id = id;
+	napi_slot_own(s, id);
 	s->napi = (__u64)n;
 	s->t = bpf_ktime_get_ns();
 }
@@ -103,6 +129,24 @@ SEC("fentry/__napi_schedule_irqoff")
 int BPF_PROG(rxlat_wait_irqoff, struct napi_struct *n)
 {
 	napi_scheduled(n);
+	return 0;
+}
+
+/*
+ * The kernel runs a tracing program once per CPU at a time: an interrupt
+ * that schedules an instance while rxlat_wait_sched runs on its CPU for a
+ * schedule made with interrupts on (napi_complete_done()'s after a missed
+ * interrupt, virtio_net's recheck after completing, its transmit
+ * instances') is not run for (the program's recursion_misses), and that
+ * instance's poll would have no schedule. Drivers call napi_schedule_prep()
+ * first, whose exit notes the same schedule: of two programs, the one not
+ * interrupted runs for the interrupt's. Seen under QEMU on arm64.
+ */
+SEC("fexit/napi_schedule_prep")
+int BPF_PROG(rxlat_wait_prep, struct napi_struct *n, bool ret)
+{
+	if (ret)
+		napi_scheduled(n);
 	return 0;
 }
 
@@ -199,43 +243,33 @@ static __always_inline bool napi_busy_polled(__u64 napi)
 	return state & (1ul << NAPI_STATE_IN_BUSY_POLL);
 }
 
-/* The schedule of skb's instance, taken by this stamp: false if none. */
-static __always_inline bool napi_sched_take(const struct sk_buff *skb, __u64 stamp, __u64 *from)
-{
-	__u32 id = skb->napi_id, k = id & (RXLAT_NAPI_SLOTS - 1);
-	struct rxlat_napi_sched *s = bpf_map_lookup_elem(&rxlat_napi_sched, &k);
-	__u64 t;
-
-	if (!s || s->id != id || !id)
-		return false;
-	t = s->t;
-	if (!t || t > stamp)
-		return false;
-	s->t = 0;
-	*from = t;
-	return !napi_busy_polled(s->napi);
-}
-
 /*
- * Without trampolines, taken by this stamp: in a NET_RX round, the raise it
- * serves; outside any (a NAPI thread's poll), the thread's wake-up. False
- * if none. One table lookup per packet either way.
+ * The end of a poll of an instance, counted so that ip_rcv knows a poll by
+ * the kernel's bounds rather than by the stamp alone: the stamper takes a
+ * fresh stamp in the middle of a poll that outlasts RXLAT_RESET_KEEP_J
+ * (xdp/rxlat_xdp.bpf.c), as a poll does whose CPU the host stopped for a
+ * while under emulation, and each packet after that carries a stamp of its
+ * own. After a poll that used its whole budget the kernel polls the
+ * instance again without a schedule: that poll's lack of a sample is
+ * counted apart (after_full).
  */
-static __always_inline bool softirq_take(const struct sk_buff *skb, __u64 stamp, __u64 *from)
+SEC("tp_btf/napi_poll")
+int BPF_PROG(rxlat_wait_poll, struct napi_struct *n, int work, int budget)
 {
-	struct rxlat_softirq_round *r = softirq_round();
-	__u64 t;
+	__u32 id = n->napi_id;
+	struct rxlat_napi_sched *s;
+	bool full = work >= budget;
 
-	if (!r)
-		return false;
-	if (!r->in_round)
-		return napi_sched_take(skb, stamp, from);
-	t = r->round;
-	if (!t || t > stamp)
-		return false;
-	r->round = 0;
-	*from = t;
-	return true;
+	if (!id)
+		return 0;
+	s = napi_slot(id);
+	if (!s)
+		return 0;
+	napi_slot_own(s, id);
+	s->ends++;
+	if (s->full != full)
+		s->full = full;
+	return 0;
 }
 
 /*
@@ -289,27 +323,83 @@ static __always_inline bool poll_from(__u64 stamp, __u32 ifindex, __u32 queue, _
 }
 
 /*
+ * The poll that took the packet at stamp, the first of its packets seen at
+ * ip_rcv: its wait from the schedule s holds, or why it has none (an
+ * RXLAT_COUNT_UNSAMPLED_*). Without trampolines, in a NET_RX round, from
+ * the raise the round serves instead; outside any (a NAPI thread's poll),
+ * from s too.
+ */
+static __always_inline int napi_wait_take(struct rxlat_napi_sched *s, __u64 stamp, __u64 *from)
+{
+	struct rxlat_softirq_round *r;
+	__u64 t;
+
+	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_SOFTIRQ) {
+		r = softirq_round();
+		if (!r)
+			return RXLAT_COUNT_UNSAMPLED_NONE;
+		if (r->in_round) {
+			t = r->round;
+			if (t && t <= stamp) {
+				r->round = 0;
+				*from = t;
+				return -1;
+			}
+			return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
+		}
+	}
+	t = s->t;
+	if (t && t <= stamp) {
+		s->t = 0;
+		*from = t;
+		return napi_busy_polled(s->napi) ? RXLAT_COUNT_UNSAMPLED_BUSY : -1;
+	}
+	if (napi_busy_polled(s->napi))
+		return RXLAT_COUNT_UNSAMPLED_BUSY;
+	if (t) /* kept: the next poll's */
+		return RXLAT_COUNT_UNSAMPLED_LATE;
+	return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
+}
+
+/*
  * At ip_rcv, a packet with an XDP stamp: the wait of its poll into series
- * idx (napi_wait's, of the packet's interface, queue and group), if this
- * is the first stamp after the schedule; with --from schedule, noted for
- * the stages after the stamp. One array lookup per packet; the packets
- * after the first find the time taken.
+ * idx (napi_wait's, of the packet's interface, queue and group), if it is
+ * the first packet of its poll seen here, or the reason the poll has none
+ * counted there; with --from schedule, noted for the stages after the
+ * stamp. A poll is known by its stamp, newer than the instance's last,
+ * after an end of a poll of the instance: a packet with an older one (GRO
+ * held it from an earlier poll) leaves the time to the packet after it, and
+ * one whose poll was seen already (the stamper took a fresh stamp in the
+ * middle of it) is not another poll. One array lookup per packet.
  */
 static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stamp, __u32 ifindex,
 					   __u32 queue, __u32 idx)
 {
+	__u32 id = skb->napi_id;
+	struct rxlat_napi_sched *s;
 	struct rxlat_hist *h;
-	__u64 from;
+	__u64 from = 0;
+	int why;
 
-	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_FENTRY) {
-		if (!napi_sched_take(skb, stamp, &from))
-			return;
-	} else if (!softirq_take(skb, stamp, &from)) {
+	if (!id)
+		return;
+	s = napi_slot(id);
+	if (!s)
+		return;
+	napi_slot_own(s, id);
+	if (stamp <= s->last || s->seen == s->ends + 1)
+		return;
+	s->last = stamp;
+	s->seen = s->ends + 1;
+	why = napi_wait_take(s, stamp, &from);
+	h = series_hist(idx);
+	if (why >= 0) {
+		if (h && (unsigned int)why < RXLAT_NR_COUNTS)
+			__sync_fetch_and_add(&h->counts[why], 1);
 		return;
 	}
 	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE)
 		poll_from_note(stamp, ifindex, queue, stamp - from);
-	h = series_hist(idx);
 	if (!h)
 		return;
 	__sync_fetch_and_add(&h->sources[RXLAT_SRC_XDP], 1);

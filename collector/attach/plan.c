@@ -37,13 +37,15 @@ static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE
 const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE] = { RXLAT_STAGES(PLAN_PROGS) };
 #undef PLAN_PROGS
 
-const struct plan_extra plan_extras[6] = {
+const struct plan_extra plan_extras[8] = {
 	{ PLAN_PROBE_MEM, "tp_btf/netif_receive_skb" },
 	{ PLAN_DROP, "tp_btf/kfree_skb" },
 	{ PLAN_OOO, "tp_btf/tcp_probe" },
 	{ PLAN_NAPI_ENTRY, "tp_btf/softirq_entry" },
 	{ PLAN_NAPI_EXIT, "tp_btf/softirq_exit" },
 	{ PLAN_NAPI_WAKE, "tp_btf/sched_waking" },
+	{ PLAN_NAPI_POLL, "tp_btf/napi_poll" },
+	{ PLAN_NAPI_PREP, "fexit/napi_schedule_prep" },
 };
 
 bool plan_prog_section(const struct plan_prog *pp, char *buf, size_t len)

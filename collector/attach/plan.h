@@ -113,7 +113,11 @@ struct plan_extra {
 #define PLAN_NAPI_ENTRY "rxlat_wait_entry"
 #define PLAN_NAPI_EXIT	"rxlat_wait_exit"
 #define PLAN_NAPI_WAKE	"rxlat_wait_wake"
-extern const struct plan_extra plan_extras[6];
+/* napi_wait in both sets: a poll's end */
+#define PLAN_NAPI_POLL "rxlat_wait_poll"
+/* napi_wait with trampolines: an interrupt's schedule inside rxlat_wait_sched */
+#define PLAN_NAPI_PREP "rxlat_wait_prep"
+extern const struct plan_extra plan_extras[8];
 
 /* ---- hooks_probe.c: what this kernel offers ------------------------ */
 

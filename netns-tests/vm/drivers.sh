@@ -18,7 +18,9 @@
 # for vmtest.sh; the vmtest summary ends with one line per driver.
 #
 # Environment: as vmtest.sh (VMTEST_TIMEOUT, default here 900 s), and
-# DRIVERS_KERNEL (6.12-generic: e1000e is not in the cloud kernels).
+# DRIVERS_KERNEL (6.12-generic: e1000e is not in the cloud kernels),
+# RXLAT_DRIVER_PHASES and RXLAT_DRIVER_REPEAT (passed to the guest:
+# drivers_guest.sh).
 
 set -Eeuo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -111,6 +113,8 @@ done
 export VMTEST_QEMU_ARGS="${VMTEST_QEMU_ARGS:-} ${qemu_args[*]}"
 export VMTEST_ENV="${VMTEST_ENV:-}
 export RXLAT_NIC_PAIRS='${pairs[*]}'
+${RXLAT_DRIVER_PHASES:+export RXLAT_DRIVER_PHASES='$RXLAT_DRIVER_PHASES'}
+${RXLAT_DRIVER_REPEAT:+export RXLAT_DRIVER_REPEAT='$RXLAT_DRIVER_REPEAT'}
 ${BENCH_VM_SECONDS:+export BENCH_VM_SECONDS=$BENCH_VM_SECONDS}
 ${BENCH_VM_ROUNDS:+export BENCH_VM_ROUNDS=$BENCH_VM_ROUNDS}"
 export VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-900}
