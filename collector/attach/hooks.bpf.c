@@ -345,10 +345,12 @@ static __always_inline bool ip_rcv_tcp_seq(const struct sk_buff *skb, __u32 *seq
 
 /*
  * At ip_rcv: note the packet's forwarded stamp m, or (m NULL: it has none)
- * forget what an earlier skb at its address left on this CPU. A TCP
- * segment's note goes to the shared map; rxlat's own namespace needs none
- * (a forwarded segment leaves it, and where it was taken for forwarded by
- * mistake its stages count none).
+ * forget what an earlier skb at its address left on this CPU. In another
+ * namespace a TCP segment's note goes to the shared map. rxlat's own
+ * namespace, which every forwarded packet passes, reads no header for it:
+ * a forwarded segment leaves it, its TCP stages read only the shared map
+ * (where it was taken for forwarded by mistake they count none), and the
+ * per-CPU note it gets is read by UDP's stage alone.
  */
 static __always_inline void carry_note(const struct sk_buff *skb, const struct rxlat_meta *m,
 				       bool here)
@@ -359,9 +361,7 @@ static __always_inline void carry_note(const struct sk_buff *skb, const struct r
 
 	if (!rxlat_cfg.fwd_mask)
 		return;
-	if (m && ip_rcv_tcp_seq(skb, &t.seq)) {
-		if (here)
-			return;
+	if (m && !here && ip_rcv_tcp_seq(skb, &t.seq)) {
 		key = (__u64)skb;
 		t.head = addr32(skb->head);
 		t.m = *m;
@@ -391,7 +391,7 @@ static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage
 		return false;
 	if (stage != RXLAT_STAGE_UDP_QUEUE_RCV) { /* a TCP stage: the control block is TCP's */
 		t = bpf_map_lookup_elem(&rxlat_carry_tcp, &key);
-		if (!t || t->head != (__u32)(__u64)skb->head ||
+		if (!t || t->head != addr32(skb->head) ||
 		    t->seq !=
 			*(__u32 *)((void *)skb->cb + bpf_core_field_offset(struct tcp_skb_cb, seq)))
 			return false;
