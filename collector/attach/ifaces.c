@@ -18,6 +18,7 @@
 #include "stamping.h"
 #include "tc.h"
 #include "xdp_counters.h"
+#include "xdp_device.h"
 
 /*
  * Whether a named interface's driver leaves XDP programs room for metadata,
@@ -573,7 +574,11 @@ int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 /* The tc stamper, with the hooks' table of forwarded stamps. */
 static int tc_open_shared(struct rxlat_ifaces *f)
 {
-	struct rxlat_tc_share s = { .fwd_fd = -1, .offs_fd = -1 };
+	struct rxlat_tc_share s = { .fwd_fd = -1,
+				    .offs_fd = -1,
+				    .napi_sched_fd = -1,
+				    .softirq_round_fd = -1,
+				    .poll_from_fd = -1 };
 
 	if (f->hooks)
 		hooks_tc_share(f->hooks, &s);
@@ -584,6 +589,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 {
 	const struct rxlat_config *cfg = f->cfg;
 	enum rxlat_tc_how how;
+	char hint[512];
 	int err;
 
 	/*
@@ -596,7 +602,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
 				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
-		bool veth = stamping_why(f->stamping, i) == STAMPING_TC_VETH;
+		bool dflt = stamping_why(f->stamping, i) == STAMPING_TC_DEFAULT;
 
 		if (!stamping_uses_tc(f->stamping, i))
 			continue;
@@ -605,13 +611,13 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
 			return -EBUSY;
-		if (veth)
+		if (dflt) {
+			xdp_device_hint(cfg->ifnames[i], hint, sizeof(hint));
 			rxlat_info(
-			    "%s: a veth: stamping at tc ingress, rxlat's default there (XDP on "
-			    "a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing "
-			    "attached); '%s native' stamps in XDP, whose stamps also reach "
-			    "other namespaces' sock_read",
-			    cfg->ifnames[i], opt(OPT_XDP_MODE));
+			    "%s: stamping at tc ingress, rxlat's default: it changes nothing "
+			    "on the device; %s",
+			    cfg->ifnames[i], hint);
+		}
 		switch (how) {
 		case RXLAT_TC_NONE: /* returned above */
 			break;

@@ -21,6 +21,7 @@
 #include "stamper.h"
 #include "stamping.h"
 #include "tc.h"
+#include "xdp_device.h"
 
 struct rxlat_stamping {
 	const struct rxlat_config *cfg;
@@ -151,43 +152,32 @@ tc_instead(struct rxlat_stamping *s, int i, enum stamping_why w, const char *hin
 }
 
 /*
- * Where the command line names no stamper, rxlat picks one by the kind of
- * interface. On a veth, tc: any XDP program there switches its peer's
- * TSO/GSO off, so the peer segments in software and TCP runs at 0.26-0.41x
- * of nothing attached, where the tc stamper keeps 0.85-1.12x (make bench,
- * part A). What only the XDP stamp gives is worth little there: the time
- * before the veth's GRO, and stamps that reach the namespaces a packet is
- * forwarded to, while a veth is most often a container's own link. On every
- * other driver, XDP where it can: the stamp is taken in the driver's poll and
- * reaches the containers behind the interface. A veth is said once its
- * stamper is attached: at tc by ifaces_attach_tc(), in XDP (for want of
- * tcx links) below.
+ * Where the command line asks for no XDP (no --xdp-mode), rxlat stamps at
+ * tc ingress, on every driver: attaching XDP changes the device it
+ * measures, before rxlat could know whether XDP even carries its stamp
+ * (xdp_device.c's table: virtio_net turns its guest offloads off, TCP at
+ * about 0.5x under QEMU; vmxnet3 resets itself and leaves LRO off; mlx5
+ * switches every channel; a veth's peer loses TSO/GSO, TCP at 0.3-0.4x),
+ * while the tc stamper changes nothing on it and reaches the containers
+ * behind it too. What only the XDP stamp gives, the time before GRO, is one
+ * option away. Said once the tc stamper is attached (ifaces_attach_tc()).
  */
-static void by_default(struct rxlat_stamping *s, int i)
+static int by_default(struct rxlat_stamping *s, int i)
 {
 	const struct rxlat_config *cfg = s->cfg;
-	char drv[64];
+	char why[512], hint[64];
 
-	/* --stamp packet asks for per-packet XDP stamps */
-	if (cfg->xdp_forced || cfg->stamp == RXLAT_STAMP_PACKET)
-		return;
-	stamping_driver(cfg->ifnames[i], drv, sizeof(drv));
-	if (strcmp(drv, "veth"))
-		return;
-	/*
-	 * Without tcx links (before 6.6) the tc stamper is a cls_bpf filter,
-	 * which a killed rxlat leaves behind: XDP there.
-	 */
-	if (!tc_has_tcx(cfg->ifindexes[i])) {
-		s->why[i] = STAMPING_XDP_VETH;
-		return;
+	if (!cfg->xdp_forced) {
+		s->why[i] = STAMPING_TC_DEFAULT;
+		return 0;
 	}
-	/* napi_wait (and --from schedule) has samples of XDP stamps only */
-	if (cfg->stages[RXLAT_STAGE_NAPI_WAIT]) {
-		s->why[i] = STAMPING_XDP_WAIT;
-		return;
+	/* asked for: refused before anything touches a driver that has no room for the stamp */
+	if (cfg->xdp_mode == RXLAT_XDP_NATIVE &&
+	    xdp_device_no_meta(cfg->ifnames[i], why, sizeof(why))) {
+		snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
+		return stamping_may_leave_xdp(s, i, why, hint);
 	}
-	s->why[i] = STAMPING_TC_VETH;
+	return 0;
 }
 
 /* What holds named interface i's XDP hook decides first, then its kind. */
@@ -201,10 +191,13 @@ static int decide(struct rxlat_stamping *s, int i)
 				 sizeof(hint));
 	if (err < 0)
 		return err;
+	if (err && !cfg->xdp_forced) {
+		s->why[i] = STAMPING_TC_DEFAULT; /* tc by default all the same */
+		return 0;
+	}
 	if (err)
 		return tc_instead(s, i, STAMPING_TC_TAKEN, hint[0] ? hint : NULL, "%s", why);
-	by_default(s, i);
-	return 0;
+	return by_default(s, i);
 }
 
 /*
@@ -267,16 +260,6 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode_name(cfg),
 			   cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
-		if (s->why[i] == STAMPING_XDP_VETH)
-			rxlat_info(
-			    "%s: a veth, stamped in XDP: this kernel has no tcx links, and "
-			    "the tc stamper's cls_bpf filter would outlive a killed rxlat; its "
-			    "peer's TSO/GSO are off while rxlat runs (%s keeps them)",
-			    cfg->ifnames[i], opt(OPT_TC));
-		if (s->why[i] == STAMPING_XDP_WAIT)
-			rxlat_info("%s: a veth, stamped in XDP for stage %s (a tc stamp carries no "
-				   "poll); its peer's TSO/GSO are off while rxlat runs",
-				   cfg->ifnames[i], rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT]);
 	}
 	err = stamper_attach_reset(st);
 	if (err)

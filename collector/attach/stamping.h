@@ -22,11 +22,9 @@ struct rxlat_stamper;
 struct rxlat_stamping;
 
 enum stamping_why {
-	STAMPING_XDP,	     /* rxlat's XDP stamper, or (--no-xdp) one loaded without it */
-	STAMPING_XDP_VETH,   /* a veth kept in XDP: no tcx links on this kernel */
-	STAMPING_XDP_WAIT,   /* a veth kept in XDP: napi_wait reads XDP stamps only */
+	STAMPING_XDP, /* --xdp-mode: rxlat's XDP stamper, or (--no-xdp) one loaded without it */
 	STAMPING_TC_ASKED,   /* --tc */
-	STAMPING_TC_VETH,    /* a veth: tc is rxlat's default there */
+	STAMPING_TC_DEFAULT, /* no --xdp-mode: tc is rxlat's default */
 	STAMPING_TC_TAKEN,   /* another program holds the XDP hook */
 	STAMPING_TC_NO_XDP,  /* the XDP stamper cannot attach in the mode asked */
 	STAMPING_TC_NO_META, /* the driver gives XDP programs no room for metadata */

@@ -314,13 +314,18 @@ static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_
 		       const char *prefix, const bool *extra)
 {
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
-		char protos[32], more[64] = "";
+		char protos[32], more[160] = "";
 
 		if (!cfg->stages[s])
 			continue;
 		if (extra && extra[s])
 			snprintf(more, sizeof(more), " (not by default: %s +%s)", opt(OPT_STAGES),
 				 rxlat_stage_names[s]);
+		/* where a wait before the stamp ends depends on the stamper */
+		if (s == RXLAT_STAGE_NAPI_WAIT && info->attach[s])
+			snprintf(more + strlen(more), sizeof(more) - strlen(more),
+				 " (to the poll's stamp: in XDP its start, at tc ingress its first "
+				 "packet, after GRO)");
 		rxlat_protos_str(info->coverage[s].measured, protos, sizeof(protos));
 		if (info->attach[s] && info->fallback_why[s])
 			fprintf(f, "%s%-15s %s [%s] (fallback: %s)%s\n", prefix,
