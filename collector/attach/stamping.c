@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,49 +105,15 @@ static const char *mode_name(const struct rxlat_config *cfg)
 	return cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native";
 }
 
-int stamping_may_leave_xdp(const struct rxlat_stamping *s, int i, const char *why, const char *hint)
+int stamping_refuse_xdp(const struct rxlat_stamping *s, int i, const char *why, const char *hint)
 {
 	const struct rxlat_config *cfg = s->cfg;
 
-	if (!cfg->xdp_forced)
-		return 0;
 	rxlat_err("%s: %s: %s %s asks for the XDP stamper; %s%srun without %s to stamp at tc "
 		  "ingress",
 		  cfg->ifnames[i], why, opt(OPT_XDP_MODE), mode_name(cfg), hint ? hint : "",
 		  hint ? ", or " : "", opt(OPT_XDP_MODE));
 	return -EOPNOTSUPP;
-}
-
-void stamping_switch_to_tc(struct rxlat_stamping *s, int i, enum stamping_why w, const char *why,
-			   const char *tail)
-{
-	s->why[i] = w;
-	rxlat_info("%s: %s: stamping at tc ingress instead%s", s->cfg->ifnames[i], why, tail);
-}
-
-/*
- * Named interface i cannot be stamped in XDP, for the reason given: the tc
- * stamper takes over (attached later, by ifaces_attach_tc()), said in one
- * line, 1. With --xdp-mode an error instead, -EOPNOTSUPP (nothing is
- * attached yet). hint, when not NULL, is how to stamp in XDP all the same.
- */
-static int __attribute__((format(printf, 5, 6)))
-tc_instead(struct rxlat_stamping *s, int i, enum stamping_why w, const char *hint, const char *fmt,
-	   ...)
-{
-	char why[512], tail[PATH_MAX + 512];
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	err = stamping_may_leave_xdp(s, i, why, hint);
-	if (err)
-		return err;
-	snprintf(tail, sizeof(tail), "%s%s", hint ? "; " : "", hint ? hint : "");
-	stamping_switch_to_tc(s, i, w, why, tail);
-	return 1;
 }
 
 /*
@@ -175,7 +140,7 @@ static int by_default(struct rxlat_stamping *s, int i)
 	if (cfg->xdp_mode == RXLAT_XDP_NATIVE &&
 	    xdp_device_no_meta(cfg->ifnames[i], why, sizeof(why))) {
 		snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
-		return stamping_may_leave_xdp(s, i, why, hint);
+		return stamping_refuse_xdp(s, i, why, hint);
 	}
 	return 0;
 }
@@ -196,35 +161,31 @@ static int decide(struct rxlat_stamping *s, int i)
 		return 0;
 	}
 	if (err)
-		return tc_instead(s, i, STAMPING_TC_TAKEN, hint[0] ? hint : NULL, "%s", why);
+		return stamping_refuse_xdp(s, i, why, hint[0] ? hint : NULL);
 	return by_default(s, i);
 }
 
-/*
- * The XDP stamper could not be attached to named interface i (err): tc
- * instead, or an error (tc_instead()).
- */
+/* The XDP stamper could not be attached to named interface i (err): an error. */
 static int attach_failed(struct rxlat_stamping *s, int i, int err)
 {
 	const struct rxlat_config *cfg = s->cfg;
 	char why[512], hint[PATH_MAX + 256];
+	int held;
 
 	if (err == -EBUSY || err == -EEXIST) {
 		/* taken since the check before the stamper was loaded */
-		err = stamper_xdp_holder(cfg->ifindexes[i], cfg->ifnames[i], why, sizeof(why), hint,
-					 sizeof(hint));
-		if (err > 0)
-			return tc_instead(s, i, STAMPING_TC_TAKEN, hint[0] ? hint : NULL, "%s",
-					  why);
-		if (!err)
-			s->why[i] = STAMPING_TC_TAKEN; /* free again by now: tc all the same */
-		return err;
+		held = stamper_xdp_holder(cfg->ifindexes[i], cfg->ifnames[i], why, sizeof(why),
+					  hint, sizeof(hint));
+		if (held < 0)
+			return held;
+		if (held)
+			return stamping_refuse_xdp(s, i, why, hint[0] ? hint : NULL);
 	}
 	/* generic XDP runs on every device */
 	snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
-	return tc_instead(s, i, STAMPING_TC_NO_XDP, cfg->xdp_mode == RXLAT_XDP_SKB ? NULL : hint,
-			  "the XDP stamper cannot attach in %s mode (%s)", mode_name(cfg),
-			  strerror(-err));
+	snprintf(why, sizeof(why), "the XDP stamper cannot attach in %s mode (%s)", mode_name(cfg),
+		 strerror(-err));
+	return stamping_refuse_xdp(s, i, why, cfg->xdp_mode == RXLAT_XDP_SKB ? NULL : hint);
 }
 
 int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
@@ -253,9 +214,7 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
 		err = stamper_attach_iface(st, cfg, i, cfg->ifindexes[i]);
 		if (err) {
 			err = attach_failed(s, i, err);
-			if (err < 0)
-				goto fail;
-			continue;
+			goto fail;
 		}
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode_name(cfg),

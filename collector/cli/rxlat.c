@@ -256,10 +256,6 @@ static int check_meta(struct rxlat_run *c)
 	if (r < 0)
 		return r;
 	c->meta_pending = r > 0;
-	if (c->keep_admin && !ifaces_meta_needs_admin(c->ifaces)) {
-		c->keep_admin = false;
-		return caps_drop(tc_netlink(c->tc));
-	}
 	return 0;
 }
 
@@ -552,8 +548,7 @@ static int start_measuring(struct rxlat_run *c)
 
 	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN, adding one too */
 	c->meta_pending = true;
-	c->keep_admin = ifaces_meta_needs_admin(c->ifaces);
-	err = caps_drop(tc_netlink(c->tc) || c->keep_admin);
+	err = caps_drop(tc_netlink(c->tc));
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */
