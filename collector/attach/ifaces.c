@@ -555,7 +555,7 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 {
 	const struct rxlat_config *cfg = f->cfg;
 	enum rxlat_tc_how how;
-	char hint[512];
+	char hint[1280];
 	int err;
 
 	for (int i = 0; i < cfg->nifaces; i++) {
@@ -568,8 +568,11 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
 			return -EBUSY;
-		if (dflt) {
+		if (dflt && stamping_xdp_taken(f->stamping, i))
+			snprintf(hint, sizeof(hint), "%s", stamping_xdp_taken(f->stamping, i));
+		else if (dflt)
 			xdp_device_hint(cfg->ifnames[i], hint, sizeof(hint));
+		if (dflt) {
 			rxlat_info(
 			    "%s: stamping at tc ingress, rxlat's default: it changes nothing "
 			    "on the device; %s",

@@ -473,6 +473,14 @@ bool stamper_attached(const struct rxlat_stamper *st, int i)
 	return st && st->skel && i < st->nlinks && st->link_fds[i] >= 0;
 }
 
+bool stamper_restores(const struct rxlat_stamper *st)
+{
+	for (int i = 0; st && i < st->nlinks; i++)
+		if (st->saved[i])
+			return true;
+	return false;
+}
+
 bool stamper_found(const struct rxlat_stamper *st)
 {
 	return st && !st->skel;

@@ -25,6 +25,8 @@
 struct rxlat_stamping {
 	const struct rxlat_config *cfg;
 	enum stamping_why why[RXLAT_MAX_CLI_IFACES];
+	/* by default: what holds the XDP hook, and how to stamp in XDP all the same */
+	char *taken[RXLAT_MAX_CLI_IFACES];
 };
 
 int stamping_new(struct rxlat_stamping **out, const struct rxlat_config *cfg)
@@ -44,7 +46,16 @@ int stamping_new(struct rxlat_stamping **out, const struct rxlat_config *cfg)
 
 void stamping_free(struct rxlat_stamping *s)
 {
+	if (!s)
+		return;
+	for (int i = 0; i < RXLAT_MAX_CLI_IFACES; i++)
+		free(s->taken[i]);
 	free(s);
+}
+
+const char *stamping_xdp_taken(const struct rxlat_stamping *s, int i)
+{
+	return s->taken[i];
 }
 
 bool stamping_uses_tc(const struct rxlat_stamping *s, int i)
@@ -158,6 +169,8 @@ static int decide(struct rxlat_stamping *s, int i)
 		return err;
 	if (err && !cfg->xdp_forced) {
 		s->why[i] = STAMPING_TC_DEFAULT; /* tc by default all the same */
+		if (asprintf(&s->taken[i], "%s%s%s", why, hint[0] ? "; " : "", hint) < 0)
+			s->taken[i] = NULL;
 		return 0;
 	}
 	if (err)

@@ -45,6 +45,12 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **st);
 bool stamping_uses_tc(const struct rxlat_stamping *s, int i);
 bool stamping_any_tc(const struct rxlat_stamping *s);
 enum stamping_why stamping_why(const struct rxlat_stamping *s, int i);
+/*
+ * By default, where another program holds named interface i's XDP hook:
+ * what holds it (and how to stamp in XDP all the same), said in the line
+ * of the tc stamper instead of --xdp-mode; NULL where nothing does.
+ */
+const char *stamping_xdp_taken(const struct rxlat_stamping *s, int i);
 
 /*
  * Named interface i cannot be stamped in XDP, for why (a phrase), where

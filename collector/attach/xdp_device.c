@@ -21,37 +21,45 @@
 
 struct xdp_driver {
 	const char *name;
+	bool no_native;	    /* no native XDP at all (no ndo_bpf) */
 	bool no_meta;	    /* native XDP gets no room for metadata: refused */
 	const char *native; /* what attaching native XDP does, NULL: nothing known */
 };
 
 static const struct xdp_driver drivers[] = {
-	{ "virtio_net", false,
+	{ "virtio_net", false, false,
 	  "stops NAPI on every queue while attaching, takes more queue pairs for XDP_TX, and "
 	  "turns the guest receive offloads (the host's large segments) off while attached: "
 	  "TCP at about 0.5x of nothing attached under QEMU" },
-	{ "veth", false,
+	{ "veth", false, false,
 	  "switches its peer's TSO/GSO off while attached: TCP at 0.3-0.4x of nothing "
 	  "attached" },
-	{ "mlx5_core", false,
+	{ "mlx5_core", false, false,
 	  "switches every channel (queues closed and reopened, the receive queue type "
 	  "changed), and refuses XDP while HW-GRO or LRO is on" },
-	{ "bnxt_en", false, "closes and reopens the NIC" },
-	{ "ixgbe", false, "rebuilds its rings" },
-	{ "i40e", false, "rebuilds its rings" },
-	{ "ice", false, "rebuilds its rings" },
-	{ "igb", false, "rebuilds its rings" },
-	{ "igc", false, "rebuilds its rings" },
-	{ "vmxnet3", true, "quiesces and resets the device, and turns LRO off for good" },
-	{ "ena", true, "reconfigures its queues" },
-	{ "gve", false,
+	{ "bnxt_en", false, false, "closes and reopens the NIC" },
+	{ "ixgbe", false, false, "rebuilds its rings" },
+	{ "i40e", false, false, "rebuilds its rings" },
+	{ "ice", false, false, "rebuilds its rings" },
+	{ "igb", false, false, "rebuilds its rings" },
+	{ "igc", false, false, "rebuilds its rings" },
+	{ "vmxnet3", false, true, "quiesces and resets the device, and turns LRO off for good" },
+	{ "ena", false, true, "reconfigures its queues" },
+	{ "gve", false, false,
 	  "reconfigures its queues, and in its GQI format gives XDP no room for metadata" },
-	{ "mana", true, "reconfigures its queues" },
-	{ "hv_netvsc", true, "reconfigures its queues" },
-	{ "sfc", true, NULL },
-	{ "mvneta", true, NULL },
-	{ "mvpp2", true, NULL },
+	{ "mana", false, true, "reconfigures its queues" },
+	{ "hv_netvsc", false, true, "reconfigures its queues" },
+	{ "sfc", false, true, NULL },
+	{ "e1000e", true, false, NULL },
+	{ "mvneta", false, true, NULL },
+	{ "mvpp2", false, true, NULL },
 };
+
+/* stamping_driver() named none (loopback, some virtual devices) */
+static bool unknown(const char *drv)
+{
+	return drv[0] == '(';
+}
 
 static const struct xdp_driver *driver_of(const char *drv)
 {
@@ -248,10 +256,11 @@ struct xdp_device *xdp_device_before(const char *ifname, bool skb)
 			   ifname, drv, d->native, opt(OPT_XDP_MODE));
 	else
 		rxlat_info("%s: attaching the XDP stamper in native mode: what that does to "
-			   "driver %s is not known (many drivers reset their queues or the link); "
+			   "%s%s is not known (many drivers reset their queues or the link); "
 			   "without %s rxlat stamps at tc ingress and changes nothing on the "
 			   "device",
-			   ifname, drv, opt(OPT_XDP_MODE));
+			   ifname, unknown(drv) ? "" : "driver ",
+			   unknown(drv) ? "this device" : drv, opt(OPT_XDP_MODE));
 	return save(ifname);
 }
 
@@ -262,17 +271,22 @@ void xdp_device_hint(const char *ifname, char *out, size_t len)
 
 	stamping_driver(ifname, drv, sizeof(drv));
 	d = driver_of(drv);
-	if (d && d->no_meta)
+	if (d && (d->no_meta || d->no_native))
 		snprintf(out, len,
-			 "driver %s gives native XDP no room for metadata: '%s skb' stamps in "
-			 "generic XDP (LRO and hardware GRO off meanwhile)",
-			 drv, opt(OPT_XDP_MODE));
+			 "driver %s %s: '%s skb' stamps in generic XDP (LRO and hardware GRO off "
+			 "meanwhile)",
+			 drv,
+			 d->no_native ? "has no native XDP"
+				      : "gives native XDP no room for metadata",
+			 opt(OPT_XDP_MODE));
 	else if (d && d->native)
 		snprintf(out, len, "'%s native' stamps in XDP, before GRO, where driver %s %s",
 			 opt(OPT_XDP_MODE), drv, d->native);
 	else
-		snprintf(out, len,
-			 "'%s native' stamps in XDP, before GRO (what attaching XDP does to driver "
-			 "%s is not known: many drivers reset their queues or the link)",
-			 opt(OPT_XDP_MODE), drv);
+		snprintf(
+		    out, len,
+		    "'%s native' stamps in XDP, before GRO (what attaching XDP does to %s%s is "
+		    "not known: many drivers reset their queues or the link)",
+		    opt(OPT_XDP_MODE), unknown(drv) ? "" : "driver ",
+		    unknown(drv) ? "this device" : drv);
 }

@@ -314,14 +314,15 @@ static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_
 
 		if (!cfg->stages[s])
 			continue;
-		if (extra && extra[s])
-			snprintf(more, sizeof(more), " (not by default: %s +%s)", opt(OPT_STAGES),
-				 rxlat_stage_names[s]);
 		/* where a wait before the stamp ends depends on the stamper */
 		if (s == RXLAT_STAGE_NAPI_WAIT && info->attach[s])
-			snprintf(more + strlen(more), sizeof(more) - strlen(more),
+			snprintf(more, sizeof(more),
 				 " (to the poll's stamp: in XDP its start, at tc ingress its first "
 				 "packet, after GRO)");
+		if (extra && extra[s])
+			snprintf(more + strlen(more), sizeof(more) - strlen(more),
+				 " (not by default: %s +%s)", opt(OPT_STAGES),
+				 rxlat_stage_names[s]);
 		rxlat_protos_str(info->coverage[s].measured, protos, sizeof(protos));
 		if (info->attach[s] && info->fallback_why[s])
 			fprintf(f, "%s%-15s %s [%s] (fallback: %s)%s\n", prefix,
@@ -546,9 +547,12 @@ static int start_measuring(struct rxlat_run *c)
 {
 	int err;
 
-	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN, adding one too */
+	/*
+	 * removing a cls_bpf filter at exit takes CAP_NET_ADMIN, adding one
+	 * too, and so does turning back on an offload that XDP turned off
+	 */
 	c->meta_pending = true;
-	err = caps_drop(tc_netlink(c->tc));
+	err = caps_drop(tc_netlink(c->tc) || stamper_restores(c->stamper));
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */

@@ -192,9 +192,9 @@ phase_checks()	# CHECK SOURCE
 			"$(pq -c --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
 			| group_by(.queue) | map(select(map(.polls) | add > 0)) | map(.[0].queue)')"
 	fi
-	if [[ $DRIVER == virtio_net && $2 == tc ]]; then
+	if [[ -n ${WAIT_CHECKS:-} && $2 == tc ]]; then
 		napi_wait_tc_checks "$1"
-	elif [[ $DRIVER == virtio_net ]]; then
+	elif [[ -n ${WAIT_CHECKS:-} ]]; then
 		napi_wait_checks "$1"
 	fi
 	return 0
@@ -292,7 +292,9 @@ tcp_phase()	# CHECK 4|6 SOURCE
 		t_abort "$1_server" "iperf3 -s did not start"
 	assert_cmd "$1_iperf3" in_ns "$NS_A" timeout 120 iperf3 -c "$dst" -p 5201 "$v" -n "$TCP_BYTES"
 	phase_end
-	assert_ge "$1_nic_rx" 100 "$RX" "the NIC's rx packets"
+	# at least 32 frames of 64 KiB: with the device as it was, virtio_net
+	# takes the host's large segments (XDP would turn that off)
+	assert_ge "$1_nic_rx" 32 "$RX" "the NIC's rx packets"
 	assert_ge "$1_tcp_do_rcv_samples" 1 "$(psum tcp_do_rcv .count)"
 	assert_eq "$1_tcp_do_rcv_unstamped" 0 "$(psum tcp_do_rcv .sources.none)"
 	phase_checks "$1" "$3"
@@ -380,7 +382,7 @@ pod_tcp_phase()	# CHECK SOURCE
 	assert_cmd "$1_iperf3" in_ns "$NS_A" timeout 120 iperf3 -c 10.13.0.2 -p 5202 -n "$TCP_BYTES"
 	phase_end
 	n=$(pod_sum tcp_do_rcv .count)
-	assert_ge "$1_tcp_do_rcv_samples" 100 "$n" "the pod's tcp_do_rcv samples"
+	assert_ge "$1_tcp_do_rcv_samples" 32 "$n" "the pod's tcp_do_rcv samples"
 	assert_eq "$1_tcp_do_rcv_from_$2" "$n" "$(pod_sum tcp_do_rcv ".sources.$2")"
 }
 
@@ -422,7 +424,9 @@ driver_test()	# DRIVER
 	device_state "$NS_B" "$IF_B" >"$T_DIR/state.before"
 	# rxlat's defaults: stamped at tc ingress, the device left as it was;
 	# virtio_net: the wait before the stamp too, from the NIC's interrupts
+	WAIT_CHECKS=''
 	if [[ $DRIVER == virtio_net ]]; then
+		WAIT_CHECKS=1
 		start_rxlat -i "$IF_B" --per-queue --stages +napi_wait || return 1
 	else
 		start_rxlat -i "$IF_B" --per-queue || return 1
@@ -443,11 +447,6 @@ driver_test()	# DRIVER
 			esac
 		done
 	done
-	# a pod behind the NIC: the tc stamp reaches it
-	pod_behind || t_abort pod "cannot put a pod behind $IF_B"
-	pod_udp_phase pod_udp4 4 "$SOURCE"
-	pod_udp_phase pod_udp6 6 "$SOURCE"
-	pod_tcp_phase pod_tcp4 "$SOURCE"
 	if [[ $DRIVER == virtio_net && " $PHASES " == *" udp4 "* ]]; then
 		assert_ge udp_queues_used 2 "$(gojq -s '[.[].series[] | select(.stage == "ip_rcv")
 			| .queue] | unique | length' "$T_DIR/rxlat.out")" "receive queues with samples"
@@ -456,12 +455,31 @@ driver_test()	# DRIVER
 	stop_rxlat || return 1
 	nic_clean after
 	state_same after
+	WAIT_CHECKS=''
 	case $DRIVER in
 	virtio_net) xdp_native ;;
 	e1000e) xdp_none ;;
 	vmxnet3) no_meta ;;
 	esac
-	return 0
+	pod_test
+}
+
+# A pod behind the NIC, measured from the tc stamp with rxlat's defaults.
+# Last: forwarding, which the pod needs, makes the kernel turn LRO off on
+# every device of the namespace (dev_disable_lro()), so the device's state
+# "before" is taken again once the pod is there.
+pod_test()
+{
+	pod_behind || t_abort pod "cannot put a pod behind $IF_B"
+	device_state "$NS_B" "$IF_B" >"$T_DIR/state.before"
+	start_rxlat -i "$IF_B" --per-queue || return 1
+	pod_udp_phase pod_udp4 4 tc
+	pod_udp_phase pod_udp6 6 tc
+	pod_tcp_phase pod_tcp4 tc
+	state_same pod_traffic
+	stop_rxlat || return 1
+	nic_clean pod
+	state_same pod_after
 }
 
 # --xdp-mode native on virtio_net: the line that says what XDP does to the
