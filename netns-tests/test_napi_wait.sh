@@ -333,6 +333,38 @@ hog()
 	assert_eq ip_rcv_count $((3 * n)) "$(stage_sum ip_rcv .count)"
 }
 
+# Where napi_wait would measure nothing, it never says it does: without a
+# stamper (no -i, none loaded) it is not measured, with the reason; with
+# generic XDP on the fallback set (ip_rcv's tracepoint runs before generic
+# XDP stamps) the run is refused before anything is attached, and its hint,
+# the default stamper, measures every datagram's poll.
+unmeasured()
+{
+	local rc
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	in_ns "$NS_B" "$RXLAT" --stages +napi_wait -d 0.3 -r 0.1 -o json >"$T_DIR/none.out" 2>"$T_DIR/none.err"
+	assert_eq no_stamper_exit 0 "$?"
+	assert_eq no_stamper_measures '[]' "$(gojq -sc '.[-1].measures.napi_wait' "$T_DIR/none.out")"
+	assert_match no_stamper_why '^no stamper' "$(gojq -sr '.[-1].not_measured.napi_wait.udp' "$T_DIR/none.out")"
+	assert_eq no_stamper_said 1 "$(grep -c '^rxlat: no XDP stamper attached .*, and no napi_wait$' "$T_DIR/none.err")"
+	in_ns "$NS_B" "$RXLAT" --list-stages >"$T_DIR/list" 2>&1
+	grep -q '^ip_rcv .*netif_receive_skb' "$T_DIR/list" || return 0
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode skb --stages +napi_wait -d 1 -o json \
+		>/dev/null 2>"$T_DIR/skb.err"
+	rc=$?
+	assert_one_line_error skb_refused \
+		"^rxlat: error: --xdp-mode skb: generic XDP stamps after ip_rcv's fallback \\(tp_btf:netif_receive_skb\\), where napi_wait reads an XDP stamp: it would measure nothing on this kernel; leave out --xdp-mode to measure it from the tc stamp\$" \
+		"$rc" "$T_DIR/skb.err"
+	assert_eq skb_nothing_attached "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	# the hint, followed
+	RXLAT_STAMPER=default start_rxlat -i "$IF_B" --stages +napi_wait || return 1
+	send_paced "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq hint_samples "$N" "$(stage_sum napi_wait .sources.tc)" "napi_wait samples from the tc stamp"
+}
+
 # delay() and from_schedule() on rxlat's default stamper: the veth stamped
 # at tc ingress, where the wait ends at the poll's first packet (a veth
 # without NAPI: the round of the sender CPU's backlog, from the raise)
@@ -346,6 +378,7 @@ run_test napi_wait.polls polls
 run_test napi_wait.delay one_vm_kernel 6.12 delay
 run_test napi_wait.delay_tc on_tc delay
 run_test napi_wait.from_schedule_tc one_vm_kernel 6.1 on_tc from_schedule
+run_test napi_wait.unmeasured one_vm_kernel 6.12 unmeasured
 run_test napi_wait.threaded one_vm_kernel 6.1 threaded
 run_test napi_wait.hog one_vm_kernel 6.1 hog
 run_test napi_wait.from_schedule one_vm_kernel 6.1 from_schedule
