@@ -125,7 +125,7 @@
 #   BENCH_PODS_ROUNDS     rounds of part P (default 2)
 #   BENCH_STAMP_ROUNDS    rounds of part S (default 3)
 #   BENCH_STAMP_PPS       datagrams per second of part S's UDP (default 20000)
-#   BENCH_STAMP_TCP_RATE  iperf3 -b of part S's TCP stream (default 2G; 0:
+#   BENCH_STAMP_TCP_RATE  iperf3 -b of part S's TCP stream (default 1G; 0:
 #                         as fast as it goes)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
 #                         memory collector features attach pods stamp vm
@@ -219,7 +219,7 @@ need_uint BENCH_VMCOST_ROUNDS "$VMC_ROUNDS" 1
 need_uint BENCH_PODS_ROUNDS "${BENCH_PODS_ROUNDS:-2}" 1
 need_uint BENCH_STAMP_ROUNDS "${BENCH_STAMP_ROUNDS:-3}" 1
 need_uint BENCH_STAMP_PPS "${BENCH_STAMP_PPS:-20000}" 100
-[[ ${BENCH_STAMP_TCP_RATE:-2G} =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] || die "BENCH_STAMP_TCP_RATE must be a rate, as iperf3 -b takes it (2G; 0: unpaced)"
+[[ ${BENCH_STAMP_TCP_RATE:-1G} =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] || die "BENCH_STAMP_TCP_RATE must be a rate, as iperf3 -b takes it (1G; 0: unpaced)"
 need_uint BENCH_VMCOST_UDP "$VMC_UDP" 100
 [[ $VMC_TCP_BYTES =~ ^[1-9][0-9]*[KMG]?$ ]] || die "BENCH_VMCOST_TCP_BYTES must be bytes, as iperf3 -n takes them (40M)"
 if [ -n "${BENCH_NETSTACKLAT:-}" ] && [ ! -x "$BENCH_NETSTACKLAT" ]; then
