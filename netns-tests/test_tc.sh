@@ -266,7 +266,11 @@ peer_tso()	# the sending veth's tx-tcp-segmentation, as ethtool -k shows it
 veth_default()
 {
 	setup ethtool || return 1
+	device_state "$NS_B" "$IF_B" >"$T_DIR/state.before"
+	device_state "$NS_A" "$IF_A" >"$T_DIR/state.peer"
 	RXLAT_STAMPER=default start_rxlat -i "$IF_B" || return 1
+	state_same during
+	state_same peer_during "$NS_A" "$IF_A" peer
 	# also without tcx links (before 6.6): a cls_bpf filter, which a killed
 	# rxlat leaves behind stamping nothing (test_kill.sh)
 	assert_eq veth_line 1 "$(grep -c "^rxlat: $IF_B: stamping at tc ingress, rxlat's default: it changes nothing on the device; '--xdp-mode native' stamps in XDP, before GRO, where driver veth switches its peer's TSO/GSO off while attached: TCP at 0.3-0.4x of nothing attached\$" "$T_DIR/rxlat.err")"
@@ -282,7 +286,10 @@ veth_default()
 	fi
 	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
+	state_same traffic
 	stop_rxlat || return 1
+	state_same after
+	state_same peer_after "$NS_A" "$IF_A" peer
 	assert_eq veth_udp_all_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
 	assert_eq veth_udp_count "$N" "$(stage_sum udp_queue_rcv .count)"
 	assert_eq veth_no_xdp_samples 0 "$(stage_sum udp_queue_rcv .sources.xdp)"
@@ -299,6 +306,8 @@ veth_default()
 	stop_rxlat || return 1
 	assert_eq forced_udp_all_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
 	assert_eq peer_tso_back on "$(peer_tso)" "the sender's TSO once rxlat is gone"
+	state_same forced_after
+	state_same forced_peer_after "$NS_A" "$IF_A" peer
 }
 
 bad_input()

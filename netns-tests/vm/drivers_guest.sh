@@ -386,33 +386,6 @@ pod_tcp_phase()	# CHECK SOURCE
 	assert_eq "$1_tcp_do_rcv_from_$2" "$n" "$(pod_sum tcp_do_rcv ".sources.$2")"
 }
 
-# ---- the device as it was
-
-# What rxlat must leave as it found it on NS's IF: the features (ethtool
-# -k), channels (-l), rings (-g), MTU, carrier changes and ip -d link, one
-# block each (a driver without channels or rings says so the same way each
-# time).
-device_state()	# NS IF
-{
-	local f
-	for f in -k -l -g; do
-		echo "# ethtool $f"
-		in_ns "$1" ethtool "$f" "$2" 2>&1
-	done
-	echo "# mtu $(ip -n "$1" -j link show dev "$2" | gojq -r '.[0].mtu')"
-	echo "# carrier_changes $(ns_sysfs_read "$1" "/sys/class/net/$2/carrier_changes")"
-	echo "# ip -d link"
-	ip -n "$1" -d link show dev "$2"
-}
-
-# The state of IF_B now against $T_DIR/state.before, as check NAME
-state_same()	# NAME
-{
-	device_state "$NS_B" "$IF_B" >"$T_DIR/state.$1"
-	assert_eq "$1_device_as_before" "" "$(diff "$T_DIR/state.before" "$T_DIR/state.$1")" \
-		"ethtool -k/-l/-g, MTU, carrier_changes, ip -d link of $IF_B against before rxlat"
-}
-
 # ---- the drivers
 
 driver_test()	# DRIVER
