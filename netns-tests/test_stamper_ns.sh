@@ -426,7 +426,7 @@ dispatcher()
 	assert_eq dispatcher_attached xdp_dispatcher "$name" "program attached to $IF_B" || return 1
 	falls_back dispatched || return 1
 	assert_match dispatched_message \
-		"^rxlat: $IF_B: XDP is taken by libxdp's dispatcher \\(id [0-9]+, native mode\\): stamping at tc ingress instead; to stamp in XDP, stop rxlat, load the stamper beside its programs with 'xdp-loader load -m native $IF_B $STAMPER' \\(xdp-tools 1.5 or later on Linux 6.12 and later\\), then run 'rxlat --no-xdp -i $IF_B'\$" \
+		"^rxlat: $IF_B: stamping at tc ingress, rxlat's default: it changes nothing on the device; XDP is taken by libxdp's dispatcher \\(id [0-9]+, native mode\\); to stamp in XDP, stop rxlat, load the stamper beside its programs with 'xdp-loader load -m native $IF_B $STAMPER' \\(xdp-tools 1.5 or later on Linux 6.12 and later\\), then run 'rxlat --no-xdp -i $IF_B'\$" \
 		"$(grep "stamping at tc" "$T_DIR/dispatched.err")"
 	read -ra words <<<"$(hint "$T_DIR/dispatched.err" "xdp-loader load")"
 	if ! out=$(in_ns "$NS_B" "${words[@]}" 2>&1); then
