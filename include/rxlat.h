@@ -584,6 +584,14 @@ struct rxlat_tc_offs {
  */
 #define RXLAT_TC_IF_FOREIGN 1
 #define RXLAT_TC_IF_OWN	    2
+#define RXLAT_TC_IF_WHOSE   3
+/*
+ * ... and a flag: a veth, whose skb->queue_mapping is the receive queue
+ * itself (veth_xmit() records no receive queue, so the value is the
+ * sender's transmit queue, the same index), not queue + 1 as
+ * skb_record_rx_queue() leaves it.
+ */
+#define RXLAT_TC_IF_QUEUE_RAW 4
 
 /*
  * A forwarded packet (one that leaves rxlat's namespace: routed or bridged

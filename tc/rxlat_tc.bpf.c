@@ -81,6 +81,27 @@ static __always_inline void napi_wait_mark(struct __sk_buff *skb, __u64 stamp)
 		poll_from_note(stamp, 0, 0, RXLAT_POLL_FIRST, stamp - from);
 }
 
+/*
+ * The interfaces whose skb->queue_mapping is the receive queue itself
+ * (a veth: include/rxlat.h, RXLAT_TC_IF_QUEUE_RAW), set by rxlat.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, RXLAT_MAX_IFACES_LIMIT);
+	__type(key, __u32); /* ifindex */
+	__type(value, __u8);
+} rxlat_tc_queue_raw SEC(".maps");
+
+static __always_inline __u32 rx_queue(struct __sk_buff *skb)
+{
+	__u32 ifindex = skb->ingress_ifindex;
+	__u16 qm = skb->queue_mapping;
+
+	if (bpf_map_lookup_elem(&rxlat_tc_queue_raw, &ifindex))
+		return qm;
+	return qm ? qm - 1 : 0; /* skb_get_rx_queue() */
+}
+
 /* Each CPU's next slot in its own range of rxlat_tc_fwd. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -214,7 +235,6 @@ static __always_inline bool forwarded(struct __sk_buff *skb)
 static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
 {
 	__u32 zero = 0, *next = bpf_map_lookup_elem(&rxlat_tc_fwd_next, &zero), slot, k;
-	__u16 qm = skb->queue_mapping;
 	struct rxlat_fwd_slot *e;
 	__u64 key;
 
@@ -232,7 +252,7 @@ static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
 	e->m.magic = RXLAT_META_MAGIC;
 	e->m.ifindex = skb->ingress_ifindex;
 	e->m.netns = rxlat_netns;
-	e->m.rx_queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
+	e->m.rx_queue = rx_queue(skb);
 	e->m.flags = 0;
 	e->m.stamp_lo = now;
 	e->m.stamp_hi = now >> 32;

@@ -56,7 +56,7 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 		__u16 qm = skb->queue_mapping;
 
 		key.ifindex = skb->skb_iif ?: dev->ifindex;
-		key.queue = qm ? qm - 1 : 0;
+		key.queue = rx_queue_of(qm, key.ifindex);
 		src = packet_start(skb, now, key.ifindex, &start);
 		if (src != RXLAT_SRC_TC)
 			return; /* not stamped by rxlat */

@@ -100,6 +100,14 @@ static __always_inline __u8 tc_iface(__u32 ifindex)
 	return v ? *v : 0;
 }
 
+/* The receive queue of a packet of ifindex without metadata, from its queue_mapping. */
+static __always_inline __u32 rx_queue_of(__u16 qm, __u32 ifindex)
+{
+	if (tc_iface(ifindex) & RXLAT_TC_IF_QUEUE_RAW)
+		return qm;
+	return qm ? qm - 1 : 0; /* skb_get_rx_queue() */
+}
+
 /* Kernel layouts that changed: CO-RE picks the one this kernel has. */
 struct sk_buff___tstamp_type { /* 6.11+ */
 	__u8 tstamp_type : 2;
@@ -690,7 +698,7 @@ static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, 
 		if (tc)
 			src = RXLAT_SRC_TC;
 		/* rxlat's own stamp: the offset it was taken with, by its epoch */
-		if (tc == RXLAT_TC_IF_OWN) {
+		if ((tc & RXLAT_TC_IF_WHOSE) == RXLAT_TC_IF_OWN) {
 			__u32 zero = 0, e = (ts >> RXLAT_TC_EPOCH_SHIFT) & (RXLAT_TC_EPOCHS - 1);
 			struct rxlat_tc_offs *t = bpf_map_lookup_elem(&rxlat_tc_offs, &zero);
 			__s64 offs = t && e ? t->offs[e] : 0;
@@ -850,7 +858,7 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 		if (!here)
 			return;
 		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
-		queue = qm ? qm - 1 : 0; /* skb_get_rx_queue() */
+		queue = rx_queue_of(qm, ifindex);
 		src = packet_start(skb, now, ifindex, &start);
 	}
 

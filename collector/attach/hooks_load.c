@@ -328,7 +328,7 @@ int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, __u8 whose)
 {
 	int fd = bpf_map__fd(h->skel->maps.rxlat_tc_ifaces);
 
-	tc_own_set(h, ifindex, whose == RXLAT_TC_IF_OWN);
+	tc_own_set(h, ifindex, (whose & RXLAT_TC_IF_WHOSE) == RXLAT_TC_IF_OWN);
 
 	if (ifindex < RXLAT_IFINDEX_DIRECT) {
 		__atomic_store_n(&h->skel->bss->rxlat_tc_of[ifindex], whose, __ATOMIC_RELAXED);

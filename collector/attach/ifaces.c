@@ -325,10 +325,18 @@ static enum rxlat_tc_how stamp_at_tc(struct rxlat_ifaces *f, int i, __u32 ifinde
 	enum rxlat_tc_how how = tc_attach(*f->tc, i, ifindex, name);
 	int err;
 
+	char drv[64];
+	bool raw;
+
 	if (how == RXLAT_TC_NONE)
 		return how;
+	/* a veth records no receive queue: its queue_mapping is the queue */
+	stamping_driver(name, drv, sizeof(drv));
+	raw = !strcmp(drv, "veth");
+	tc_queue_raw(*f->tc, ifindex, raw);
 	err = hooks_tc_iface(f->hooks, ifindex,
-			     how == RXLAT_TC_FOREIGN ? RXLAT_TC_IF_FOREIGN : RXLAT_TC_IF_OWN);
+			     (how == RXLAT_TC_FOREIGN ? RXLAT_TC_IF_FOREIGN : RXLAT_TC_IF_OWN) |
+				 (raw ? RXLAT_TC_IF_QUEUE_RAW : 0));
 	if (err) {
 		rxlat_err("cannot mark %s as tc-stamped: %s", name, strerror(-err));
 		tc_detach(*f->tc, i, false);

@@ -348,6 +348,20 @@ static __u32 standalone_filter(const struct dump *d)
 	return 0;
 }
 
+void tc_queue_raw(struct rxlat_tc *t, __u32 ifindex, bool raw)
+{
+	__u8 one = 1;
+	int fd;
+
+	if (!t || !t->skel)
+		return;
+	fd = bpf_map__fd(t->skel->maps.rxlat_tc_queue_raw);
+	if (raw)
+		bpf_map_update_elem(fd, &ifindex, &one, BPF_ANY);
+	else
+		bpf_map_delete_elem(fd, &ifindex);
+}
+
 enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname)
 {
 	struct tc_iface *f = &t->ifs[i];

@@ -36,6 +36,12 @@ struct rxlat_tc_share {
 int tc_open(struct rxlat_tc **out, __u32 netns, const struct rxlat_tc_share *share);
 /* RXLAT_TC_NONE when it cannot be attached (said). */
 enum rxlat_tc_how tc_attach(struct rxlat_tc *t, int i, __u32 ifindex, const char *ifname);
+/*
+ * Whether ifindex's skb->queue_mapping is its receive queue itself (a
+ * veth, include/rxlat.h RXLAT_TC_IF_QUEUE_RAW), for the stamps of
+ * forwarded packets; nothing for a stamper iproute2 loaded.
+ */
+void tc_queue_raw(struct rxlat_tc *t, __u32 ifindex, bool raw);
 /* gone: the interface was deleted, and its filter with it. */
 void tc_detach(struct rxlat_tc *t, int i, bool gone);
 /* Can the tc stamper be attached to ifindex through a tcx link (6.6+)? */
