@@ -30,7 +30,7 @@ if [[ $EUID -ne 0 ]]; then
 	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
 	exit 1
 fi
-for c in ip nsenter iperf3 gojq taskset chrt flock "$RXLAT"; do
+for c in ip nsenter ethtool iperf3 gojq taskset chrt flock "$RXLAT"; do
 	command -v "$c" >/dev/null || { echo "error: $c not found: run 'make deps all'" >&2; exit 1; }
 done
 
@@ -142,6 +142,14 @@ setup()
 		ip -n "$NS_host" neigh replace 10.77.0.1 lladdr "$(link_mac "$NS_outside" o0)" \
 			dev h0 nud permanent &&
 		in_ns "$NS_host" sysctl -qw net.ipv4.ip_forward=1 || return 1
+	# The demo builds its stand-in NIC (rxlat changes nothing on h0): a
+	# NIC's receive queues are NAPI instances, a veth's are once GRO is on
+	# (Linux 5.13+); and a NIC receives frames of the wire's MTU, where
+	# veth_xmit() hands a TSO sender's large segments to the backlog,
+	# past the NAPI instances: o0 segments them itself (GSO), and h0's GRO
+	# merges them again, as a NIC's does
+	in_ns "$NS_host" ethtool -K h0 gro on >/dev/null &&
+		in_ns "$NS_outside" ethtool -K o0 tso off >/dev/null || return 1
 	# A veth's receive queue is the sender's transmit queue. Transmit
 	# queues 0-1 of o0 for CPU 0, 2-3 for CPU 1 (XPS), and each pod's
 	# sender and receiver on a CPU of their own (TCP sends where ACKs come
@@ -165,11 +173,11 @@ setup()
 	fi
 }
 
-# Threaded NAPI on h0 (it has NAPI instances once rxlat's XDP program is
-# on): its threads, told from another demo's as the ones that came with
-# the write, pinned each to the CPU its queue's sender does not run on
-# (queues 0-1 to CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a
-# queue's polls, not the sender that fills them.
+# Threaded NAPI on h0 (its NAPI instances came with GRO, in setup): its
+# threads, told from another demo's as the ones that came with the write,
+# pinned each to the CPU its queue's sender does not run on (queues 0-1 to
+# CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a queue's polls,
+# not the sender that fills them.
 napi_threads_pinned()
 {
 	local before after mine t i=0 lock
