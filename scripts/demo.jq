@@ -4,7 +4,10 @@
 # --arg mode live, one report an input: a line per report; --arg mode end
 # with -s, every report of the run: a table per pod, stage and h0 queue,
 # and a summary per pod. $prefix is the demo's namespace prefix: the pod
-# of a series is its netns label less it ("host": no netns label).
+# of a series is its netns label less it ("host": no netns label). $pins
+# maps an h0 queue ("0".."3") to the CPU the demo pinned its NAPI thread
+# to ({} if it pinned none), $hog_cpu is the CPU of the demo's hog ("" if
+# none).
 #
 # Percentiles come from the buckets of several series and reports merged,
 # interpolated inside their bucket as rxlat does; a bucket's lower bound
@@ -37,11 +40,14 @@ def rows: group_by([pod, .stage, .queue]) | map({pod: (.[0] | pod), stage: .[0].
 	n: (map(.count) | add), max: (map(.max_ns // 0) | max), b: (map(.buckets[]) | merged)})
 	| sort_by(rank);
 
-# one line per report: what went where in its interval
+# one line per report: what went where in its interval; what h0 received
+# is what reached the host's ip_rcv from it, measured or not (source none)
 def live:
 	select(.series and (.final | not)) | .series as $s
-	| ([.xdp[]?.stamped] | add // 0) as $st | ([.drops[]?.count] | add // 0) as $dr
-	| "\(.time[11:19])  stamped on h0 \($st | k)"
+	| ([$s[] | select(.stage == "ip_rcv" and (.netns | not) and .ifname == "h0")
+		| .sources // {none: .count} | add] | add // 0) as $rx
+	| ([.drops[]?.count] | add // 0) as $dr
+	| "\(.time[11:19])  received on h0 \($rx | k)"
 	+ ([$s[] | select(.stage == "ip_rcv" and .netns)] | group_by(pod) | sort_by(.[0] | {pod: pod} | rank)
 		| map("  \(.[0] | pod) \(map(.count) | add | k) at its ip_rcv, p99 \(map(.buckets[]) | merged | pct(0.99) | dur)")
 		| add // "  nothing in a pod yet")
@@ -99,29 +105,31 @@ def pod_summary($rows):
 			| if length > 0 then "it also carries \(join(", ")), in the same CPU's backlog"
 			else "a queue standing out is one CPU's backlog" end));
 
-# napi_wait per h0 queue, the CPUs that polled it, and the queues that
-# waited longest, beside the CPU the demo's hog ran on ($hog_cpu, "" if none)
-def wait_summary($rows; $xdp):
+# napi_wait per h0 queue (whichever pod's packet took a poll's sample), the
+# CPU the demo pinned its NAPI thread to ($pins), and the queues that waited
+# longest, beside the CPU the demo's hog ran on ($hog_cpu)
+def pin: $pins[.queue | tostring];
+def wait_summary($rows):
 	[$rows[] | select(.stage == "napi_wait" and .n > 0)] | group_by(.queue)
 	| map({queue: .[0].queue, n: (map(.n) | add), max: (map(.max) | max), b: (map(.b[]) | merged)}) as $w
 	| select(($w | length) > 0)
-	| ($xdp | map(select(.ifname == "h0" and .polls > 0)) | group_by(.queue)
-		| map({key: (.[0].queue | tostring), value: (map(.poll_cpu) | unique)}) | from_entries) as $cpu
 	| "  the wait before the stamp (napi_wait: from the schedule of an h0 queue to its poll), per queue:",
 	($w[] | "    queue \(.queue): p50 \(rpct(0.5) | dur), p99 \(rpct(0.99) | dur), max \(.max | dur), \(.n | k) polls measured"
-		+ " on CPU \($cpu[.queue | tostring] // [] | map(tostring) | join(", "))"),
+		+ (pin | if . then ", its NAPI thread pinned to CPU \(.)" else "" end)),
 	# the queues above the first gap of 4x or more in their longest wait, from
 	# the longest down (a stalled queue polls seldom: its p99 can miss the stall)
 	($w | select(length > 1) | map(. + {p: .max}) | sort_by(-.p) as $s
 		| (first(range(0; ($s | length) - 1) | select($s[.].p >= 4 * $s[. + 1].p)) // null) as $i
 		| if $i == null then
 			"    no queue's wait stood out (no gap of 4x between the queues' longest waits)"
-		else ($s[0:$i + 1]) as $top | ($top | map($cpu[.queue | tostring] // []) | add | unique) as $cpus
+		else ($s[0:$i + 1]) as $top | ($top | map(pin // empty) | unique) as $cpus
 		| "    \($top | map(.queue) | queues) waited longest, up to \($top | map(.p | dur) | join(", "))"
-		+ " against \($s[$i + 1].p | dur) at most elsewhere: \(if ($top | length) > 1 then "their" else "its" end)"
-		+ " polls ran on CPU \($cpus | map(tostring) | join(", "))"
-		+ (if $hog_cpu != "" and ($cpus | index($hog_cpu | tonumber)) then ", where the demo's SCHED_FIFO hog ran"
-			else "" end)
+		+ " against \($s[$i + 1].p | dur) at most elsewhere"
+		+ (if ($cpus | length) == 0 then ""
+			else ": \(if ($top | length) > 1 then "their NAPI threads are" else "its NAPI thread is" end)"
+			+ " pinned to CPU \($cpus | map(tostring) | join(", "))"
+			+ (if $hog_cpu != "" and ($cpus | index($hog_cpu | tonumber)) then ", where the demo's SCHED_FIFO hog ran"
+				else "" end) end)
 		+ "; look for what else runs there (docs/output.md, \"NAPI polls\")" end);
 
 def summary:
@@ -130,7 +138,7 @@ def summary:
 	| table($rows),
 	"",
 	"demo: summary",
-	wait_summary($rows; [$r[].xdp[]?]),
+	wait_summary($rows),
 	($rows | map(select(.pod != "host")) | group_by(.pod) | sort_by(.[0] | rank) | .[]
 		| pod_summary($rows)),
 	($drops | select(length > 0) | "  the host dropped \(map(.count) | add) packets from h0"

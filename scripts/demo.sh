@@ -41,6 +41,7 @@ NETNS=() PIDS=() CGROUPS=() TMP=
 NS_outside='' NS_host='' # set by ns
 CPU_web=() CPU_dns=() # set by setup
 HOG_CPU='' # the CPU of the hog, if there is one
+PINS='{}' # h0 queue -> the CPU its NAPI thread is pinned to (napi_threads_pinned)
 cleanup()
 {
 	local p ns d i
@@ -177,10 +178,10 @@ setup()
 # threads, told from another demo's as the ones that came with the write,
 # pinned each to the CPU its queue's sender does not run on (queues 0-1 to
 # CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a queue's polls,
-# not the sender that fills them.
+# not the sender that fills them. The pins go to the summary (PINS).
 napi_threads_pinned()
 {
-	local before after mine t i=0 lock
+	local before after mine t i=0 lock pins=()
 	# another demo's h0 makes napi/h0-* threads too: one demo at a time
 	# here, by a lock on this script (no file of its own to leave behind)
 	exec {lock}<"${BASH_SOURCE[0]}" && flock -w 10 "$lock" || return 1
@@ -195,8 +196,10 @@ napi_threads_pinned()
 	((${#mine[@]} == 4)) || return 1
 	for t in "${mine[@]}"; do
 		taskset -pc $((i < 2 ? 1 : 0)) "$t" >/dev/null || return 1
+		pins+=("\"$i\": $((i < 2 ? 1 : 0))")
 		i=$((i + 1))
 	done
+	PINS="{$(IFS=,; echo "${pins[*]}")}"
 }
 
 echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
@@ -212,7 +215,8 @@ args=(-i h0 --xdp-mode native --per-queue --by cgroup --drops --stages +napi_wai
 	-r "$INTERVAL" -d "$SECONDS_RUN")
 echo "demo: in the host: rxlat ${args[*]}"
 nsenter --net="/run/netns/$NS_host" -- "$RXLAT" "${args[@]}" \
-	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live --arg hog_cpu '' -f "$JQ") \
+	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live --arg hog_cpu '' \
+		--argjson pins '{}' -f "$JQ") \
 	2> >(tee "$TMP/err" >&2) &
 PIDS+=($!)
 RX=$!
@@ -258,4 +262,5 @@ for ((i = 0; i < 20; i++)); do
 	sleep 0.1
 done
 sleep 0.2
-gojq -r -s --arg prefix "$PREFIX" --arg mode end --arg hog_cpu "$HOG_CPU" -f "$JQ" "$TMP/report.json"
+gojq -r -s --arg prefix "$PREFIX" --arg mode end --arg hog_cpu "$HOG_CPU" \
+	--argjson pins "$PINS" -f "$JQ" "$TMP/report.json"
