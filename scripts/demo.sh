@@ -6,12 +6,14 @@
 # which routes to two pods over veth pairs, as Calico does: pod-web runs
 # an iperf3 TCP server, pod-dns an iperf3 UDP server, each inside a cgroup
 # named the way Docker names a container's, each pod's traffic on h0
-# queues of its own. rxlat runs in "host", stamps h0 in XDP and follows
-# the packets into the pods (--per-queue --by cgroup), for DEMO_SECONDS
-# (default 10); the host's firewall drops UDP to pod-dns above a rate
-# (--drops). h0's queues are polled in NAPI threads (threaded NAPI), each
-# pod's on the other pod's CPU, and rxlat measures the wait before the
-# stamp (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
+# queues of its own. rxlat runs in "host" with its defaults (it stamps h0
+# at tc ingress and changes nothing on the device) and follows the packets
+# into the pods (--per-queue --by cgroup), for DEMO_SECONDS (default 10);
+# the host's firewall drops UDP to pod-dns above a rate (--drops). h0's
+# queues are NAPI instances (GRO on, as a NIC's), polled in NAPI threads
+# (threaded NAPI), each pod's on the other pod's CPU, and rxlat measures
+# the wait from a queue's schedule to its poll's first packet at tc
+# (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
 # CPU of pod-dns's queues 40 ms in every 100, as a real-time task on a
 # queue's interrupt CPU would. The demo prints rxlat's start-up lines, one
 # line per report, a table of the whole run per pod, stage and queue, and a
@@ -27,7 +29,7 @@ RXLAT=$BUILD/rxlat
 JQ=$(dirname "${BASH_SOURCE[0]}")/demo.jq
 
 if [[ $EUID -ne 0 ]]; then
-	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
+	echo "error: the demo must run as root (namespaces, BPF): sudo make demo" >&2
 	exit 1
 fi
 for c in ip nsenter ethtool iperf3 gojq taskset chrt flock "$RXLAT"; do
@@ -54,7 +56,7 @@ cleanup()
 		for p in $(ip netns pids "$ns" 2>/dev/null); do
 			kill -KILL "$p" 2>/dev/null
 		done
-		# h0 and its XDP program go with the namespace
+		# h0, and rxlat's tc link on it if rxlat left one, go with the namespace
 		ip netns del "$ns" 2>/dev/null
 	done
 	for d in "${CGROUPS[@]}"; do
@@ -66,7 +68,7 @@ cleanup()
 		done
 	done
 	[[ -n $TMP ]] && rm -rf -- "$TMP"
-	echo "demo: torn down (namespaces, XDP program, hooks, processes, cgroups)"
+	echo "demo: torn down (namespaces, tc link, hooks, processes, cgroups)"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -203,15 +205,15 @@ napi_threads_pinned()
 }
 
 echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
-echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
-echo "demo: read ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding."
+echo "demo: rxlat in the host, with its defaults, stamps h0 at tc ingress and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
+echo "demo: a pod's packet passes ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding, where rxlat can measure the host's (the summary says)."
 setup || { echo "error: cannot build the demo's namespaces" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
 
 : >"$TMP/err"
-# h0 is a veth standing in for the host's NIC: on a NIC rxlat stamps in XDP
-# by itself, on a veth it would pick tc, whose stamps do not reach the pods
-args=(-i h0 --xdp-mode native --per-queue --by cgroup --drops --stages +napi_wait -o json
+# h0 is a veth standing in for the host's NIC; rxlat as a user runs it, with
+# its defaults: the tc stamp, which reaches the pods
+args=(-i h0 --per-queue --by cgroup --drops --stages +napi_wait -o json
 	-r "$INTERVAL" -d "$SECONDS_RUN")
 echo "demo: in the host: rxlat ${args[*]}"
 nsenter --net="/run/netns/$NS_host" -- "$RXLAT" "${args[@]}" \
