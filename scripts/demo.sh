@@ -6,17 +6,19 @@
 # which routes to two pods over veth pairs, as Calico does: pod-web runs
 # an iperf3 TCP server, pod-dns an iperf3 UDP server, each inside a cgroup
 # named the way Docker names a container's, each pod's traffic on h0
-# queues of its own. rxlat runs in "host", stamps h0 in XDP and follows
-# the packets into the pods (--per-queue --by cgroup), for DEMO_SECONDS
-# (default 10); the host's firewall drops UDP to pod-dns above a rate
-# (--drops). h0's queues are polled in NAPI threads (threaded NAPI), each
-# pod's on the other pod's CPU, and rxlat measures the wait before the
-# stamp (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
-# CPU of pod-dns's queues 40 ms in every 100, as a real-time task on a
-# queue's interrupt CPU would. The demo prints rxlat's start-up lines, one
-# line per report, a table of the whole run per pod, stage and queue, and a
-# summary that points at the queues that waited; it leaves nothing behind
-# on any exit path.
+# queues of its own. rxlat runs in "host" with its defaults (it stamps h0
+# at tc ingress and changes nothing on the device) and follows the packets
+# into the pods (--per-queue --by cgroup), for DEMO_SECONDS (default 10);
+# the host's firewall drops UDP to pod-dns above a rate (--drops). h0's
+# queues are NAPI instances (GRO on, as a NIC's), polled in real-time NAPI
+# threads (threaded NAPI), each pod's on the other pod's CPU, and rxlat
+# measures the wait from a queue's schedule to its poll's first packet at
+# tc (napi_wait); for part of the run a SCHED_FIFO busy loop of a higher
+# priority takes the CPU of pod-dns's queues 40 ms in every 100, as a
+# real-time task on a queue's interrupt CPU would. The demo prints
+# rxlat's start-up lines, one line per report, a table of the whole run per
+# pod, stage and queue, and a summary that points at the queues that
+# waited; it leaves nothing behind on any exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
@@ -27,10 +29,10 @@ RXLAT=$BUILD/rxlat
 JQ=$(dirname "${BASH_SOURCE[0]}")/demo.jq
 
 if [[ $EUID -ne 0 ]]; then
-	echo "error: the demo must run as root (namespaces, XDP): sudo make demo" >&2
+	echo "error: the demo must run as root (namespaces, BPF): sudo make demo" >&2
 	exit 1
 fi
-for c in ip nsenter iperf3 gojq taskset chrt flock "$RXLAT"; do
+for c in ip nsenter ethtool iperf3 gojq taskset chrt flock "$RXLAT"; do
 	command -v "$c" >/dev/null || { echo "error: $c not found: run 'make deps all'" >&2; exit 1; }
 done
 
@@ -41,6 +43,7 @@ NETNS=() PIDS=() CGROUPS=() TMP=
 NS_outside='' NS_host='' # set by ns
 CPU_web=() CPU_dns=() # set by setup
 HOG_CPU='' # the CPU of the hog, if there is one
+PINS='{}' # h0 queue -> the CPU its NAPI thread is pinned to (napi_threads_pinned)
 cleanup()
 {
 	local p ns d i
@@ -53,7 +56,7 @@ cleanup()
 		for p in $(ip netns pids "$ns" 2>/dev/null); do
 			kill -KILL "$p" 2>/dev/null
 		done
-		# h0 and its XDP program go with the namespace
+		# h0, and rxlat's tc link on it if rxlat left one, go with the namespace
 		ip netns del "$ns" 2>/dev/null
 	done
 	for d in "${CGROUPS[@]}"; do
@@ -65,7 +68,7 @@ cleanup()
 		done
 	done
 	[[ -n $TMP ]] && rm -rf -- "$TMP"
-	echo "demo: torn down (namespaces, XDP program, hooks, processes, cgroups)"
+	echo "demo: torn down (namespaces, tc link, hooks, processes, cgroups)"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -142,6 +145,14 @@ setup()
 		ip -n "$NS_host" neigh replace 10.77.0.1 lladdr "$(link_mac "$NS_outside" o0)" \
 			dev h0 nud permanent &&
 		in_ns "$NS_host" sysctl -qw net.ipv4.ip_forward=1 || return 1
+	# The demo builds its stand-in NIC (rxlat changes nothing on h0): a
+	# NIC's receive queues are NAPI instances, a veth's are once GRO is on
+	# (Linux 5.13+); and a NIC receives frames of the wire's MTU, where
+	# veth_xmit() hands a TSO sender's large segments to the backlog,
+	# past the NAPI instances: o0 segments them itself (GSO), and h0's GRO
+	# merges them again, as a NIC's does
+	in_ns "$NS_host" ethtool -K h0 gro on >/dev/null &&
+		in_ns "$NS_outside" ethtool -K o0 tso off >/dev/null || return 1
 	# A veth's receive queue is the sender's transmit queue. Transmit
 	# queues 0-1 of o0 for CPU 0, 2-3 for CPU 1 (XPS), and each pod's
 	# sender and receiver on a CPU of their own (TCP sends where ACKs come
@@ -165,14 +176,17 @@ setup()
 	fi
 }
 
-# Threaded NAPI on h0 (it has NAPI instances once rxlat's XDP program is
-# on): its threads, told from another demo's as the ones that came with
-# the write, pinned each to the CPU its queue's sender does not run on
-# (queues 0-1 to CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a
-# queue's polls, not the sender that fills them.
+# Threaded NAPI on h0 (its NAPI instances came with GRO, in setup): its
+# threads, told from another demo's as the ones that came with the write,
+# pinned each to the CPU its queue's sender does not run on (queues 0-1 to
+# CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a queue's polls,
+# not the sender that fills them, and each made SCHED_FIFO 5, below the
+# hog's 10: the hog still holds them off its CPU, while whatever else the
+# machine runs (a build, a VM) does not, and the queues it delays stand
+# out from the others. The pins go to the summary (PINS).
 napi_threads_pinned()
 {
-	local before after mine t i=0 lock
+	local before after mine t i=0 lock pins=()
 	# another demo's h0 makes napi/h0-* threads too: one demo at a time
 	# here, by a lock on this script (no file of its own to leave behind)
 	exec {lock}<"${BASH_SOURCE[0]}" && flock -w 10 "$lock" || return 1
@@ -186,25 +200,28 @@ napi_threads_pinned()
 	done | sort -t- -k2 -n | cut -d' ' -f2)
 	((${#mine[@]} == 4)) || return 1
 	for t in "${mine[@]}"; do
-		taskset -pc $((i < 2 ? 1 : 0)) "$t" >/dev/null || return 1
+		taskset -pc $((i < 2 ? 1 : 0)) "$t" >/dev/null && chrt -f -p 5 "$t" || return 1
+		pins+=("\"$i\": $((i < 2 ? 1 : 0))")
 		i=$((i + 1))
 	done
+	PINS="{$(IFS=,; echo "${pins[*]}")}"
 }
 
 echo "demo: a container host in namespaces: outside -> host (h0, 4 rx queues) -> pod-web (TCP) and pod-dns (UDP), ${SECONDS_RUN} s of iperf3."
-echo "demo: rxlat in the host stamps h0 in XDP and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
-echo "demo: read ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding."
+echo "demo: rxlat in the host, with its defaults, stamps h0 at tc ingress and follows each packet into its pod: per pod and h0 queue, time from the stamp to each stage."
+echo "demo: a pod's packet passes ip_rcv twice: the host's (it routes the packet on) and the pod's (it arrives there); the difference is the host's forwarding, where rxlat can measure the host's (the summary says)."
 setup || { echo "error: cannot build the demo's namespaces" >&2; exit 1; }
 TMP=$(mktemp -d /tmp/rxlat-demo.XXXXXX) || exit 1
 
 : >"$TMP/err"
-# h0 is a veth standing in for the host's NIC: on a NIC rxlat stamps in XDP
-# by itself, on a veth it would pick tc, whose stamps do not reach the pods
-args=(-i h0 --xdp-mode native --per-queue --by cgroup --drops --stages +napi_wait -o json
+# h0 is a veth standing in for the host's NIC; rxlat as a user runs it, with
+# its defaults: the tc stamp, which reaches the pods
+args=(-i h0 --per-queue --by cgroup --drops --stages +napi_wait -o json
 	-r "$INTERVAL" -d "$SECONDS_RUN")
 echo "demo: in the host: rxlat ${args[*]}"
 nsenter --net="/run/netns/$NS_host" -- "$RXLAT" "${args[@]}" \
-	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live --arg hog_cpu '' -f "$JQ") \
+	> >(tee "$TMP/report.json" | gojq -r --arg prefix "$PREFIX" --arg mode live --arg hog_cpu '' \
+		--argjson pins '{}' -f "$JQ") \
 	2> >(tee "$TMP/err" >&2) &
 PIDS+=($!)
 RX=$!
@@ -250,4 +267,5 @@ for ((i = 0; i < 20; i++)); do
 	sleep 0.1
 done
 sleep 0.2
-gojq -r -s --arg prefix "$PREFIX" --arg mode end --arg hog_cpu "$HOG_CPU" -f "$JQ" "$TMP/report.json"
+gojq -r -s --arg prefix "$PREFIX" --arg mode end --arg hog_cpu "$HOG_CPU" \
+	--argjson pins "$PINS" -f "$JQ" "$TMP/report.json"
