@@ -131,15 +131,20 @@ def wait_summary($rows):
 	+ " first packet, after GRO):",
 	($w[] | "    queue \(.queue): p50 \(rpct(0.5) | dur), p99 \(rpct(0.99) | dur), max \(.max | dur), \(.n | k) polls measured"
 		+ (pin | if . then ", its NAPI thread pinned to CPU \(.)" else "" end)),
-	# the queues above the first gap of 4x or more in their longest wait, from
-	# the longest down (a stalled queue polls seldom: its p99 can miss the stall)
-	($w | select(length > 1) | map(. + {p: .max}) | sort_by(-.p) as $s
-		| (first(range(0; ($s | length) - 1) | select($s[.].p >= 4 * $s[. + 1].p)) // null) as $i
-		| if $i == null then
-			"    no queue's wait stood out (no gap of 4x between the queues' longest waits)"
+	# the queues above the first gap of 4x or more in their share of polls
+	# that waited over 10 ms, from the largest down: a queue whose CPU is
+	# taken away for tens of ms at a time has many, where another one's
+	# longest waits (a NAPI thread behind its neighbour's long poll) are few
+	($w | select(length > 1) | map(. + {p: (([.b[] | select((.le_ns | type) != "number" or .le_ns > 1e7)
+		| .count] | add // 0) / .n)}) | sort_by(-.p) as $s
+		| (first(range(0; ($s | length) - 1) | select($s[.].p > 0 and $s[.].p >= 4 * $s[. + 1].p)) // null) as $i
+		| def share: "\(. * 1000 | round / 10)%";
+		if $i == null then
+			"    no queue's wait stood out (no gap of 4x between the queues' shares of polls that waited over 10 ms)"
 		else ($s[0:$i + 1]) as $top | ($top | map(pin // empty) | unique) as $cpus
-		| "    \($top | map(.queue) | queues) waited longest, up to \($top | map(.p | dur) | join(", "))"
-		+ " against \($s[$i + 1].p | dur) at most elsewhere"
+		| "    \($top | map(.queue) | queues) waited over 10 ms in \($top | map(.p | share) | join(", ")) of"
+		+ " \(if ($top | length) > 1 then "their" else "its" end) polls (up to \($top | map(.max | dur) | join(", ")))"
+		+ " against \($s[$i + 1].p | share) at most elsewhere"
 		+ (if ($cpus | length) == 0 then ""
 			else ": \(if ($top | length) > 1 then "their NAPI threads are" else "its NAPI thread is" end)"
 			+ " pinned to CPU \($cpus | map(tostring) | join(", "))"

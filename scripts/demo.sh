@@ -10,15 +10,15 @@
 # at tc ingress and changes nothing on the device) and follows the packets
 # into the pods (--per-queue --by cgroup), for DEMO_SECONDS (default 10);
 # the host's firewall drops UDP to pod-dns above a rate (--drops). h0's
-# queues are NAPI instances (GRO on, as a NIC's), polled in real-time NAPI
-# threads (threaded NAPI), each pod's on the other pod's CPU, and rxlat
-# measures the wait from a queue's schedule to its poll's first packet at
-# tc (napi_wait); for part of the run a SCHED_FIFO busy loop of a higher
-# priority takes the CPU of pod-dns's queues 40 ms in every 100, as a
-# real-time task on a queue's interrupt CPU would. The demo prints
-# rxlat's start-up lines, one line per report, a table of the whole run per
-# pod, stage and queue, and a summary that points at the queues that
-# waited; it leaves nothing behind on any exit path.
+# queues are NAPI instances (GRO on, as a NIC's), polled in NAPI threads
+# (threaded NAPI), each pod's on the other pod's CPU, and rxlat measures
+# the wait from a queue's schedule to its poll's first packet at tc
+# (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
+# CPU of pod-dns's queues 40 ms in every 100, as a real-time task on a
+# queue's interrupt CPU would. The demo prints rxlat's start-up lines, one
+# line per report, a table of the whole run per pod, stage and queue, and a
+# summary that points at the queues that waited; it leaves nothing behind
+# on any exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
@@ -180,10 +180,7 @@ setup()
 # threads, told from another demo's as the ones that came with the write,
 # pinned each to the CPU its queue's sender does not run on (queues 0-1 to
 # CPU 1, 2-3 to CPU 0), so that a hog on one CPU stops a queue's polls,
-# not the sender that fills them, and each made SCHED_FIFO 5, below the
-# hog's 10: the hog still holds them off its CPU, while whatever else the
-# machine runs (a build, a VM) does not, and the queues it delays stand
-# out from the others. The pins go to the summary (PINS).
+# not the sender that fills them. The pins go to the summary (PINS).
 napi_threads_pinned()
 {
 	local before after mine t i=0 lock pins=()
@@ -200,7 +197,7 @@ napi_threads_pinned()
 	done | sort -t- -k2 -n | cut -d' ' -f2)
 	((${#mine[@]} == 4)) || return 1
 	for t in "${mine[@]}"; do
-		taskset -pc $((i < 2 ? 1 : 0)) "$t" >/dev/null && chrt -f -p 5 "$t" || return 1
+		taskset -pc $((i < 2 ? 1 : 0)) "$t" >/dev/null || return 1
 		pins+=("\"$i\": $((i < 2 ? 1 : 0))")
 		i=$((i + 1))
 	done
