@@ -74,6 +74,12 @@
 #      without XDP metadata is); small UDP into the pod against nothing
 #      attached, and ns per run of the stampers and of the hooks that
 #      measure the pod's packets.
+#   S. the time before tc ingress (bench/part_stamp.sh): small UDP
+#      (rxlat-pktgen, paced) and one paced iperf3 TCP stream, each measured
+#      by rxlat's default (stamped at tc ingress, after GRO) and by rxlat
+#      --xdp-mode native (stamped in the driver's poll, before GRO),
+#      alternated over the rounds; per stage the mean and p50 of each and
+#      their difference, what the XDP stamp measures before tc ingress.
 #   V. the same for TCP on virtio_net, in Debian's generic 6.12 kernel under
 #      QEMU (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench): ratios
 #      only, as emulation sets the pace.
@@ -117,8 +123,13 @@
 #                         each with one feature of the hooks off, and prints
 #                         what each feature adds per hook run
 #   BENCH_PODS_ROUNDS     rounds of part P (default 2)
+#   BENCH_STAMP_ROUNDS    rounds of part S (default 3)
+#   BENCH_STAMP_PPS       datagrams per second of part S's UDP (default 20000)
+#   BENCH_STAMP_TCP_RATE  iperf3 -b of part S's TCP stream (default 1G; 0:
+#                         as fast as it goes)
 #   BENCH_PARTS           parts to run (default "tcp udp cost e2e accuracy
-#                         memory collector features attach pods vm vmcost"); rows of
+#                         memory collector features attach pods stamp vm
+#                         vmcost"); rows of
 #                         parts left out say so
 #   BENCH_PIN             on: iperf3 clients on CPU 0 (where veth runs the
 #                         receive path, in the sender's softirq), servers on
@@ -165,7 +176,7 @@ COLL_SECS=${BENCH_COLL_SECONDS:-30}
 VMC_ROUNDS=${BENCH_VMCOST_ROUNDS:-3}
 VMC_UDP=${BENCH_VMCOST_UDP:-10000}
 VMC_TCP_BYTES=${BENCH_VMCOST_TCP_BYTES:-40M}
-PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach pods vm vmcost}
+PARTS=${BENCH_PARTS:-tcp udp cost e2e accuracy memory collector features attach pods stamp vm vmcost}
 PIN=${BENCH_PIN:-off}
 RESULTS=${BENCH_RESULTS:-$HERE/results.md}
 
@@ -206,6 +217,9 @@ need_uint BENCH_COLL_SECONDS "$COLL_SECS" 1
 need_uint BENCH_ATTACH_ROUNDS "${BENCH_ATTACH_ROUNDS:-2}" 1
 need_uint BENCH_VMCOST_ROUNDS "$VMC_ROUNDS" 1
 need_uint BENCH_PODS_ROUNDS "${BENCH_PODS_ROUNDS:-2}" 1
+need_uint BENCH_STAMP_ROUNDS "${BENCH_STAMP_ROUNDS:-3}" 1
+need_uint BENCH_STAMP_PPS "${BENCH_STAMP_PPS:-20000}" 100
+[[ ${BENCH_STAMP_TCP_RATE:-1G} =~ ^(0|[1-9][0-9]*[KMG]?)$ ]] || die "BENCH_STAMP_TCP_RATE must be a rate, as iperf3 -b takes it (1G; 0: unpaced)"
 need_uint BENCH_VMCOST_UDP "$VMC_UDP" 100
 [[ $VMC_TCP_BYTES =~ ^[1-9][0-9]*[KMG]?$ ]] || die "BENCH_VMCOST_TCP_BYTES must be bytes, as iperf3 -n takes them (40M)"
 if [ -n "${BENCH_NETSTACKLAT:-}" ] && [ ! -x "$BENCH_NETSTACKLAT" ]; then
@@ -222,7 +236,7 @@ for sz in $MEM_SIZES; do
 	[[ $sz =~ ^[0-9]+x[0-9]+$ ]] || die "BENCH_MEM_SIZES: '$sz' is not IFACESxQUEUES"
 done
 for p in $PARTS; do
-	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | pods | vm | vmcost) ;;
+	case $p in tcp | udp | cost | e2e | accuracy | memory | collector | features | attach | pods | stamp | vm | vmcost) ;;
 	*) die "BENCH_PARTS: unknown part '$p'" ;;
 	esac
 done
@@ -271,6 +285,8 @@ ROWS=$T_DIR/rows.tsv
 . "$HERE/part_attach.sh"
 # shellcheck source=bench/part_pods.sh
 . "$HERE/part_pods.sh"
+# shellcheck source=bench/part_stamp.sh
+. "$HERE/part_stamp.sh"
 # shellcheck source=bench/part_vm.sh
 . "$HERE/part_vm.sh"
 # shellcheck source=bench/part_vmcost.sh
@@ -301,6 +317,7 @@ has_part memory && part_memory
 has_part collector && part_collector
 has_part attach && part_attach
 has_part pods && part_pods
+has_part stamp && part_stamp
 has_part vm && part_vm
 has_part vmcost && part_vmcost
 [ -n "${BENCH_PROM:-}" ] && part_prometheus

@@ -221,8 +221,10 @@ enum rxlat_from { RXLAT_FROM_STAMP = 0, RXLAT_FROM_SCHEDULE };
 #define RXLAT_FROM_NAME(f)                                                                         \
 	((unsigned int)(f) <= RXLAT_FROM_SCHEDULE ? ((const char *const[]){ RXLAT_FROM_NAMES })[f] \
 						  : "?")
-/* the slots of rxlat_poll_from (napi_wait.bpf.h): a power of two */
-#define RXLAT_POLL_FROM_SLOTS (1u << 14)
+/* the slots of rxlat_poll_from (include/rxlat_napi.bpf.h): a power of two */
+#define RXLAT_POLL_FROM_SLOTS (1u << 16)
+/* NAPI instance ids count up from NR_CPUS + 1: a slot per id below this many */
+#define RXLAT_NAPI_SLOTS 1024
 
 /* Where a sample's start time came from. */
 enum rxlat_source {
@@ -503,7 +505,8 @@ struct rxlat_bpf_config {
 	 * run's tag, in the RXLAT_FWD_TAG_BITS of a key above the slot bits.
 	 */
 	__u32 fwd_mask;
-	__u32 pad3;
+	/* possible CPUs: a napi_id up to this many is a sender's CPU + 1 (sender_cpu) */
+	__u32 nr_cpus;
 	__u64 fwd_tag;
 };
 

@@ -848,6 +848,33 @@ emit()	# LINE
 # those signals at their default action, whatever this shell inherited
 # (a suite run under nohup ignores SIGHUP, and so would rxlat).
 
+# What rxlat must leave as it found it on NS's IF: the features (ethtool
+# -k), channels (-l), rings (-g), MTU, carrier changes and ip -d link, one
+# block each (a device without channels or rings says so the same way each
+# time).
+device_state()	# NS IF
+{
+	local f
+	for f in -k -l -g; do
+		echo "# ethtool $f"
+		in_ns "$1" ethtool "$f" "$2" 2>&1
+	done
+	echo "# mtu $(ip -n "$1" -j link show dev "$2" | gojq -r '.[0].mtu')"
+	echo "# carrier_changes $(ns_sysfs_read "$1" "/sys/class/net/$2/carrier_changes")"
+	echo "# ip -d link"
+	ip -n "$1" -d link show dev "$2"
+}
+
+# The state of NS's IF now against $T_DIR/state.before (or BEFORE's file,
+# as device_state wrote it), as check NAME
+state_same()	# NAME [NS IF [BEFORE]]
+{
+	local ns=${2:-$NS_B} dev=${3:-$IF_B} before=${4:-before}
+	device_state "$ns" "$dev" >"$T_DIR/state.$1"
+	assert_eq "$1_device_as_before" "" "$(diff "$T_DIR/state.$before" "$T_DIR/state.$1")" \
+		"ethtool -k/-l/-g, MTU, carrier_changes, ip -d link of $dev against before rxlat"
+}
+
 # The tools and binaries a test of rxlat needs; FAIL when one is missing.
 need_rxlat()	# [CMD...]
 {

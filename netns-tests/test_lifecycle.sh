@@ -359,7 +359,7 @@ stdout_errors()
 	assert_eq help_exit 0 "$?"
 	assert_eq help_wide_lines "" "$(awk 'NR > 1 && length($0) > 80' "$T_DIR/help.out")"
 	assert_eq help_tc_text 1 "$(tr -s ' \n' ' ' <"$T_DIR/help.out" |
-		grep -c 'instead of in XDP (the default on a veth, and where XDP cannot attach) --stamp')"
+		grep -c 'stamp at tc ingress of each -i IFACE (the default) --stamp')"
 	# the objects where this rxlat loads them: the build tree, or installed
 	assert_eq help_objects_build "$(realpath "$BUILD")" \
 		"$(tr -s ' \n' ' ' <"$T_DIR/help.out" | grep -oE 'for xdp-loader and tc: [^ ]+' | cut -d' ' -f5)"
@@ -368,19 +368,19 @@ stdout_errors()
 		"$("$T_DIR/rxlat-alone" --help | grep '^BPF objects')"
 }
 
-# Once attached, rxlat keeps CAP_BPF only, and still reports, attaches the
-# stamper to an interface that comes back, and detaches. On kernels without
-# tcx links (before 6.6) it keeps CAP_NET_ADMIN too until the first packets
-# show that the driver carries XDP metadata (a switch to the tc stamper
-# would add a cls_bpf filter there).
+# Once attached, rxlat keeps CAP_BPF, and still reports, attaches the
+# stamper to an interface that comes back, and detaches. With an XDP
+# stamper of its own (--xdp-mode) it keeps CAP_NET_ADMIN too, to turn back
+# on at detach an offload that XDP turned off; with the tc stamper, only on
+# kernels without tcx links (before 6.6: a cls_bpf filter to delete).
 capabilities()
 {
-	local before want=0000008000000000 major minor
+	local before want=0000008000001000 tc=0000008000000000 major minor
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(prog_count_settles 0) # a previous test's programs may be on their way out
 	IFS=. read -r major minor _ <<<"$(uname -r)"
-	((major < 6 || (major == 6 && minor < 6))) && want=0000008000001000
+	((major < 6 || (major == 6 && minor < 6))) && tc=0000008000001000
 	start_rxlat -i "$IF_B" || return 1
 	assert_eq cap_eff_with_i "$want" \
 		"$(awk '/^CapEff/ { print $2 }' "/proc/$RXLAT_PID/status")" "CapEff before any packet"
@@ -388,9 +388,9 @@ capabilities()
 		"$(awk '/^CapPrm/ { print $2 }' "/proc/$RXLAT_PID/status")"
 	send_udp traffic "$N"
 	sleep 0.5 # the metadata check runs every 0.2 s
-	assert_eq cap_eff_after_packets 0000008000000000 \
-		"$(awk '/^CapEff/ { print $2 }' "/proc/$RXLAT_PID/status")" "CapEff (CAP_BPF)"
-	assert_eq cap_prm_after_packets 0000008000000000 \
+	assert_eq cap_eff_after_packets "$want" \
+		"$(awk '/^CapEff/ { print $2 }' "/proc/$RXLAT_PID/status")" "CapEff (CAP_BPF, CAP_NET_ADMIN)"
+	assert_eq cap_prm_after_packets "$want" \
 		"$(awk '/^CapPrm/ { print $2 }' "/proc/$RXLAT_PID/status")"
 	ip -n "$NS_A" link del "$IF_A" || t_abort delete "cannot delete the veth pair"
 	t_wait_line "$T_DIR/rxlat.err" "is gone" 5 "$RXLAT_PID"
@@ -404,6 +404,11 @@ capabilities()
 	assert_eq nothing_left "$before" "$(prog_count_settles "$before")"
 	assert_eq no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
 
+	: >"$T_DIR/rxlat.out"
+	RXLAT_STAMPER=default start_rxlat -i "$IF_B" || return 1
+	assert_eq cap_eff_tc "$tc" "$(awk '/^CapEff/ { print $2 }' "/proc/$RXLAT_PID/status")" \
+		"CapEff with the tc stamper"
+	stop_rxlat || return 1
 	: >"$T_DIR/rxlat.out"
 	start_rxlat || return 1
 	assert_eq cap_eff_without_i 0000008000000000 \

@@ -122,7 +122,7 @@ polls()
 	log "napi_wait per queue: $(wait_per_queue "$T_DIR/rxlat.out"); polls: $probe_polls"
 
 	if [[ -n ${RXLAT_VM:-} ]]; then
-		assert_eq attach fentry:__napi_schedule,__napi_schedule_irqoff "$(attach_of_wait)"
+		assert_eq attach fentry:__napi_schedule,__napi_schedule_irqoff,softirq_raise "$(attach_of_wait)"
 	else
 		assert_eq attach tp_btf:softirq_raise,sched_waking "$(attach_of_wait)"
 	fi
@@ -196,13 +196,19 @@ probe_part()	# NAME PROBE-ARGS...
 # "measures" says where.)
 from_schedule()
 {
-	local d s prev=0 sum means='' stages=(ip_rcv udp_queue_rcv)
+	local d s prev=0 sum means='' stages=(ip_rcv udp_queue_rcv) src=xdp
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_rxlat -i "$IF_B" --from schedule || return 1
 	probe_part delayed --softirq-delay-us "$DELAY_US"
 	sleep 0.6
 	stop_rxlat || return 1
+	if [[ ${RXLAT_STAMPER:-} == default ]]; then
+		src=tc
+		# ip_rcv's fallback runs before tc ingress: no stamp there yet
+		[[ $(gojq -rs '.[0].attach.ip_rcv' "$T_DIR/rxlat.out") == *netif_receive_skb* ]] &&
+			stages=(udp_queue_rcv)
+	fi
 	d=$(sed -n 's/^delay_runs=[1-9][0-9]* delay_mean_ns=\([0-9]*\)$/\1/p' "$T_DIR/probe-delayed.out")
 	assert_eq from_json schedule "$(gojq -rs '.[0].from' "$T_DIR/rxlat.out")" "the reports' from"
 	assert_eq napi_wait_samples "$N" "$(stage_sum napi_wait .count)"
@@ -213,7 +219,7 @@ from_schedule()
 	done
 	log "mean ns from the schedule:$means (wait added: ${d:-?} ns on average)"
 	for s in "${stages[@]}"; do
-		assert_eq "${s}_from_xdp" "$N" "$(stage_sum "$s" .sources.xdp)" "$s samples with a schedule"
+		assert_eq "${s}_from_$src" "$N" "$(stage_sum "$s" ".sources.$src")" "$s samples with a schedule"
 		assert_eq "${s}_none" 0 "$(stage_sum "$s" .sources.none)" "$s samples without one"
 	done
 	for s in napi_wait "${stages[@]}"; do
@@ -327,9 +333,52 @@ hog()
 	assert_eq ip_rcv_count $((3 * n)) "$(stage_sum ip_rcv .count)"
 }
 
+# Where napi_wait would measure nothing, it never says it does: without a
+# stamper (no -i, none loaded) it is not measured, with the reason; with
+# generic XDP on the fallback set (ip_rcv's tracepoint runs before generic
+# XDP stamps) the run is refused before anything is attached, and its hint,
+# the default stamper, measures every datagram's poll.
+unmeasured()
+{
+	local rc
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	in_ns "$NS_B" "$RXLAT" --stages +napi_wait -d 0.3 -r 0.1 -o json >"$T_DIR/none.out" 2>"$T_DIR/none.err"
+	assert_eq no_stamper_exit 0 "$?"
+	assert_eq no_stamper_measures '[]' "$(gojq -sc '.[-1].measures.napi_wait' "$T_DIR/none.out")"
+	assert_match no_stamper_why '^no stamper' "$(gojq -sr '.[-1].not_measured.napi_wait.udp' "$T_DIR/none.out")"
+	assert_eq no_stamper_said 1 "$(grep -c '^rxlat: no XDP stamper attached .*, and no napi_wait$' "$T_DIR/none.err")"
+	in_ns "$NS_B" "$RXLAT" --list-stages >"$T_DIR/list" 2>&1
+	grep -q '^ip_rcv .*netif_receive_skb' "$T_DIR/list" || return 0
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode skb --stages +napi_wait -d 1 -o json \
+		>/dev/null 2>"$T_DIR/skb.err"
+	rc=$?
+	assert_one_line_error skb_refused \
+		"^rxlat: error: --xdp-mode skb: generic XDP stamps after ip_rcv's fallback \\(tp_btf:netif_receive_skb\\), where napi_wait reads an XDP stamp: it would measure nothing on this kernel; leave out --xdp-mode to measure it from the tc stamp\$" \
+		"$rc" "$T_DIR/skb.err"
+	assert_eq skb_nothing_attached "" "$(link_xdp_prog "$NS_B" "$IF_B")"
+	# the hint, followed
+	RXLAT_STAMPER=default start_rxlat -i "$IF_B" --stages +napi_wait || return 1
+	send_paced "$N"
+	sleep 0.6
+	stop_rxlat || return 1
+	assert_eq hint_samples "$N" "$(stage_sum napi_wait .sources.tc)" "napi_wait samples from the tc stamp"
+}
+
+# delay() and from_schedule() on rxlat's default stamper: the veth stamped
+# at tc ingress, where the wait ends at the poll's first packet (a veth
+# without NAPI: the round of the sender CPU's backlog, from the raise)
+on_tc()	# TEST
+{
+	RXLAT_STAMPER=default "$1"
+}
+
 suite_begin
 run_test napi_wait.polls polls
 run_test napi_wait.delay one_vm_kernel 6.12 delay
+run_test napi_wait.delay_tc on_tc delay
+run_test napi_wait.from_schedule_tc one_vm_kernel 6.1 on_tc from_schedule
+run_test napi_wait.unmeasured one_vm_kernel 6.12 unmeasured
 run_test napi_wait.threaded one_vm_kernel 6.1 threaded
 run_test napi_wait.hog one_vm_kernel 6.1 hog
 run_test napi_wait.from_schedule one_vm_kernel 6.1 from_schedule

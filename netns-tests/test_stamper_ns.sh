@@ -340,7 +340,7 @@ falls_back()	# NAME
 {
 	in_ns "$NS_B" "$RXLAT" -i "$IF_B" -d 0.5 -o json >/dev/null 2>"$T_DIR/$1.err"
 	assert_eq "$1_exit" 0 "$?" "exit of rxlat -i $IF_B: $(grep error "$T_DIR/$1.err")" || return 1
-	assert_eq "$1_one_line" 1 "$(grep -c "stamping at tc ingress instead" "$T_DIR/$1.err")" \
+	assert_eq "$1_one_line" 1 "$(grep -c "stamping at tc ingress, rxlat's default" "$T_DIR/$1.err")" \
 		"lines saying so"
 	assert_eq "$1_no_qdisc_left" "" "$(in_ns "$NS_B" tc qdisc show dev "$IF_B" clsact)"
 }
@@ -363,7 +363,7 @@ foreign_program()	# native|skb
 
 	falls_back foreign || return 1
 	assert_match foreign_message \
-		"^rxlat: $IF_B: XDP is taken by program 'xdp_count' \\(id [0-9]+, $mode mode, without libxdp's dispatcher, so nothing can run beside it\\): stamping at tc ingress instead\$" \
+		"^rxlat: $IF_B: stamping at tc ingress, rxlat's default: it changes nothing on the device; XDP is taken by program 'xdp_count' \\(id [0-9]+, $mode mode, without libxdp's dispatcher, so nothing can run beside it\\)\$" \
 		"$(grep "stamping at tc" "$T_DIR/foreign.err")"
 	assert_eq foreign_no_loader_advice 0 "$(grep -c xdp-loader "$T_DIR/foreign.err")"
 

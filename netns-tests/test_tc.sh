@@ -263,29 +263,17 @@ peer_tso()	# the sending veth's tx-tcp-segmentation, as ethtool -k shows it
 	in_ns "$NS_A" ethtool -k "$IF_A" | awk -F': ' '$1 == "tcp-segmentation-offload" { print $2 }'
 }
 
-# tcx links came with 6.6: before, the tc stamper is a cls_bpf filter
-has_tcx()
-{
-	local major minor
-	IFS=. read -r major minor _ <<<"$(uname -r)"
-	((major > 6 || (major == 6 && minor >= 6)))
-}
-
 veth_default()
 {
 	setup ethtool || return 1
+	device_state "$NS_B" "$IF_B" >"$T_DIR/state.before"
+	device_state "$NS_A" "$IF_A" >"$T_DIR/state.peer"
 	RXLAT_STAMPER=default start_rxlat -i "$IF_B" || return 1
-	if ! has_tcx; then
-		# a killed rxlat would leave the filter: XDP, said, with its cost
-		assert_eq veth_xdp_line 1 "$(grep -c "^rxlat: $IF_B: a veth, stamped in XDP: this kernel has no tcx links, and the tc stamper's cls_bpf filter would outlive a killed rxlat; its peer's TSO/GSO are off while rxlat runs (--tc keeps them)\$" "$T_DIR/rxlat.err")"
-		assert_match veth_xdp_peer_tso_off "^off" "$(peer_tso)" "the sender's TSO while XDP runs on its peer"
-		pair_udp udp "$NS_A" "$N"
-		sleep 0.6
-		stop_rxlat || return 1
-		assert_eq veth_xdp_udp_all_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
-		return 0
-	fi
-	assert_eq veth_line 1 "$(grep -c "^rxlat: $IF_B: a veth: stamping at tc ingress, rxlat's default there (XDP on a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing attached); '--xdp-mode native' stamps in XDP, whose stamps also reach other namespaces' sock_read\$" "$T_DIR/rxlat.err")"
+	state_same during
+	state_same peer_during "$NS_A" "$IF_A" peer
+	# also without tcx links (before 6.6): a cls_bpf filter, which a killed
+	# rxlat leaves behind stamping nothing (test_kill.sh)
+	assert_eq veth_line 1 "$(grep -c "^rxlat: $IF_B: stamping at tc ingress, rxlat's default: it changes nothing on the device; '--xdp-mode native' stamps in XDP, before GRO, where driver veth switches its peer's TSO/GSO off while attached: TCP at 0.3-0.4x of nothing attached\$" "$T_DIR/rxlat.err")"
 	assert_eq veth_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")" "XDP program on $IF_B"
 	assert_eq veth_no_netns_line 0 "$(grep -c 'tc stamps do not reach' "$T_DIR/rxlat.err")" \
 		"the veth line says it already"
@@ -298,20 +286,28 @@ veth_default()
 	fi
 	pair_udp udp "$NS_A" "$N"
 	sleep 0.6
+	state_same traffic
 	stop_rxlat || return 1
+	state_same after
+	state_same peer_after "$NS_A" "$IF_A" peer
 	assert_eq veth_udp_all_from_tc "$N" "$(stage_sum udp_queue_rcv .sources.tc)"
 	assert_eq veth_udp_count "$N" "$(stage_sum udp_queue_rcv .count)"
 	assert_eq veth_no_xdp_samples 0 "$(stage_sum udp_queue_rcv .sources.xdp)"
 
 	start_rxlat -i "$IF_B" --xdp-mode native || return 1
 	assert_eq forced_xdp_line 1 "$(grep -c "^rxlat: XDP stamper attached to $IF_B in native mode" "$T_DIR/rxlat.err")"
-	assert_eq forced_no_veth_line 0 "$(grep -c 'a veth: stamping at tc' "$T_DIR/rxlat.err")"
+	# what attaching does, said before it is done
+	assert_eq forced_said_first "rxlat: $IF_B: attaching the XDP stamper in native mode: driver veth switches its peer's TSO/GSO off while attached: TCP at 0.3-0.4x of nothing attached; without --xdp-mode rxlat stamps at tc ingress and changes nothing on the device" \
+		"$(grep -B1 "^rxlat: XDP stamper attached to $IF_B" "$T_DIR/rxlat.err" | head -n 1)"
+	assert_eq forced_no_default_line 0 "$(grep -c "stamping at tc ingress, rxlat's default" "$T_DIR/rxlat.err")"
 	assert_match peer_tso_off "^off" "$(peer_tso)" "the sender's TSO while XDP runs on its peer"
 	pair_udp udp2 "$NS_A" "$N"
 	sleep 0.6
 	stop_rxlat || return 1
 	assert_eq forced_udp_all_from_xdp "$N" "$(stage_sum udp_queue_rcv .sources.xdp)"
 	assert_eq peer_tso_back on "$(peer_tso)" "the sender's TSO once rxlat is gone"
+	state_same forced_after
+	state_same forced_peer_after "$NS_A" "$IF_A" peer
 }
 
 bad_input()

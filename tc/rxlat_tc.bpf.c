@@ -28,6 +28,7 @@
 #include "rxlat_clock.bpf.h"
 #include "rxlat_meta.bpf.h"
 #include "rxlat_tc_maps.bpf.h"
+#include "rxlat_napi.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -47,6 +48,38 @@ const volatile __u32 rxlat_netns = 0;
  */
 const volatile __u32 rxlat_fwd_mask = 0;
 const volatile __u64 rxlat_fwd_tag = 0; /* this run's tag, above the slot bits */
+
+/*
+ * napi_wait (include/rxlat_napi.bpf.h), set by rxlat when it measures the
+ * stage: the hooks' RXLAT_NAPI_WAIT_* (0: off, as with iproute2), and its
+ * --from. Each packet stamped here is told its poll, and the first packet
+ * of a poll leaves the poll's wait, from the schedule to it, for the hooks.
+ */
+const volatile __u8 rxlat_napi_wait = 0;
+const volatile __u8 rxlat_from = 0;
+
+static __always_inline void napi_wait_mark(struct __sk_buff *skb, __u64 stamp)
+{
+	__u64 from;
+	int why;
+
+	if (!rxlat_napi_wait)
+		return;
+	/* the context's napi_id: 0 below the first instance id (a sender's CPU) */
+	why = napi_wait_poll(skb->napi_id, stamp, rxlat_napi_wait, &from);
+	if (why == RXLAT_NAPI_SEEN) {
+		if (rxlat_from == RXLAT_FROM_SCHEDULE && from && from <= stamp)
+			poll_from_note(stamp, 0, 0, 0, stamp - from);
+		return;
+	}
+	if (why >= 0)
+		poll_from_note(stamp, 0, 0,
+			       RXLAT_POLL_FIRST |
+				   ((why - RXLAT_COUNT_UNSAMPLED_FULL + 1) & RXLAT_POLL_WHY),
+			       ~0ull);
+	else
+		poll_from_note(stamp, 0, 0, RXLAT_POLL_FIRST, stamp - from);
+}
 
 /* Each CPU's next slot in its own range of rxlat_tc_fwd. */
 struct {
@@ -204,7 +237,10 @@ static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
 	e->m.stamp_lo = now;
 	e->m.stamp_hi = now >> 32;
 	e->key = key;
-	return !bpf_skb_set_tstamp(skb, key, BPF_SKB_TSTAMP_DELIVERY_MONO);
+	if (bpf_skb_set_tstamp(skb, key, BPF_SKB_TSTAMP_DELIVERY_MONO))
+		return false;
+	napi_wait_mark(skb, now); /* the hooks' start: the slot's stamp */
+	return true;
 }
 
 static __always_inline int stamp(struct __sk_buff *skb)
@@ -250,8 +286,12 @@ static __always_inline int stamp(struct __sk_buff *skb)
 		return TC_ACT_UNSPEC_;
 	if (ts)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
-	skb->tstamp = ((now + offs) & ~RXLAT_TC_LOW_BITS) | (__u64)epoch << RXLAT_TC_EPOCH_SHIFT |
-		      RXLAT_TC_MARK;
+	ts = ((now + offs) & ~RXLAT_TC_LOW_BITS) | (__u64)epoch << RXLAT_TC_EPOCH_SHIFT |
+	     RXLAT_TC_MARK;
+	skb->tstamp = ts;
+	/* the hooks' start: the stamp less its epoch's offset (without one, not known) */
+	if (epoch)
+		napi_wait_mark(skb, ts - offs);
 	return TC_ACT_UNSPEC_;
 }
 

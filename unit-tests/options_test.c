@@ -243,9 +243,10 @@ static void check_errors(void)
 		{ "--from schedule --stages sock_read",
 		  "--from schedule: the schedule (stage napi_wait) is read at ip_rcv; add it to "
 		  "--stages 'sock_read'" },
-		{ "--from schedule -i lo --tc", "--from schedule: a tc stamp carries no poll, and "
-						"so no schedule; leave out --tc" },
-		{ "--from schedule -i lo --stamp packet",
+		{ "-i lo --stamp packet",
+		  "--stamp applies to the XDP stamper, which --xdp-mode native asks for (without "
+		  "it rxlat stamps at tc ingress): give --xdp-mode native too" },
+		{ "--from schedule -i lo --xdp-mode native --stamp packet",
 		  "--from schedule: the stages find a poll's schedule by its stamp, which --stamp "
 		  "packet gives the poll's first packet only; leave out --stamp" },
 		{ "--from interrupt", "invalid value 'interrupt' for --from: choose one of stamp, "

@@ -146,8 +146,8 @@ static void test_fentry_all(void)
 	struct plan plan;
 
 	CHECK_U64("plan_decide", plan_decide(&cfg, &k, &plan, &info), 0);
-	expect_stage(&info, RXLAT_STAGE_NAPI_WAIT, "fentry:__napi_schedule,__napi_schedule_irqoff",
-		     NULL);
+	expect_stage(&info, RXLAT_STAGE_NAPI_WAIT,
+		     "fentry:__napi_schedule,__napi_schedule_irqoff,softirq_raise", NULL);
 	expect_stage(&info, RXLAT_STAGE_IP_RCV, "fentry:ip_rcv_core,ip6_rcv_core", NULL);
 	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "fentry:tcp_v4_do_rcv,tcp_v6_do_rcv", NULL);
 	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "fentry:tcp_data_queue", NULL);
@@ -155,7 +155,7 @@ static void test_fentry_all(void)
 		     "fentry:udp_queue_rcv_one_skb,udpv6_queue_rcv_one_skb", NULL);
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ,
 		     "tp_btf:skb_copy_datagram_iovec,fentry:skb_consume_udp", NULL);
-	expect_loads(&plan, "Ff-. Ff-. Ff-. F... Ff-. F.-c");
+	expect_loads(&plan, "Ffb. Ff-. Ff-. F... Ff-. F.-c");
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "tcp");

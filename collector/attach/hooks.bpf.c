@@ -859,14 +859,22 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 		return;
 	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
 	gslot = COST_OFF(GROUP) ? 0 : group_slot(net, netns, cgid);
-	/* the wait before the stamp: only an XDP stamp is the start of a poll */
+	/*
+	 * The wait before the stamp: an XDP stamp's poll, at ip_rcv; rxlat's tc
+	 * stamp carries its poll's from the stamper, to the first hook that
+	 * reads it. --from schedule: only a poll's stamp can have a schedule.
+	 */
 	if (rxlat_cfg.napi_wait && stage == RXLAT_STAGE_IP_RCV && src == RXLAT_SRC_XDP)
 		napi_wait_note(skb, start, ifindex, queue,
 			       rxlat_series_index(RXLAT_STAGE_NAPI_WAIT, gslot, slot, qslot, dims));
-	/* --from schedule: only an XDP stamp's poll can have a schedule */
-	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE &&
-	    (src != RXLAT_SRC_XDP || !poll_from(start, ifindex, queue, &start)))
+	if (rxlat_cfg.napi_wait && src == RXLAT_SRC_TC) {
+		if (!napi_wait_claim(&start, rxlat_series_index(RXLAT_STAGE_NAPI_WAIT, gslot, slot,
+								qslot, dims)))
+			src = RXLAT_SRC_NONE;
+	} else if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE &&
+		   (src != RXLAT_SRC_XDP || !poll_from(start, ifindex, queue, &start))) {
 		src = RXLAT_SRC_NONE;
+	}
 	idx = rxlat_series_index(stage, gslot, slot, qslot, dims);
 	h = series_hist(idx);
 	if (!h || COST_OFF(HIST))

@@ -63,13 +63,14 @@ static int set_autoload(struct hooks_bpf *skel, const struct plan *plan, __u8 pr
 			bpf_program__set_autoload(p, ooo_where(plan, proto) == OOO_OWN);
 			continue;
 		}
-		if (!strcmp(name, PLAN_NAPI_ENTRY) || !strcmp(name, PLAN_NAPI_EXIT) ||
-		    !strcmp(name, PLAN_NAPI_WAKE)) {
+		if (!strcmp(name, PLAN_NAPI_WAKE)) {
 			bpf_program__set_autoload(p,
 						  plan->point[RXLAT_STAGE_NAPI_WAIT] == P_FALLBACK);
 			continue;
 		}
-		if (!strcmp(name, PLAN_NAPI_POLL)) {
+		/* the NET_RX rounds: a backlog's polls in both sets */
+		if (!strcmp(name, PLAN_NAPI_POLL) || !strcmp(name, PLAN_NAPI_ENTRY) ||
+		    !strcmp(name, PLAN_NAPI_EXIT)) {
 			bpf_program__set_autoload(p, plan->point[RXLAT_STAGE_NAPI_WAIT] != P_NONE);
 			continue;
 		}
@@ -172,7 +173,7 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 {
 	struct rxlat_bpf_config *bc;
 	struct rxlat_hooks *h;
-	int err;
+	int err, n;
 
 	h = calloc(1, sizeof(*h));
 	if (!h) {
@@ -228,8 +229,13 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		err = -EINVAL;
 		goto fail;
 	}
+	/* napi_wait's state, which rxlat's tc stamper reads too */
+	bpf_map__set_max_entries(h->skel->maps.rxlat_napi_sched,
+				 bc->napi_wait ? RXLAT_NAPI_SLOTS : 1);
 	bpf_map__set_max_entries(h->skel->maps.rxlat_poll_from,
-				 bc->from == RXLAT_FROM_SCHEDULE ? RXLAT_POLL_FROM_SLOTS : 1);
+				 bc->napi_wait ? RXLAT_POLL_FROM_SLOTS : 1);
+	n = libbpf_num_possible_cpus();
+	bc->nr_cpus = n > 0 ? (__u32)n : 0;
 	/* the tc stamper's table of forwarded stamps, when rxlat may run one */
 	bc->fwd_mask = cfg->nifaces ? fwd_slots() - 1 : 0;
 	bc->fwd_tag = fwd_tag(bc->fwd_mask);
@@ -293,6 +299,11 @@ void hooks_tc_share(const struct rxlat_hooks *h, struct rxlat_tc_share *s)
 	s->fwd_tag = h->skel->rodata->rxlat_cfg.fwd_tag;
 	s->fwd_fd = s->fwd_mask ? bpf_map__fd(h->skel->maps.rxlat_tc_fwd) : -1;
 	s->offs_fd = bpf_map__fd(h->skel->maps.rxlat_tc_offs);
+	s->napi_wait = h->skel->rodata->rxlat_cfg.napi_wait;
+	s->from = h->skel->rodata->rxlat_cfg.from;
+	s->napi_sched_fd = s->napi_wait ? bpf_map__fd(h->skel->maps.rxlat_napi_sched) : -1;
+	s->softirq_round_fd = s->napi_wait ? bpf_map__fd(h->skel->maps.rxlat_softirq_round) : -1;
+	s->poll_from_fd = s->napi_wait ? bpf_map__fd(h->skel->maps.rxlat_poll_from) : -1;
 }
 
 /*

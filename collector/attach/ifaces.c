@@ -18,6 +18,7 @@
 #include "stamping.h"
 #include "tc.h"
 #include "xdp_counters.h"
+#include "xdp_device.h"
 
 /*
  * Whether a named interface's driver leaves XDP programs room for metadata,
@@ -422,58 +423,24 @@ static bool meta_watched(const struct rxlat_ifaces *f, int i)
 	       stamper_attached(f->stamper, i);
 }
 
-bool ifaces_meta_needs_admin(const struct rxlat_ifaces *f)
-{
-	for (int i = 0; i < f->cfg->nifaces; i++)
-		if (meta_watched(f, i) && f->meta[i] == META_UNKNOWN && *f->tc &&
-		    !tc_has_tcx(f->ifindex[i]))
-			return true;
-	return false;
-}
-
 /*
  * Named interface i's driver refused metadata for every packet so far: the
- * tc stamper takes over (said in one line), or, with --xdp-mode, the run
- * ends with an error.
+ * run, which asked for XDP (--xdp-mode), ends with an error (-EOPNOTSUPP).
  */
 static int meta_refused(struct rxlat_ifaces *f, int i, __u64 refused)
 {
 	const struct rxlat_config *cfg = f->cfg;
-	const char *name = cfg->ifnames[i], *how = "";
 	char drv[64], why[256], hint[64];
-	int err;
 
-	stamping_driver(name, drv, sizeof(drv));
+	stamping_driver(cfg->ifnames[i], drv, sizeof(drv));
 	snprintf(why, sizeof(why),
 		 "driver %s gives XDP programs no room for metadata (the stamper's first %llu "
 		 "packets, none stamped)",
 		 drv, (unsigned long long)refused);
 	/* generic XDP builds its buffers with room for metadata */
 	snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
-	err = stamping_may_leave_xdp(f->stamping, i, why,
-				     cfg->xdp_mode == RXLAT_XDP_NATIVE ? hint : NULL);
-	if (err)
-		return err;
-	switch (*f->tc ? stamp_at_tc(f, i, f->ifindex[i]) : RXLAT_TC_NONE) {
-	case RXLAT_TC_NONE:
-		rxlat_warn("%s: %s, and the tc stamper cannot be attached: its packets are "
-			   "counted, not measured",
-			   name, why);
-		f->meta[i] = META_TOLD;
-		return 0;
-	case RXLAT_TC_TCX:
-		how = ", through a tcx link";
-		break;
-	case RXLAT_TC_FILTER:
-		how = ", through a cls_bpf filter";
-		break;
-	case RXLAT_TC_FOREIGN: /* said by tc_attach() */
-		break;
-	}
-	stamper_detach_iface(f->stamper, i);
-	stamping_switch_to_tc(f->stamping, i, STAMPING_TC_NO_META, why, how);
-	tunnels_find(f, false);
-	return 0;
+	return stamping_refuse_xdp(f->stamping, i, why,
+				   cfg->xdp_mode == RXLAT_XDP_NATIVE ? hint : NULL);
 }
 
 /* The stamper's counters of ifindex, summed over its queues. */
@@ -520,10 +487,10 @@ static void meta_found(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 		rxlat_warn(
 		    "%s: driver %s gives the XDP stamper loaded without rxlat no room for "
 		    "metadata (%llu packets, none stamped): no stage gets its stamps; unload "
-		    "it ('xdp-loader unload -a %s') and run 'rxlat %s %s %s' to stamp at tc "
+		    "it ('xdp-loader unload -a %s') and run 'rxlat %s %s' to stamp at tc "
 		    "ingress",
-		    name, drv, (unsigned long long)c.meta_refused, name, opt(OPT_TC),
-		    opt_short(OPT_INTERFACE), name);
+		    name, drv, (unsigned long long)c.meta_refused, name, opt_short(OPT_INTERFACE),
+		    name);
 	}
 }
 
@@ -573,7 +540,11 @@ int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 /* The tc stamper, with the hooks' table of forwarded stamps. */
 static int tc_open_shared(struct rxlat_ifaces *f)
 {
-	struct rxlat_tc_share s = { .fwd_fd = -1, .offs_fd = -1 };
+	struct rxlat_tc_share s = { .fwd_fd = -1,
+				    .offs_fd = -1,
+				    .napi_sched_fd = -1,
+				    .softirq_round_fd = -1,
+				    .poll_from_fd = -1 };
 
 	if (f->hooks)
 		hooks_tc_share(f->hooks, &s);
@@ -584,19 +555,11 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 {
 	const struct rxlat_config *cfg = f->cfg;
 	enum rxlat_tc_how how;
+	char hint[1280];
 	int err;
 
-	/*
-	 * A driver may refuse the XDP stamper's metadata (ifaces_check_meta()):
-	 * the tc stamper is loaded now, while rxlat may still load programs,
-	 * so that only the attach is left for later.
-	 */
-	for (int i = 0; i < cfg->nifaces && !*f->tc; i++)
-		if (meta_watched(f, i) && cfg->xdp_mode == RXLAT_XDP_NATIVE && tc_open_shared(f))
-			rxlat_warn("the tc stamper could not be loaded: an interface whose driver "
-				   "refuses XDP metadata cannot be switched to it");
 	for (int i = 0; i < cfg->nifaces; i++) {
-		bool veth = stamping_why(f->stamping, i) == STAMPING_TC_VETH;
+		bool dflt = stamping_why(f->stamping, i) == STAMPING_TC_DEFAULT;
 
 		if (!stamping_uses_tc(f->stamping, i))
 			continue;
@@ -605,13 +568,16 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		how = stamp_at_tc(f, i, f->ifindex[i]);
 		if (how == RXLAT_TC_NONE)
 			return -EBUSY;
-		if (veth)
+		if (dflt && stamping_xdp_taken(f->stamping, i))
+			snprintf(hint, sizeof(hint), "%s", stamping_xdp_taken(f->stamping, i));
+		else if (dflt)
+			xdp_device_hint(cfg->ifnames[i], hint, sizeof(hint));
+		if (dflt) {
 			rxlat_info(
-			    "%s: a veth: stamping at tc ingress, rxlat's default there (XDP on "
-			    "a veth switches its peer's TSO/GSO off: TCP at 0.3-0.4x of nothing "
-			    "attached); '%s native' stamps in XDP, whose stamps also reach "
-			    "other namespaces' sock_read",
-			    cfg->ifnames[i], opt(OPT_XDP_MODE));
+			    "%s: stamping at tc ingress, rxlat's default: it changes nothing "
+			    "on the device; %s",
+			    cfg->ifnames[i], hint);
+		}
 		switch (how) {
 		case RXLAT_TC_NONE: /* returned above */
 			break;

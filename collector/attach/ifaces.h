@@ -41,8 +41,8 @@ int ifaces_attach_tc(struct rxlat_ifaces *f);
  * Drivers that give XDP programs no room for metadata (vmxnet3, ENA, gve's
  * GQI format, hv_netvsc, ...): from the stamper's counters (keys, vals: n
  * rows per (ifindex, queue) since it was attached, as the model reads them),
- * a named interface whose packets were all refused is switched to the tc
- * stamper (stamping_switch_to_tc(); with --xdp-mode an error, -EOPNOTSUPP),
+ * a named interface whose packets were all refused ends the run with an
+ * error (rxlat attaches XDP only when --xdp-mode asks for it), -EOPNOTSUPP;
  * one where some were refused is said once. A stamper loaded without rxlat
  * (--no-xdp) whose packets were all refused is said once per interface,
  * with the way to stamp at tc. 1 while an interface has had no packet yet
@@ -52,11 +52,6 @@ int ifaces_check_meta(struct rxlat_ifaces *f, const struct rxlat_xdp_key *keys,
 		      const struct rxlat_xdp_counters *vals, size_t n);
 /* Is there anything left for ifaces_check_meta() to check (no read without)? */
 bool ifaces_meta_watched(const struct rxlat_ifaces *f);
-/*
- * Would switching an interface still unknown to tc need CAP_NET_ADMIN (a
- * cls_bpf filter: no tcx links before 6.6)?
- */
-bool ifaces_meta_needs_admin(const struct rxlat_ifaces *f);
 /*
  * The tunnel devices behind which containers are not measured (the tc
  * stamper stamps, with --by), kept up to date as links come and go.

@@ -3,10 +3,14 @@
  * napi_wait: the time from when a NAPI instance was scheduled (the
  * interrupt, or veth_xmit() of the sender) to the stamp of the poll that
  * takes its packets: the wait that every other stage starts after. The
- * schedule time is noted here; the ip_rcv programs read it with the first
- * XDP-stamped packet of the poll (napi_wait_note(), from record_sample()),
- * so that the sample lands under the interface, queue and group of that
- * packet. Two ways, chosen by user space (rxlat_cfg.napi_wait):
+ * schedule time is noted here. Which poll a packet belongs to is
+ * include/rxlat_napi.bpf.h's: for an XDP stamp the ip_rcv programs ask it
+ * (napi_wait_note(), from record_sample()), and the wait ends at the XDP
+ * stamp, the poll's start; for rxlat's tc stamp the tc stamper asks it, and
+ * the wait ends at the poll's first packet seen at tc ingress, after GRO
+ * (the first hook that reads the packet counts it: napi_wait_claim()). The
+ * sample lands under the interface, queue and group of that packet. Two
+ * ways, chosen by user space (rxlat_cfg.napi_wait):
  *
  * RXLAT_NAPI_WAIT_FENTRY: fentry on __napi_schedule() and
  *   __napi_schedule_irqoff() (fexit on napi_schedule_prep() too, for an
@@ -30,6 +34,10 @@
  *   per instance as with trampolines) is its schedule. A schedule while
  *   the thread still runs wakes nothing: that poll has no sample.
  *
+ * In both, a packet of no NAPI instance (a CPU's backlog: a veth without
+ * NAPI, RPS) is measured from the raise of the NET_RX round that took it:
+ * the raise and the rounds are followed in both sets.
+ *
  * A packet whose stamp is older than the schedule (GRO held it from an
  * earlier poll) leaves the schedule time for the packet after it. A poll
  * without a sample is counted in napi_wait's series, by reason
@@ -43,61 +51,7 @@
 #ifndef RXLAT_NAPI_WAIT_BPF_H
 #define RXLAT_NAPI_WAIT_BPF_H
 
-/* NAPI instance ids count up from NR_CPUS + 1: a slot per id below this many */
-#define RXLAT_NAPI_SLOTS 1024
-
-struct rxlat_napi_sched {
-	__u64 t;    /* when it was scheduled, 0: taken */
-	__u64 napi; /* the struct napi_struct, for the busy-poll check */
-	__u64 last; /* the stamp of its newest poll seen at ip_rcv */
-	__u32 id;   /* its napi_id: the slot's owner */
-	__u32 full; /* its last poll used its whole budget */
-	__u32 ends; /* its polls that ended */
-	__u32 seen; /* ends + 1 when ip_rcv saw its newest poll's first packet */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RXLAT_NAPI_SLOTS);
-	__type(key, __u32);
-	__type(value, struct rxlat_napi_sched);
-} rxlat_napi_sched SEC(".maps");
-
-struct rxlat_softirq_round {
-	__u64 raised;  /* the first NET_RX raise since the last round began */
-	__u64 round;   /* the raise the running round serves, 0: none or taken */
-	__u8 pending;  /* raised is set and no round has begun since */
-	__u8 in_round; /* a round runs: a poll now is no NAPI thread's */
-	__u8 pad[6];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct rxlat_softirq_round);
-} rxlat_softirq_round SEC(".maps");
-
-static __always_inline struct rxlat_napi_sched *napi_slot(__u32 id)
-{
-	__u32 k = id & (RXLAT_NAPI_SLOTS - 1);
-
-	return bpf_map_lookup_elem(&rxlat_napi_sched, &k);
-}
-
-/* s for instance id: what an instance 1024 ids apart left there is not its */
-static __always_inline void napi_slot_own(struct rxlat_napi_sched *s, __u32 id)
-{
-	if (s->id == id)
-		return;
-	s->t = 0;
-	s->last = 0;
-	s->full = 0;
-	s->ends = 0;
-	s->seen = 0;
-	s->napi = 0;
-	s->id = id;
-}
+#include "rxlat_napi.bpf.h"
 
 static __always_inline void napi_scheduled_id(const struct napi_struct *n, __u32 id)
 {
@@ -148,13 +102,6 @@ int BPF_PROG(rxlat_wait_prep, struct napi_struct *n, bool ret)
 	if (ret)
 		napi_scheduled(n);
 	return 0;
-}
-
-static __always_inline struct rxlat_softirq_round *softirq_round(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&rxlat_softirq_round, &zero);
 }
 
 SEC("tp_btf/softirq_raise")
@@ -213,6 +160,8 @@ int BPF_PROG(rxlat_wait_entry, unsigned int vec)
 	r->round = r->pending ? r->raised : 0;
 	r->pending = 0;
 	r->in_round = 1;
+	r->seen = 0;
+	r->from = 0;
 	return 0;
 }
 
@@ -229,18 +178,6 @@ int BPF_PROG(rxlat_wait_exit, unsigned int vec)
 		r->in_round = 0;
 	}
 	return 0;
-}
-
-/*
- * Busy polling owns the instance. The NAPI_STATE_* enum has no name for
- * CO-RE to relocate; IN_BUSY_POLL has been bit 6 since it came (4.11).
- */
-static __always_inline bool napi_busy_polled(__u64 napi)
-{
-	unsigned long state = 0;
-
-	bpf_probe_read_kernel(&state, sizeof(state), &((struct napi_struct *)napi)->state);
-	return state & (1ul << NAPI_STATE_IN_BUSY_POLL);
 }
 
 /*
@@ -273,92 +210,31 @@ int BPF_PROG(rxlat_wait_poll, struct napi_struct *n, int work, int budget)
 }
 
 /*
- * --from schedule: the wait of each poll whose schedule was taken, found by
- * the poll's stamp at every stage after it, on any CPU. Direct-mapped by a
- * hash of the stamp, its interface and queue; a slot is one 64-bit word,
- * written and read whole, so that no reader sees half of another poll's:
- * the stamp's low 32 bits (the check), and the wait + 1 in ns (0: empty).
- * A poll whose slot another poll took since, or whose wait is 4.29 s or
- * more, has no schedule: its packets count under source none. At 100,000
- * polls a second, a packet read 1 ms after its poll finds its slot with a
- * probability of 99.4%. User space sizes it (RXLAT_POLL_FROM_SLOTS) for
- * --from schedule only.
+ * The NAPI instance of skb, 0 for none: skb->napi_id shares its place with
+ * sender_cpu, a CPU + 1 that a sender's transmit left (a veth without
+ * NAPI, loopback: the packet came through a backlog).
  */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, RXLAT_POLL_FROM_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} rxlat_poll_from SEC(".maps");
-
-static __always_inline __u32 poll_from_slot(__u64 stamp, __u32 ifindex, __u32 queue)
+static __always_inline __u32 skb_napi_id(const struct sk_buff *skb)
 {
-	__u64 x = (stamp ^ ((__u64)ifindex << 40) ^ ((__u64)queue << 52)) * 0x9e3779b97f4a7c15ull;
+	__u32 id = skb->napi_id;
 
-	return (__u32)(x >> 50) & (RXLAT_POLL_FROM_SLOTS - 1);
+	return id > rxlat_cfg.nr_cpus ? id : 0;
 }
 
-static __always_inline void poll_from_note(__u64 stamp, __u32 ifindex, __u32 queue, __u64 wait)
+/* A poll's sample or its reason for none (why >= 0) into napi_wait's series idx. */
+static __always_inline void napi_wait_count(__u32 idx, int why, __u32 src, __u64 wait)
 {
-	__u32 k = poll_from_slot(stamp, ifindex, queue);
-	__u64 *v = bpf_map_lookup_elem(&rxlat_poll_from, &k);
+	struct rxlat_hist *h = series_hist(idx);
 
-	if (v && wait < 0xffffffffull)
-		*v = (stamp << 32) | (wait + 1);
-}
-
-/* The schedule of the poll that stamped the packet at stamp: false if not known. */
-static __always_inline bool poll_from(__u64 stamp, __u32 ifindex, __u32 queue, __u64 *from)
-{
-	__u32 k = poll_from_slot(stamp, ifindex, queue);
-	__u64 *v = bpf_map_lookup_elem(&rxlat_poll_from, &k), w;
-
-	if (!v)
-		return false;
-	w = *v;
-	if (!(__u32)w || (w >> 32) != (__u32)stamp)
-		return false;
-	*from = stamp - ((__u32)w - 1);
-	return true;
-}
-
-/*
- * The poll that took the packet at stamp, the first of its packets seen at
- * ip_rcv: its wait from the schedule s holds, or why it has none (an
- * RXLAT_COUNT_UNSAMPLED_*). Without trampolines, in a NET_RX round, from
- * the raise the round serves instead; outside any (a NAPI thread's poll),
- * from s too.
- */
-static __always_inline int napi_wait_take(struct rxlat_napi_sched *s, __u64 stamp, __u64 *from)
-{
-	struct rxlat_softirq_round *r;
-	__u64 t;
-
-	if (rxlat_cfg.napi_wait == RXLAT_NAPI_WAIT_SOFTIRQ) {
-		r = softirq_round();
-		if (!r)
-			return RXLAT_COUNT_UNSAMPLED_NONE;
-		if (r->in_round) {
-			t = r->round;
-			if (t && t <= stamp) {
-				r->round = 0;
-				*from = t;
-				return -1;
-			}
-			return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
-		}
+	if (!h)
+		return;
+	if (why >= 0) {
+		if ((unsigned int)why < RXLAT_NR_COUNTS)
+			__sync_fetch_and_add(&h->counts[why], 1);
+		return;
 	}
-	t = s->t;
-	if (t && t <= stamp) {
-		s->t = 0;
-		*from = t;
-		return napi_busy_polled(s->napi) ? RXLAT_COUNT_UNSAMPLED_BUSY : -1;
-	}
-	if (napi_busy_polled(s->napi))
-		return RXLAT_COUNT_UNSAMPLED_BUSY;
-	if (t) /* kept: the next poll's */
-		return RXLAT_COUNT_UNSAMPLED_LATE;
-	return s->full ? RXLAT_COUNT_UNSAMPLED_FULL : RXLAT_COUNT_UNSAMPLED_NONE;
+	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);
+	hist_add(h, wait);
 }
 
 /*
@@ -366,44 +242,64 @@ static __always_inline int napi_wait_take(struct rxlat_napi_sched *s, __u64 stam
  * idx (napi_wait's, of the packet's interface, queue and group), if it is
  * the first packet of its poll seen here, or the reason the poll has none
  * counted there; with --from schedule, noted for the stages after the
- * stamp. A poll is known by its stamp, newer than the instance's last,
- * after an end of a poll of the instance: a packet with an older one (GRO
- * held it from an earlier poll) leaves the time to the packet after it, and
- * one whose poll was seen already (the stamper took a fresh stamp in the
- * middle of it) is not another poll. One array lookup per packet.
+ * stamp (once per poll: its packets share the stamp).
  */
 static __always_inline void napi_wait_note(const struct sk_buff *skb, __u64 stamp, __u32 ifindex,
 					   __u32 queue, __u32 idx)
 {
-	__u32 id = skb->napi_id;
-	struct rxlat_napi_sched *s;
-	struct rxlat_hist *h;
 	__u64 from = 0;
-	int why;
+	int why = napi_wait_poll(skb_napi_id(skb), stamp, rxlat_cfg.napi_wait, &from);
 
-	if (!id)
+	if (why == RXLAT_NAPI_SEEN)
 		return;
-	s = napi_slot(id);
-	if (!s)
-		return;
-	napi_slot_own(s, id);
-	if (stamp <= s->last || s->seen == s->ends + 1)
-		return;
-	s->last = stamp;
-	s->seen = s->ends + 1;
-	why = napi_wait_take(s, stamp, &from);
-	h = series_hist(idx);
-	if (why >= 0) {
-		if (h && (unsigned int)why < RXLAT_NR_COUNTS)
-			__sync_fetch_and_add(&h->counts[why], 1);
-		return;
+	if (why < 0 && rxlat_cfg.from == RXLAT_FROM_SCHEDULE)
+		poll_from_note(stamp, ifindex, queue, 0, stamp - from);
+	napi_wait_count(idx, why, RXLAT_SRC_XDP, stamp - from);
+}
+
+/*
+ * A packet with rxlat's tc stamp at stamp, read by a hook: the first packet
+ * of its poll carries its poll's napi_wait sample (or reason) from the tc
+ * stamper, counted here into series idx by the first hook that reads it,
+ * on any CPU. With --from schedule, the packet's start moves back to its
+ * poll's schedule, or false: none is known.
+ */
+static __always_inline bool napi_wait_claim(__u64 *stamp, __u32 idx)
+{
+	__u64 w, nw, wait = 0, *v = poll_from_find(*stamp, 0, 0, &w);
+	bool known;
+	__u8 f;
+
+	if (!v)
+		return rxlat_cfg.from != RXLAT_FROM_SCHEDULE;
+	known = poll_from_wait(w, &wait);
+	f = w >> 32;
+	if (f & RXLAT_POLL_FIRST) {
+		nw = w & ~((__u64)RXLAT_POLL_FIRST << 32);
+		if (__sync_val_compare_and_swap(v, w, nw) == w)
+			napi_wait_count(idx,
+					(f & RXLAT_POLL_WHY) ? (int)(f & RXLAT_POLL_WHY) - 1 +
+								   RXLAT_COUNT_UNSAMPLED_FULL
+							     : -1,
+					RXLAT_SRC_TC, wait);
 	}
-	if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE)
-		poll_from_note(stamp, ifindex, queue, stamp - from);
-	if (!h)
-		return;
-	__sync_fetch_and_add(&h->sources[RXLAT_SRC_XDP], 1);
-	hist_add(h, stamp - from);
+	if (rxlat_cfg.from != RXLAT_FROM_SCHEDULE)
+		return true;
+	if (!known)
+		return false;
+	*stamp -= wait;
+	return true;
+}
+
+/* --from schedule, an XDP stamp: the schedule of its poll, false if not known. */
+static __always_inline bool poll_from(__u64 stamp, __u32 ifindex, __u32 queue, __u64 *from)
+{
+	__u64 w, wait;
+
+	if (!poll_from_find(stamp, ifindex, queue, &w) || !poll_from_wait(w, &wait))
+		return false;
+	*from = stamp - wait;
+	return true;
 }
 
 #endif /* RXLAT_NAPI_WAIT_BPF_H */

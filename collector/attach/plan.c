@@ -79,6 +79,9 @@ bool plan_prog_loads(const struct plan *plan, const struct plan_prog *pp)
 {
 	enum point at = plan->point[pp->stage];
 
+	/* napi_wait's raise: a backlog's schedule, in both sets */
+	if (pp->stage == RXLAT_STAGE_NAPI_WAIT && pp->set == P_FALLBACK)
+		return at != P_NONE;
 	if (at == P_NONE || (pp->set != P_BOTH && pp->set != at))
 		return false;
 	/* sock_read's consume_skb program, only where it can see UDP reads */
@@ -200,8 +203,10 @@ static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *in
 	enum point p = plan->point[s];
 
 	if (p == P_FENTRY) {
-		snprintf(buf, len, "%s%sfentry:%s%s%s", c, sep, d->fentry[0],
-			 d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "");
+		/* napi_wait: and the raise, a backlog's schedule */
+		snprintf(buf, len, "%s%sfentry:%s%s%s%s", c, sep, d->fentry[0],
+			 d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "",
+			 s == RXLAT_STAGE_NAPI_WAIT ? ",softirq_raise" : "");
 		info->attach[s] = buf;
 	} else if (p == P_FALLBACK && s == RXLAT_STAGE_SOCK_READ && !plan->udp_read_fallback) {
 		snprintf(buf, len, "%s", c);

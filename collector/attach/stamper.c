@@ -20,6 +20,7 @@
 #include "objects.h"
 #include "stamper.h"
 #include "stamper_impl.h"
+#include "xdp_device.h"
 #include "log.h"
 #include "opt.h"
 #include "xdp_counters.h"
@@ -449,8 +450,7 @@ void stamper_destroy(struct rxlat_stamper *st)
 		return;
 	rxlat_reset__destroy(st->reset);
 	for (int i = 0; i < st->nlinks; i++)
-		if (st->link_fds[i] >= 0)
-			close(st->link_fds[i]);
+		stamper_detach_iface(st, i);
 	if (st->skel) {
 		rxlat_xdp__destroy(st->skel);
 	} else {
@@ -473,6 +473,14 @@ bool stamper_attached(const struct rxlat_stamper *st, int i)
 	return st && st->skel && i < st->nlinks && st->link_fds[i] >= 0;
 }
 
+bool stamper_restores(const struct rxlat_stamper *st)
+{
+	for (int i = 0; st && i < st->nlinks; i++)
+		if (st->saved[i])
+			return true;
+	return false;
+}
+
 bool stamper_found(const struct rxlat_stamper *st)
 {
 	return st && !st->skel;
@@ -482,8 +490,12 @@ void stamper_detach_iface(struct rxlat_stamper *st, int i)
 {
 	if (!st || i >= st->nlinks || st->link_fds[i] < 0)
 		return;
+	/* detached now, not when the kernel gets to the closed link: then the offloads */
+	bpf_link_detach(st->link_fds[i]);
 	close(st->link_fds[i]);
 	st->link_fds[i] = -1;
+	xdp_device_after(st->link_ifindex[i], st->saved[i]);
+	st->saved[i] = NULL;
 }
 
 int stamper_attach_iface(struct rxlat_stamper *st, const struct rxlat_config *cfg, int i,
@@ -491,16 +503,23 @@ int stamper_attach_iface(struct rxlat_stamper *st, const struct rxlat_config *cf
 {
 	__u32 flags = cfg->xdp_mode == RXLAT_XDP_SKB ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
-	int fd;
+	struct xdp_device *saved;
+	int fd, err;
 
 	if (!st || !st->skel || i >= st->nlinks)
 		return -EOPNOTSUPP;
 	stamper_detach_iface(st, i);
+	saved = xdp_device_before(cfg->ifnames[i], cfg->xdp_mode == RXLAT_XDP_SKB);
 	/* A link, not a netlink attach: the kernel detaches it when the last
 	 * fd closes, so no exit path of rxlat leaves it behind. */
 	fd = bpf_link_create(bpf_program__fd(st->skel->progs.rxlat_xdp), ifindex, BPF_XDP, &opts);
-	if (fd < 0)
-		return -errno;
+	if (fd < 0) {
+		err = -errno;
+		xdp_device_after(ifindex, saved);
+		return err;
+	}
 	st->link_fds[i] = fd;
+	st->link_ifindex[i] = ifindex;
+	st->saved[i] = saved;
 	return 0;
 }

@@ -38,6 +38,8 @@ int stamper_find(struct rxlat_stamper **out, bool quiet);
 bool stamper_attached(const struct rxlat_stamper *st, int i);
 /* Is st a stamper loaded without rxlat (--no-xdp)? */
 bool stamper_found(const struct rxlat_stamper *st);
+/* May a detach turn offloads back on (xdp_device.h), which takes CAP_NET_ADMIN? */
+bool stamper_restores(const struct rxlat_stamper *st);
 /*
  * A found stamper (--no-xdp): the first interface where the XDP program it
  * ran as is gone (its loader let go), with the id of what runs there now

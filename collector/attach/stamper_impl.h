@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #include "config.h"
 
+struct xdp_device;
+
 #define MAX_STATS_MAPS 16
 
 /* program names as the kernel keeps them (cut to 15 characters) */
@@ -21,6 +23,9 @@ struct rxlat_stamper {
 	struct rxlat_xdp *skel; /* NULL when found, not loaded */
 	int link_fds[RXLAT_MAX_CLI_IFACES];
 	int nlinks;
+	/* per link, its interface and the offloads it had before (xdp_device.h) */
+	__u32 link_ifindex[RXLAT_MAX_CLI_IFACES];
+	struct xdp_device *saved[RXLAT_MAX_CLI_IFACES];
 	/* rxlat_xdp_slots, rxlat_xdp_stats and rxlat_xdp_overflow of each stamper */
 	int slots_fds[MAX_STATS_MAPS], stats_fds[MAX_STATS_MAPS], overflow_fds[MAX_STATS_MAPS];
 	int nslots, nstats, noverflow;

@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,10 +20,13 @@
 #include "stamper.h"
 #include "stamping.h"
 #include "tc.h"
+#include "xdp_device.h"
 
 struct rxlat_stamping {
 	const struct rxlat_config *cfg;
 	enum stamping_why why[RXLAT_MAX_CLI_IFACES];
+	/* by default: what holds the XDP hook, and how to stamp in XDP all the same */
+	char *taken[RXLAT_MAX_CLI_IFACES];
 };
 
 int stamping_new(struct rxlat_stamping **out, const struct rxlat_config *cfg)
@@ -44,7 +46,16 @@ int stamping_new(struct rxlat_stamping **out, const struct rxlat_config *cfg)
 
 void stamping_free(struct rxlat_stamping *s)
 {
+	if (!s)
+		return;
+	for (int i = 0; i < RXLAT_MAX_CLI_IFACES; i++)
+		free(s->taken[i]);
 	free(s);
+}
+
+const char *stamping_xdp_taken(const struct rxlat_stamping *s, int i)
+{
+	return s->taken[i];
 }
 
 bool stamping_uses_tc(const struct rxlat_stamping *s, int i)
@@ -105,12 +116,10 @@ static const char *mode_name(const struct rxlat_config *cfg)
 	return cfg->xdp_mode == RXLAT_XDP_SKB ? "skb" : "native";
 }
 
-int stamping_may_leave_xdp(const struct rxlat_stamping *s, int i, const char *why, const char *hint)
+int stamping_refuse_xdp(const struct rxlat_stamping *s, int i, const char *why, const char *hint)
 {
 	const struct rxlat_config *cfg = s->cfg;
 
-	if (!cfg->xdp_forced)
-		return 0;
 	rxlat_err("%s: %s: %s %s asks for the XDP stamper; %s%srun without %s to stamp at tc "
 		  "ingress",
 		  cfg->ifnames[i], why, opt(OPT_XDP_MODE), mode_name(cfg), hint ? hint : "",
@@ -118,76 +127,33 @@ int stamping_may_leave_xdp(const struct rxlat_stamping *s, int i, const char *wh
 	return -EOPNOTSUPP;
 }
 
-void stamping_switch_to_tc(struct rxlat_stamping *s, int i, enum stamping_why w, const char *why,
-			   const char *tail)
-{
-	s->why[i] = w;
-	rxlat_info("%s: %s: stamping at tc ingress instead%s", s->cfg->ifnames[i], why, tail);
-}
-
 /*
- * Named interface i cannot be stamped in XDP, for the reason given: the tc
- * stamper takes over (attached later, by ifaces_attach_tc()), said in one
- * line, 1. With --xdp-mode an error instead, -EOPNOTSUPP (nothing is
- * attached yet). hint, when not NULL, is how to stamp in XDP all the same.
+ * Where the command line asks for no XDP (no --xdp-mode), rxlat stamps at
+ * tc ingress, on every driver: attaching XDP changes the device it
+ * measures, before rxlat could know whether XDP even carries its stamp
+ * (xdp_device.c's table: virtio_net turns its guest offloads off, TCP at
+ * about 0.5x under QEMU; vmxnet3 resets itself and leaves LRO off; mlx5
+ * switches every channel; a veth's peer loses TSO/GSO, TCP at 0.3-0.4x),
+ * while the tc stamper changes nothing on it and reaches the containers
+ * behind it too. What only the XDP stamp gives, the time before GRO, is one
+ * option away. Said once the tc stamper is attached (ifaces_attach_tc()).
  */
-static int __attribute__((format(printf, 5, 6)))
-tc_instead(struct rxlat_stamping *s, int i, enum stamping_why w, const char *hint, const char *fmt,
-	   ...)
-{
-	char why[512], tail[PATH_MAX + 512];
-	va_list ap;
-	int err;
-
-	va_start(ap, fmt);
-	vsnprintf(why, sizeof(why), fmt, ap);
-	va_end(ap);
-	err = stamping_may_leave_xdp(s, i, why, hint);
-	if (err)
-		return err;
-	snprintf(tail, sizeof(tail), "%s%s", hint ? "; " : "", hint ? hint : "");
-	stamping_switch_to_tc(s, i, w, why, tail);
-	return 1;
-}
-
-/*
- * Where the command line names no stamper, rxlat picks one by the kind of
- * interface. On a veth, tc: any XDP program there switches its peer's
- * TSO/GSO off, so the peer segments in software and TCP runs at 0.26-0.41x
- * of nothing attached, where the tc stamper keeps 0.85-1.12x (make bench,
- * part A). What only the XDP stamp gives is worth little there: the time
- * before the veth's GRO, and stamps that reach the namespaces a packet is
- * forwarded to, while a veth is most often a container's own link. On every
- * other driver, XDP where it can: the stamp is taken in the driver's poll and
- * reaches the containers behind the interface. A veth is said once its
- * stamper is attached: at tc by ifaces_attach_tc(), in XDP (for want of
- * tcx links) below.
- */
-static void by_default(struct rxlat_stamping *s, int i)
+static int by_default(struct rxlat_stamping *s, int i)
 {
 	const struct rxlat_config *cfg = s->cfg;
-	char drv[64];
+	char why[512], hint[64];
 
-	/* --stamp packet asks for per-packet XDP stamps */
-	if (cfg->xdp_forced || cfg->stamp == RXLAT_STAMP_PACKET)
-		return;
-	stamping_driver(cfg->ifnames[i], drv, sizeof(drv));
-	if (strcmp(drv, "veth"))
-		return;
-	/*
-	 * Without tcx links (before 6.6) the tc stamper is a cls_bpf filter,
-	 * which a killed rxlat leaves behind: XDP there.
-	 */
-	if (!tc_has_tcx(cfg->ifindexes[i])) {
-		s->why[i] = STAMPING_XDP_VETH;
-		return;
+	if (!cfg->xdp_forced) {
+		s->why[i] = STAMPING_TC_DEFAULT;
+		return 0;
 	}
-	/* napi_wait (and --from schedule) has samples of XDP stamps only */
-	if (cfg->stages[RXLAT_STAGE_NAPI_WAIT]) {
-		s->why[i] = STAMPING_XDP_WAIT;
-		return;
+	/* asked for: refused before anything touches a driver that has no room for the stamp */
+	if (cfg->xdp_mode == RXLAT_XDP_NATIVE &&
+	    xdp_device_no_meta(cfg->ifnames[i], why, sizeof(why))) {
+		snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
+		return stamping_refuse_xdp(s, i, why, hint);
 	}
-	s->why[i] = STAMPING_TC_VETH;
+	return 0;
 }
 
 /* What holds named interface i's XDP hook decides first, then its kind. */
@@ -201,37 +167,38 @@ static int decide(struct rxlat_stamping *s, int i)
 				 sizeof(hint));
 	if (err < 0)
 		return err;
+	if (err && !cfg->xdp_forced) {
+		s->why[i] = STAMPING_TC_DEFAULT; /* tc by default all the same */
+		if (asprintf(&s->taken[i], "%s%s%s", why, hint[0] ? "; " : "", hint) < 0)
+			s->taken[i] = NULL;
+		return 0;
+	}
 	if (err)
-		return tc_instead(s, i, STAMPING_TC_TAKEN, hint[0] ? hint : NULL, "%s", why);
-	by_default(s, i);
-	return 0;
+		return stamping_refuse_xdp(s, i, why, hint[0] ? hint : NULL);
+	return by_default(s, i);
 }
 
-/*
- * The XDP stamper could not be attached to named interface i (err): tc
- * instead, or an error (tc_instead()).
- */
+/* The XDP stamper could not be attached to named interface i (err): an error. */
 static int attach_failed(struct rxlat_stamping *s, int i, int err)
 {
 	const struct rxlat_config *cfg = s->cfg;
 	char why[512], hint[PATH_MAX + 256];
+	int held;
 
 	if (err == -EBUSY || err == -EEXIST) {
 		/* taken since the check before the stamper was loaded */
-		err = stamper_xdp_holder(cfg->ifindexes[i], cfg->ifnames[i], why, sizeof(why), hint,
-					 sizeof(hint));
-		if (err > 0)
-			return tc_instead(s, i, STAMPING_TC_TAKEN, hint[0] ? hint : NULL, "%s",
-					  why);
-		if (!err)
-			s->why[i] = STAMPING_TC_TAKEN; /* free again by now: tc all the same */
-		return err;
+		held = stamper_xdp_holder(cfg->ifindexes[i], cfg->ifnames[i], why, sizeof(why),
+					  hint, sizeof(hint));
+		if (held < 0)
+			return held;
+		if (held)
+			return stamping_refuse_xdp(s, i, why, hint[0] ? hint : NULL);
 	}
 	/* generic XDP runs on every device */
 	snprintf(hint, sizeof(hint), "%s skb stamps in generic XDP", opt(OPT_XDP_MODE));
-	return tc_instead(s, i, STAMPING_TC_NO_XDP, cfg->xdp_mode == RXLAT_XDP_SKB ? NULL : hint,
-			  "the XDP stamper cannot attach in %s mode (%s)", mode_name(cfg),
-			  strerror(-err));
+	snprintf(why, sizeof(why), "the XDP stamper cannot attach in %s mode (%s)", mode_name(cfg),
+		 strerror(-err));
+	return stamping_refuse_xdp(s, i, why, cfg->xdp_mode == RXLAT_XDP_SKB ? NULL : hint);
 }
 
 int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
@@ -260,23 +227,11 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
 		err = stamper_attach_iface(st, cfg, i, cfg->ifindexes[i]);
 		if (err) {
 			err = attach_failed(s, i, err);
-			if (err < 0)
-				goto fail;
-			continue;
+			goto fail;
 		}
 		rxlat_info("XDP stamper attached to %s in %s mode, %s stamps", cfg->ifnames[i],
 			   mode_name(cfg),
 			   cfg->stamp == RXLAT_STAMP_PACKET ? "per-packet" : "per-poll");
-		if (s->why[i] == STAMPING_XDP_VETH)
-			rxlat_info(
-			    "%s: a veth, stamped in XDP: this kernel has no tcx links, and "
-			    "the tc stamper's cls_bpf filter would outlive a killed rxlat; its "
-			    "peer's TSO/GSO are off while rxlat runs (%s keeps them)",
-			    cfg->ifnames[i], opt(OPT_TC));
-		if (s->why[i] == STAMPING_XDP_WAIT)
-			rxlat_info("%s: a veth, stamped in XDP for stage %s (a tc stamp carries no "
-				   "poll); its peer's TSO/GSO are off while rxlat runs",
-				   cfg->ifnames[i], rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT]);
 	}
 	err = stamper_attach_reset(st);
 	if (err)

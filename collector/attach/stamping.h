@@ -2,9 +2,9 @@
 /*
  * stamping.c: which stamper stamps each named interface (-i), XDP or tc,
  * and why. Decided once at start, from the command line, the interface's
- * kind and what holds its XDP hook; changed at run time only through
- * stamping_switch_to_tc() (a driver that refuses XDP metadata). No other
- * file keeps a copy: ask here. The stampers themselves (stamper.c, tc.c)
+ * what holds its XDP hook; never changed at run time (an XDP stamper that
+ * finds no metadata ends the run: it was asked for). No other file keeps a
+ * copy: ask here. The stampers themselves (stamper.c, tc.c)
  * attach where they are told and know nothing of these rules.
  *
  * Interfaces are named by their index i in the configuration, as in
@@ -22,14 +22,9 @@ struct rxlat_stamper;
 struct rxlat_stamping;
 
 enum stamping_why {
-	STAMPING_XDP,	     /* rxlat's XDP stamper, or (--no-xdp) one loaded without it */
-	STAMPING_XDP_VETH,   /* a veth kept in XDP: no tcx links on this kernel */
-	STAMPING_XDP_WAIT,   /* a veth kept in XDP: napi_wait reads XDP stamps only */
+	STAMPING_XDP, /* --xdp-mode: rxlat's XDP stamper, or (--no-xdp) one loaded without it */
 	STAMPING_TC_ASKED,   /* --tc */
-	STAMPING_TC_VETH,    /* a veth: tc is rxlat's default there */
-	STAMPING_TC_TAKEN,   /* another program holds the XDP hook */
-	STAMPING_TC_NO_XDP,  /* the XDP stamper cannot attach in the mode asked */
-	STAMPING_TC_NO_META, /* the driver gives XDP programs no room for metadata */
+	STAMPING_TC_DEFAULT, /* no --xdp-mode: tc is rxlat's default */
 };
 
 /* What cfg says for each named interface (--tc): 0 or -ENOMEM (said). */
@@ -50,21 +45,19 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **st);
 bool stamping_uses_tc(const struct rxlat_stamping *s, int i);
 bool stamping_any_tc(const struct rxlat_stamping *s);
 enum stamping_why stamping_why(const struct rxlat_stamping *s, int i);
+/*
+ * By default, where another program holds named interface i's XDP hook:
+ * what holds it (and how to stamp in XDP all the same), said in the line
+ * of the tc stamper instead of --xdp-mode; NULL where nothing does.
+ */
+const char *stamping_xdp_taken(const struct rxlat_stamping *s, int i);
 
 /*
- * Named interface i cannot be stamped in XDP, for why (a phrase): may tc
- * take over? 0; with --xdp-mode, which asks for the XDP stamper, no: said
- * as an error with hint (how to stamp in XDP all the same; NULL: none),
- * -EOPNOTSUPP.
+ * Named interface i cannot be stamped in XDP, for why (a phrase), where
+ * --xdp-mode asks for it: said as an error with hint (how to stamp in XDP
+ * all the same; NULL: none), -EOPNOTSUPP.
  */
-int stamping_may_leave_xdp(const struct rxlat_stamping *s, int i, const char *why,
-			   const char *hint);
-/*
- * ... and tc took over (the caller attached it): recorded, and said in one
- * line, "IFACE: WHY: stamping at tc ingress instead" and tail.
- */
-void stamping_switch_to_tc(struct rxlat_stamping *s, int i, enum stamping_why w, const char *why,
-			   const char *tail);
+int stamping_refuse_xdp(const struct rxlat_stamping *s, int i, const char *why, const char *hint);
 
 /*
  * The driver of ifname as ethtool names it, sysfs where ethtool says

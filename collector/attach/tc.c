@@ -57,6 +57,23 @@ static int live(struct rxlat_tc_bpf *skel)
 	return 0;
 }
 
+/* napi_wait's maps, the hooks' (their sizes first: libbpf reuses only a match). */
+static int share_napi_wait(struct rxlat_tc_bpf *skel, const struct rxlat_tc_share *share)
+{
+	int err;
+
+	skel->rodata->rxlat_napi_wait = share->napi_wait;
+	skel->rodata->rxlat_from = share->from;
+	bpf_map__set_max_entries(skel->maps.rxlat_napi_sched, RXLAT_NAPI_SLOTS);
+	bpf_map__set_max_entries(skel->maps.rxlat_poll_from, RXLAT_POLL_FROM_SLOTS);
+	err = bpf_map__reuse_fd(skel->maps.rxlat_napi_sched, share->napi_sched_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.rxlat_softirq_round, share->softirq_round_fd);
+	if (!err)
+		err = bpf_map__reuse_fd(skel->maps.rxlat_poll_from, share->poll_from_fd);
+	return err;
+}
+
 int tc_open(struct rxlat_tc **out, __u32 netns, const struct rxlat_tc_share *share)
 {
 	int fwd_fd = share->fwd_fd;
@@ -80,6 +97,8 @@ int tc_open(struct rxlat_tc **out, __u32 netns, const struct rxlat_tc_share *sha
 		}
 		if (!err && share->offs_fd >= 0)
 			err = bpf_map__reuse_fd(t->skel->maps.rxlat_tc_offs, share->offs_fd);
+		if (!err && share->napi_wait)
+			err = share_napi_wait(t->skel, share);
 		t->skel->rodata->rxlat_watched = 1;
 		if (!err)
 			err = rxlat_tc_bpf__load(t->skel);

@@ -16,13 +16,20 @@ struct rxlat_tc;
 /*
  * The hooks' tables that the stamper shares (include/rxlat.h): the stamps
  * of forwarded packets (fwd_fd, fwd_mask, fwd_tag; fwd_fd -1: none), and
- * the clock offsets it stamps with (offs_fd; -1: its own).
+ * the clock offsets it stamps with (offs_fd; -1: its own), and napi_wait's
+ * state (napi_wait: the hooks' RXLAT_NAPI_WAIT_*, 0: off, the fds -1; from:
+ * --from), from which the stamper finds each packet's poll.
  */
 struct rxlat_tc_share {
 	int fwd_fd;
 	__u32 fwd_mask;
 	__u64 fwd_tag;
 	int offs_fd;
+	__u8 napi_wait;
+	__u8 from;
+	int napi_sched_fd;
+	int softirq_round_fd;
+	int poll_from_fd;
 };
 
 /* Loads the stamper for the interfaces of namespace netns (its inode). */

@@ -19,11 +19,13 @@
 
 OPTION(INTERFACE, "i", "interface", STRING(parse_interface), .metavar = "IFACE",
        .max_count = RXLAT_MAX_CLI_IFACES,
-       .help = "attach the XDP stamper to IFACE and report only it (repeatable)",
-       .man = "Attach the XDP stamper to\n"
+       .help = "stamp IFACE at tc ingress (--xdp-mode: in XDP) and report only it (repeatable)",
+       .man = "Stamp the packets of\n"
 	      ".I IFACE\n"
-	      "(through a BPF link: the kernel detaches it when rxlat exits, however it\n"
-	      "exits) and report only this interface. Repeatable, up to 64 interfaces.\n"
+	      "at tc ingress (through a tcx link where the kernel has them, 6.6+; see TC\n"
+	      "STAMPER), which changes nothing on the device, or with\n"
+	      ".B \\-\\-xdp\\-mode\n"
+	      "in XDP, and report only this interface. Repeatable, up to 64 interfaces.\n"
 	      "See INTERFACES THAT COME AND GO. Without\n"
 	      ".BR \\-i ,\n"
 	      "every interface that produced samples is reported, and a stamper already\n"
@@ -32,12 +34,16 @@ OPTION(INTERFACE, "i", "interface", STRING(parse_interface), .metavar = "IFACE",
 OPTION(XDP_MODE, "", "xdp-mode",
        CHOICE(xdp_mode, [RXLAT_XDP_NATIVE] = "native", [RXLAT_XDP_SKB] = "skb"), NEEDS(INTERFACE),
        .def = RXLAT_XDP_NATIVE,
-       .help = "XDP attach mode (default: native); given, the XDP stamper or an error, never tc "
-	       "(also on a veth)",
-       .man = "XDP attach mode; default native. Given, it asks for the XDP stamper: where\n"
-	      "that cannot attach, or the driver gives XDP no room for metadata (see DRIVERS\n"
-	      "WITHOUT XDP METADATA), rxlat ends with an error instead of stamping at tc\n"
-	      "ingress.\n")
+       .help = "stamp in XDP, attached in this mode, instead of at tc ingress (which changes "
+	       "nothing on the device); says first what XDP does to the driver",
+       .man = "Stamp in XDP instead of at tc ingress: the XDP stamper, attached in this mode\n"
+	      "(through a BPF link: the kernel detaches it when rxlat exits, however it\n"
+	      "exits). Its stamp is taken in the driver's poll, before GRO. Attaching XDP\n"
+	      "changes the device (see DRIVERS): rxlat says what, for the driver, in one line\n"
+	      "before it attaches, refuses a driver known to give XDP no room for metadata,\n"
+	      "and turns back on at exit the offloads that attaching turned off (generic XDP\n"
+	      "turns off LRO and hardware GRO). Where the XDP stamper cannot attach, or the\n"
+	      "driver's first packets carry no metadata, rxlat ends with an error.\n")
 
 OPTION(NO_XDP, "", "no-xdp", FLAG(no_xdp),
        .help = "use a stamper that xdp-loader attached, attach none",
@@ -45,21 +51,18 @@ OPTION(NO_XDP, "", "no-xdp", FLAG(no_xdp),
 	      "network namespace (found by its program name, rxlat_xdp).\n")
 
 OPTION(TC, "", "tc", FLAG(tc), NEEDS(INTERFACE),
-       .help = "stamp at tc ingress of each -i IFACE instead of in XDP (the default on a veth, "
-	       "and where XDP cannot attach)",
+       .help = "stamp at tc ingress of each -i IFACE (the default)",
        .man = "Stamp at tc ingress of each interface named with\n"
-	      ".B \\-i\n"
-	      "instead of in XDP (see TC STAMPER). Without it, rxlat does so by itself on a\n"
-	      "veth where the kernel has tcx links (XDP there switches the peer's TSO/GSO\n"
-	      "off; see TC STAMPER), on a\n"
-	      "named interface whose XDP hook another program holds, where the XDP\n"
-	      "stamper cannot attach, or whose driver gives XDP no room for metadata, and\n"
-	      "says so in one line.\n")
+	      ".BR \\-i ,\n"
+	      "as rxlat does without\n"
+	      ".BR \\-\\-xdp\\-mode\n"
+	      "(see TC STAMPER): given, it refuses\n"
+	      ".BR \\-\\-xdp\\-mode .\n")
 
 OPTION(STAMP, "", "stamp",
        CHOICE(stamp, [RXLAT_STAMP_BATCH] = "batch", [RXLAT_STAMP_PACKET] = "packet"),
        NEEDS(INTERFACE), .def = RXLAT_STAMP_BATCH,
-       .help = "one stamp per NAPI poll (default, keeps GRO) or per packet",
+       .help = "the XDP stamper's: one stamp per NAPI poll (default, keeps GRO) or per packet",
        .man = ".B batch\n"
 	      "(default): one clock read per NAPI poll and CPU, shared by the packets of that\n"
 	      "poll, so that GRO can still merge them; a packet's stamp is early by at most\n"
@@ -94,14 +97,14 @@ OPTION(FROM, "", "from", CHOICE(bpf.from, RXLAT_FROM_NAMES), .def = RXLAT_FROM_S
 	      "(default): every stage is the time from the packet's stamp.\n"
 	      ".BR schedule :\n"
 	      "every stage after the stamp is the time from the schedule of the NAPI poll\n"
-	      "that stamped the packet, the start of its\n"
+	      "that took the packet, the start of its\n"
 	      ".B napi_wait\n"
-	      "sample (the interrupt, or the sender's veth_xmit()): \"time since the\n"
-	      "interrupt\" per stage and queue. It adds the stage napi_wait, needs ip_rcv\n"
-	      "and the XDP stamper, batch stamps (a veth named with\n"
-	      ".B \\-i\n"
-	      "is then stamped in XDP). A packet whose poll has no known schedule (a tc or\n"
-	      "kernel stamp, a poll napi_wait has no sample for) is counted under source\n"
+	      "sample (the interrupt, the sender's veth_xmit(), or the raise of the NET_RX\n"
+	      "softirq for a CPU's backlog): \"time since the interrupt\" per stage and queue.\n"
+	      "It adds the stage napi_wait and needs ip_rcv; with the XDP stamper, batch\n"
+	      "stamps. A packet whose poll has no known schedule (a kernel stamp, a tc stamp\n"
+	      "of an iproute2-loaded stamper, a poll napi_wait has no sample for) is counted\n"
+	      "under source\n"
 	      ".BR none .\n")
 
 OPTION(INCLUDE_OOO, "", "include-ooo", FLAG(include_ooo), MOOT_WITH(PROTO, IPPROTO_UDP),

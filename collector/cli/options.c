@@ -354,6 +354,13 @@ static int check_together(const struct cli *c, const struct rxlat_config *cfg)
 			  stamp);
 		return -1;
 	}
+	if (given(c, OPT_STAMP) && given(c, OPT_INTERFACE) && !given(c, OPT_XDP_MODE)) {
+		rxlat_err(
+		    "%s applies to the XDP stamper, which %s native asks for (without it rxlat "
+		    "stamps at tc ingress): give %s native too",
+		    stamp, xdp_mode, xdp_mode);
+		return -1;
+	}
 	return 0;
 }
 
@@ -558,8 +565,9 @@ static int check_raw(int argc, char **argv)
 
 /*
  * --from schedule starts the stages at napi_wait's start: it adds that
- * stage (check_napi_wait() then wants ip_rcv), and needs the XDP stamper
- * and one stamp per poll, by which the stages find the poll's schedule. 0 or -1 said.
+ * stage (check_napi_wait() then wants ip_rcv). An XDP stamper's packets
+ * find their poll's schedule by their poll's stamp: batch stamps. 0 or -1
+ * said.
  */
 static int check_from(struct rxlat_config *cfg)
 {
@@ -568,12 +576,6 @@ static int check_from(struct rxlat_config *cfg)
 	if (cfg->bpf.from != RXLAT_FROM_SCHEDULE)
 		return 0;
 	cfg->stages[RXLAT_STAGE_NAPI_WAIT] = true;
-	if (cfg->tc) {
-		rxlat_err(
-		    "%s schedule: a tc stamp carries no poll, and so no schedule; leave out %s",
-		    from, opt(OPT_TC));
-		return -1;
-	}
 	if (cfg->stamp == RXLAT_STAMP_PACKET) {
 		rxlat_err("%s schedule: the stages find a poll's schedule by its stamp, which %s "
 			  "packet gives the poll's first packet only; leave out %s",

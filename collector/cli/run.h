@@ -31,7 +31,6 @@ struct rxlat_run {
 	bool told_full;		     /* every interface slot taken: said */
 	bool told_groups_full;	     /* every group slot taken: said */
 	bool meta_pending;	     /* an interface has shown no metadata yet */
-	bool keep_admin;	     /* CAP_NET_ADMIN kept for a switch to tc */
 	__u32 stamps_gone;	     /* --no-xdp: where the found stamper went away, said */
 	struct rxlat_groups *groups; /* --by netns or cgroup, else NULL */
 	struct rxlat_out out;	     /* stdout */

@@ -256,10 +256,6 @@ static int check_meta(struct rxlat_run *c)
 	if (r < 0)
 		return r;
 	c->meta_pending = r > 0;
-	if (c->keep_admin && !ifaces_meta_needs_admin(c->ifaces)) {
-		c->keep_admin = false;
-		return caps_drop(tc_netlink(c->tc));
-	}
 	return 0;
 }
 
@@ -314,12 +310,18 @@ static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_
 		       const char *prefix, const bool *extra)
 {
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
-		char protos[32], more[64] = "";
+		char protos[32], more[160] = "";
 
 		if (!cfg->stages[s])
 			continue;
+		/* where a wait before the stamp ends depends on the stamper */
+		if (s == RXLAT_STAGE_NAPI_WAIT && info->attach[s])
+			snprintf(more, sizeof(more),
+				 " (to the poll's stamp: in XDP its start, at tc ingress its first "
+				 "packet, after GRO)");
 		if (extra && extra[s])
-			snprintf(more, sizeof(more), " (not by default: %s +%s)", opt(OPT_STAGES),
+			snprintf(more + strlen(more), sizeof(more) - strlen(more),
+				 " (not by default: %s +%s)", opt(OPT_STAGES),
 				 rxlat_stage_names[s]);
 		rxlat_protos_str(info->coverage[s].measured, protos, sizeof(protos));
 		if (info->attach[s] && info->fallback_why[s])
@@ -540,15 +542,62 @@ static bool stopped(void)
 	return true;
 }
 
+/*
+ * Generic XDP stamps in __netif_receive_skb_core(), after the tracepoint
+ * that is ip_rcv's fallback, where napi_wait reads an XDP stamp: with
+ * --xdp-mode skb on that set napi_wait, and --from schedule with it, would
+ * measure nothing. Refused before anything is attached to a device: true
+ * (said).
+ */
+static bool skb_mode_wait(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info)
+{
+	const char *ip = info->attach[RXLAT_STAGE_IP_RCV];
+
+	if (!cfg->xdp_forced || cfg->xdp_mode != RXLAT_XDP_SKB ||
+	    !cfg->stages[RXLAT_STAGE_NAPI_WAIT] || !ip || !strstr(ip, "netif_receive_skb"))
+		return false;
+	rxlat_err("%s skb: generic XDP stamps after ip_rcv's fallback (%s), where %s reads an "
+		  "XDP stamp: it would measure nothing on this kernel%s; leave out %s to measure "
+		  "it from the tc stamp",
+		  opt(OPT_XDP_MODE), ip, rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
+		  cfg->bpf.from == RXLAT_FROM_SCHEDULE ? ", nor the stages from the schedule" : "",
+		  opt(OPT_XDP_MODE));
+	return true;
+}
+
+/*
+ * No stamper of any kind (no -i, none loaded): said, and napi_wait, which
+ * measures a poll by its stamp, is not measured, whatever its programs.
+ */
+static void no_stamper(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
+{
+	static const char why[] = "no stamper: a poll is known by its stamp (name an interface "
+				  "with -i)";
+	struct rxlat_coverage *w = &info->coverage[RXLAT_STAGE_NAPI_WAIT];
+
+	rxlat_info("no XDP stamper attached (no %s given and none loaded): only kernel receive "
+		   "timestamps can be measured%s",
+		   opt_short(OPT_INTERFACE),
+		   cfg->stages[RXLAT_STAGE_NAPI_WAIT] ? ", and no napi_wait" : "");
+	if (!cfg->stages[RXLAT_STAGE_NAPI_WAIT])
+		return;
+	for (int p = 0; p < RXLAT_NR_PROTOS; p++)
+		if (w->measured & RXLAT_PROTO_BIT(p))
+			w->why_not[p] = why;
+	w->measured = 0;
+}
+
 /* Everything attached: from here every report covers its own interval. */
 static int start_measuring(struct rxlat_run *c)
 {
 	int err;
 
-	/* removing a cls_bpf filter at exit takes CAP_NET_ADMIN, adding one too */
+	/*
+	 * removing a cls_bpf filter at exit takes CAP_NET_ADMIN, adding one
+	 * too, and so does turning back on an offload that XDP turned off
+	 */
 	c->meta_pending = true;
-	c->keep_admin = ifaces_meta_needs_admin(c->ifaces);
-	err = caps_drop(tc_netlink(c->tc) || c->keep_admin);
+	err = caps_drop(tc_netlink(c->tc) || stamper_restores(c->stamper));
 	if (err)
 		return err;
 	/* interfaces deleted while rxlat started */
@@ -643,6 +692,10 @@ int main(int argc, char **argv)
 	err = hooks_attach(&c.hooks, &cfg, &c.info);
 	if (stopped() || err)
 		goto out;
+	if (skb_mode_wait(&cfg, &c.info)) {
+		err = -EOPNOTSUPP;
+		goto out;
+	}
 	if (cfg.bpf.by != RXLAT_BY_NONE && groups_new(&c.groups, &cfg, c.hooks)) {
 		rxlat_err("out of memory");
 		err = -ENOMEM;
@@ -671,9 +724,7 @@ int main(int argc, char **argv)
 	else if (cfg.no_xdp)
 		err = stamper_find(&c.stamper, false);
 	else if (stamper_find(&c.stamper, true) && !stamping_any_tc(c.stamping))
-		rxlat_info("no XDP stamper attached (no %s given and none loaded): only "
-			   "kernel receive timestamps can be measured",
-			   opt_short(OPT_INTERFACE));
+		no_stamper(&cfg, &c.info);
 	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
 	if (stopped() || err)
 		goto out;

@@ -366,11 +366,23 @@ static int tcp_counts(const struct prom_conn *c, __u64 *rcvd, __u64 *sent, __u32
 {
 	struct tcp_info ti = {};
 	socklen_t len = sizeof(ti);
-	int unacked;
+	int unacked = 0, again = -1;
 
-	if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) ||
-	    len < offsetof(struct tcp_info, tcpi_bytes_received) + sizeof(ti.tcpi_bytes_received) ||
-	    ioctl(c->fd, SIOCOUTQ, &unacked))
+	/*
+	 * An ACK between the two reads moves bytes from the queue to acked:
+	 * the queue read on both sides of TCP_INFO, until it did not change
+	 * (nothing else writes meanwhile: this runs in MHD's thread).
+	 */
+	for (int tries = 0; tries < 8 && again != unacked; tries++) {
+		if (ioctl(c->fd, SIOCOUTQ, &unacked) ||
+		    getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) ||
+		    len < offsetof(struct tcp_info, tcpi_bytes_received) +
+			      sizeof(ti.tcpi_bytes_received) ||
+		    ioctl(c->fd, SIOCOUTQ, &again))
+			return -1;
+		len = sizeof(ti);
+	}
+	if (again != unacked)
 		return -1;
 	*rcvd = ti.tcpi_bytes_received;
 	/* written = acknowledged + still queued (no FIN yet: MHD_USE_TURBO) */
@@ -462,13 +474,14 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **req_ctx,
 	(void)cls;
 	(void)req_ctx;
 	if (c) {
+		__u64 rcvd;
 		__u32 quiet_ms;
 
 		c->responding = false;
 		clock_gettime(CLOCK_MONOTONIC, &c->since);
 		/* a request ended in error is no answer: answer_refused() may still */
 		if (code == MHD_REQUEST_TERMINATED_COMPLETED_OK &&
-		    tcp_counts(c, &c->rcvd, &c->sent, &quiet_ms))
+		    tcp_counts(c, &rcvd, &c->sent, &quiet_ms))
 			c->rcvd = c->sent = 0;
 	}
 }
@@ -558,8 +571,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	(void)version;
 	(void)upload;
 	if (c && !c->responding) {
+		__u64 sent;
+		__u32 quiet_ms;
+
 		c->responding = true;
 		clock_gettime(CLOCK_MONOTONIC, &c->since);
+		/*
+		 * what the client sent up to this request: read here, not once
+		 * answered, when it may have sent its next one already
+		 */
+		if (tcp_counts(c, &c->rcvd, &sent, &quiet_ms))
+			c->rcvd = 0;
 	}
 	/* answered before any body is read: MHD then closes the connection */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
