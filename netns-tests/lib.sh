@@ -898,11 +898,10 @@ nic_stamper()	# ARGS...
 # rxlat's default stamper, as `make bench` measures it against nothing
 # attached (parts A, V and C): the arguments after -i IF that give what a
 # user gets without options, started with RXLAT_STAMPER=default so that
-# nic_stamper() adds none. Without --xdp-mode rxlat stamps at tc ingress on
-# every driver; until that default is rxlat's own, --tc runs the same
-# programs.
-RXLAT_DEFAULT_ARGS=(--tc)
-# the same as words, for the benchmark's tables: "rxlat -i IF --tc"
+# nic_stamper() adds none: none, since without --xdp-mode rxlat stamps at
+# tc ingress on every driver.
+RXLAT_DEFAULT_ARGS=()
+# the same as words, for the benchmark's tables: "rxlat -i IF"
 # shellcheck disable=SC2034 # for the benchmark's parts
 RXLAT_DEFAULT_CMD="rxlat -i IF${RXLAT_DEFAULT_ARGS[*]:+ ${RXLAT_DEFAULT_ARGS[*]}}"
 

@@ -666,6 +666,8 @@ bench_driver()	# DRIVER
 			if [[ $c == default ]]; then
 				assert_eq "bench_default_no_xdp_$r" "" "${xdp[$c]}" \
 					"XDP program on $IF_B while rxlat's default runs"
+				assert_match "bench_default_line_$r" "$IF_B: stamping at tc ingress, rxlat's default" \
+					"$(cat "$T_DIR/rxlat.err")"
 			fi
 			g=$(bench_tcp "$secs")
 			assert_match "bench_${c}_tcp_$r" '^[0-9.]+$' "$g" "iperf3 Gbit/s"
