@@ -65,10 +65,12 @@
 #      (bench/bench_features.sh).
 #   A. against nothing attached (bench/part_attach.sh): the sender's
 #      TSO/GSO on, TCP (iperf3 -P 2) and part 2's UDP with nothing attached,
-#      XDP_PASS, rxlat with the XDP stamper and rxlat --tc, alternated over
-#      the rounds; ratios to nothing attached, and the sender's TSO as
-#      ethtool shows it while each is attached (XDP on a veth turns its
-#      peer's TSO/GSO off).
+#      XDP_PASS, rxlat --xdp-mode native and rxlat's default (the
+#      arguments of netns-tests/lib.sh's RXLAT_DEFAULT_ARGS: none, the tc
+#      stamper), alternated over the rounds; ratios to nothing attached
+#      (the targets: the default's), and the sender's TSO as ethtool shows
+#      it while each is attached (XDP on a veth turns its peer's TSO/GSO
+#      off).
 #   P. a pod behind the host (bench/part_pods.sh): outside -> host -> a
 #      routed pod, the host's veth stamped in XDP and at tc (as a NIC
 #      without XDP metadata is); small UDP into the pod against nothing
@@ -80,15 +82,25 @@
 #      --xdp-mode native (stamped in the driver's poll, before GRO),
 #      alternated over the rounds; per stage the mean and p50 of each and
 #      their difference, what the XDP stamp measures before tc ingress.
-#   V. the same for TCP on virtio_net, in Debian's generic 6.12 kernel under
-#      QEMU (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench): ratios
-#      only, as emulation sets the pace.
+#   V. the same on real NIC drivers, virtio_net, e1000e and vmxnet3, in
+#      Debian's generic 6.12 kernel under QEMU, one boot for the three
+#      (bench/part_vm.sh, netns-tests/vm/drivers.sh --bench, bench_driver in
+#      netns-tests/vm/drivers_guest.sh): TCP (iperf3 -P 2) and small UDP
+#      (rxlat-pktgen as fast as it sends, part 2's payload length, the rate
+#      read) with nothing attached and rxlat's default, on virtio_net
+#      XDP_PASS and rxlat --xdp-mode native too (no XDP on e1000e, nor on
+#      vmxnet3, whose LRO stays off after XDP), alternated over the rounds;
+#      per UDP run what the NICs took in and sent and how busy the guest's
+#      CPUs were (who set the pace); ratios only, as emulation sets the
+#      pace.
 #   C. what all of rxlat's BPF programs cost per UDP datagram and per TCP
 #      segment on the fentry set, in Debian's 6.12 kernel under QEMU
 #      (bench/part_vmcost.sh, netns-tests/vm/cost_guest.sh): veth in the
-#      guest, bpf_stats per program, rxlat --xdp-mode native and rxlat --tc,
-#      and the XDP stamper's share of the total; shares only, as emulation
-#      inflates every ns.
+#      guest, bpf_stats per program, rxlat --xdp-mode native and rxlat's
+#      default, each stamper's share of the total, and with BENCH_NETSTACKLAT
+#      each against netstacklat (the default's target: <= 1.0x per datagram
+#      and per segment); shares and ratios only, as emulation inflates every
+#      ns.
 #
 # Ratios are taken inside one run with the configurations alternated, since
 # these machines are noisy: compare figures within one run only. bpf_stats

@@ -895,6 +895,16 @@ nic_stamper()	# ARGS...
 	return 0
 }
 
+# rxlat's default stamper, as `make bench` measures it against nothing
+# attached (parts A, V and C): the arguments after -i IF that give what a
+# user gets without options, started with RXLAT_STAMPER=default so that
+# nic_stamper() adds none: none, since without --xdp-mode rxlat stamps at
+# tc ingress on every driver.
+RXLAT_DEFAULT_ARGS=()
+# the same as words, for the benchmark's tables: "rxlat -i IF"
+# shellcheck disable=SC2034 # for the benchmark's parts
+RXLAT_DEFAULT_CMD="rxlat -i IF${RXLAT_DEFAULT_ARGS[*]:+ ${RXLAT_DEFAULT_ARGS[*]}}"
+
 # rxlat in NS_B, JSON lines in $T_DIR/rxlat.out; returns once it measures
 # ("map memory" is printed after the first interval's baseline). Reports
 # every 0.5 s unless ARGS say otherwise; nic_stamper() adds its arguments.

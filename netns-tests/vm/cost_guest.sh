@@ -9,7 +9,8 @@
 # stamper one by one, and GRO merges them before the hooks see them.
 #
 # With kernel.bpf_stats_enabled=1, for each configuration of BENCH_VMCOST_CONFS
-# (xdp: rxlat --xdp-mode native; tc: rxlat --tc; xdp-filter: xdp with
+# (xdp: rxlat --xdp-mode native; default: rxlat's default stamper, with
+# netns-tests/lib.sh's RXLAT_DEFAULT_ARGS; tc: rxlat --tc; xdp-filter: xdp with
 # --port of both loads' ports, a filter every packet passes; xdp-NAME: the same as xdp
 # with the rxlat binary $BUILD/vmcost/rxlat-NAME, a build to compare against
 # in the same run; netstacklat: $BUILD/vmcost/netstacklat, the closest
@@ -50,7 +51,7 @@
 RXLAT=$BUILD/rxlat
 PKTGEN=$BUILD/rxlat-pktgen
 PORT=7400
-CONFS=${BENCH_VMCOST_CONFS:-xdp tc}
+CONFS=${BENCH_VMCOST_CONFS:-xdp default}
 ROUNDS=${BENCH_VMCOST_ROUNDS:-2}
 REPS=${BENCH_VMCOST_REPS:-3}
 UDP_N=${BENCH_VMCOST_UDP:-10000}
@@ -196,12 +197,13 @@ bench_cost()
 				continue
 				;;
 			xdp) args=(--xdp-mode native) ;;
+			default) args=("${RXLAT_DEFAULT_ARGS[@]}") ;;
 			tc) args=(--tc) ;;
 			xdp-filter) args=(--xdp-mode native --port "$PORT,5201") ;;
 			xdp-*) args=(--xdp-mode native) RXLAT=$BUILD/vmcost/rxlat-${c#xdp-} ;;
 			*) t_abort conf "unknown configuration '$c'" ;;
 			esac
-			start_rxlat -i "$IF_B" -r 5 "${args[@]}" || return 1
+			RXLAT_STAMPER=default start_rxlat -i "$IF_B" -r 5 "${args[@]}" || return 1
 			PROG_IDS=$(proc_bpf_prog_ids "$RXLAT_PID")
 			measure_reps "$c"
 			stop_rxlat >/dev/null || return 1

@@ -7,9 +7,11 @@
 # inside, which puts each NIC of a pair in a namespace of its own and sends
 # traffic from one to the other.
 #
-#   netns-tests/vm/drivers.sh [DRIVER...]     (default: virtio_net e1000e vmxnet3)
-#   netns-tests/vm/drivers.sh --bench DRIVER  (make bench: TCP against nothing
-#                                              attached, drivers_guest.sh --bench)
+#   netns-tests/vm/drivers.sh [DRIVER...]          (default: virtio_net e1000e vmxnet3)
+#   netns-tests/vm/drivers.sh --bench [DRIVER...]  (make bench part V: TCP and small
+#                                                   UDP against nothing attached,
+#                                                   drivers_guest.sh --bench, every
+#                                                   driver in the same boot)
 #
 # The host side is a bridge and two taps per driver, named rxdrv<pid>... and
 # made with IPv6 off, so that the host sends nothing into the test's links;
@@ -20,7 +22,8 @@
 # Environment: as vmtest.sh (VMTEST_TIMEOUT, default here 900 s), and
 # DRIVERS_KERNEL (6.12-generic: e1000e is not in the cloud kernels),
 # RXLAT_DRIVER_PHASES and RXLAT_DRIVER_REPEAT (passed to the guest:
-# drivers_guest.sh).
+# drivers_guest.sh); with --bench, BENCH_VM_SECONDS, BENCH_VM_ROUNDS and
+# BENCH_VM_UDP_LEN (bench_driver in drivers_guest.sh).
 
 set -Eeuo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,9 +38,9 @@ die() {
 command -v ip >/dev/null || die "ip not found: install iproute2 (make deps)"
 
 GUEST=(./netns-tests/vm/drivers_guest.sh)
+bench=''
 if [[ ${1:-} == --bench ]]; then
-	[[ $# -eq 2 ]] || die "--bench wants one driver"
-	GUEST+=(--bench "$2")
+	bench=1
 	shift
 fi
 DRIVERS=("$@")
@@ -45,6 +48,7 @@ DRIVERS=("$@")
 for d in "${DRIVERS[@]}"; do
 	[[ " ${ALL[*]} " == *" $d "* ]] || die "unknown driver '$d': choose among ${ALL[*]}"
 done
+[[ -z $bench ]] || GUEST+=(--bench "${DRIVERS[@]}")
 
 # Links of a run that no longer exists: rxdrv<pid>...
 sweep() {
@@ -116,7 +120,8 @@ export RXLAT_NIC_PAIRS='${pairs[*]}'
 ${RXLAT_DRIVER_PHASES:+export RXLAT_DRIVER_PHASES='$RXLAT_DRIVER_PHASES'}
 ${RXLAT_DRIVER_REPEAT:+export RXLAT_DRIVER_REPEAT='$RXLAT_DRIVER_REPEAT'}
 ${BENCH_VM_SECONDS:+export BENCH_VM_SECONDS=$BENCH_VM_SECONDS}
-${BENCH_VM_ROUNDS:+export BENCH_VM_ROUNDS=$BENCH_VM_ROUNDS}"
+${BENCH_VM_ROUNDS:+export BENCH_VM_ROUNDS=$BENCH_VM_ROUNDS}
+${BENCH_VM_UDP_LEN:+export BENCH_VM_UDP_LEN=$BENCH_VM_UDP_LEN}"
 export VMTEST_TIMEOUT=${VMTEST_TIMEOUT:-900}
 # the NIC drivers, not the main suite's modules (nftables and the like)
 export VMTEST_MODULES=$here/drivers.modules

@@ -22,6 +22,9 @@
 #
 #   drivers_guest.sh             every pair of RXLAT_NIC_PAIRS
 #   drivers_guest.sh --one NAME  the test of one driver (lib.sh's verdict lines)
+#   drivers_guest.sh --bench NAME...
+#                                make bench part V on those drivers' pairs, one
+#                                after the other (bench_driver)
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -58,6 +61,11 @@ nic_by_mac()	# MAC
 rx_packets()	# NS IF
 {
 	ip -n "$1" -s -j link show dev "$2" | gojq -r '.[0].stats64.rx.packets'
+}
+
+tx_packets()	# NS IF
+{
+	ip -n "$1" -s -j link show dev "$2" | gojq -r '.[0].stats64.tx.packets'
 }
 
 # The driver's own per-queue receive counters, as {"queue": packets}:
@@ -564,54 +572,139 @@ bench_tcp()	# SECONDS
 		gojq -r '.end.sum_received.bits_per_second / 1e9 | . * 100 | round / 100'
 }
 
-# bench/part_vm.sh reads the lines "bench CONF: Gbit/s runs, offloads" of
-# nothing attached, XDP_PASS, rxlat (XDP stamper where the driver carries
-# metadata) and rxlat --tc, alternated over BENCH_VM_ROUNDS rounds, with
-# receive GRO on; offloads: the receiving NIC's rx offloads that ethtool
-# shows on while it runs.
+# The receiving namespace's Udp InDatagrams: the datagrams its reader read
+bench_udp_read()
+{
+	in_ns "$NS_B" cat /proc/net/snmp | awk '$1 == "Udp:" && !h { h = 1; for (i = 2; i <= NF; i++) c[$i] = i; next }
+		$1 == "Udp:" { print $c["InDatagrams"]; exit }'
+}
+
+# The guest's busy CPU time so far, in /proc/stat's ticks (USER_HZ, 100 a
+# second) summed over its CPUs
+bench_cpu_busy()
+{
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8; exit }' /proc/stat
+}
+
+# Small UDP for SECONDS: rxlat-pktgen from NS_A as fast as it sends (8
+# flows, BENCH_VM_UDP_LEN bytes of payload) to the reader bench_driver
+# started in NS_B. Over SECONDS after one second of warm-up: "READ NIC SENT
+# BUSY", the kpkt/s the receiving namespace read (Udp InDatagrams), its NIC
+# took in and the sending NIC sent, and the guest's CPUs' busy share (%:
+# under 100, something outside the guest set the pace); or nothing
+bench_udp()	# SECONDS
+{
+	local pid c0 c1 n0 n1 s0 s1 b0 b1 t0 t1
+	in_ns "$NS_A" timeout $(($1 + 2)) "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
+		--src-ip "$IP4_A" --dst-ip "$IP4_B" --dport 5301 --count 100000000 --flows 8 \
+		--size "${BENCH_VM_UDP_LEN:-200}" >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	c0=$(bench_udp_read) n0=$(rx_packets "$NS_B" "$IF_B") s0=$(tx_packets "$NS_A" "$IF_A")
+	b0=$(bench_cpu_busy) t0=$(date +%s%N)
+	sleep "$1"
+	c1=$(bench_udp_read) n1=$(rx_packets "$NS_B" "$IF_B") s1=$(tx_packets "$NS_A" "$IF_A")
+	b1=$(bench_cpu_busy) t1=$(date +%s%N)
+	wait "$pid" || : # timeout stops it
+	awk -v c0="$c0" -v c1="$c1" -v n0="$n0" -v n1="$n1" -v s0="$s0" -v s1="$s1" -v b0="$b0" \
+		-v b1="$b1" -v t0="$t0" -v t1="$t1" -v ncpu="$(nproc)" '
+		BEGIN { s = (t1 - t0) / 1e6
+			if (c1 > c0) printf "%.1f %.1f %.1f %.0f\n", (c1 - c0) / s, (n1 - n0) / s, (s1 - s0) / s,
+				(b1 - b0) / ncpu / (s / 1000) }'
+}
+
+# The configurations of DRIVER: nothing attached and rxlat's default
+# (RXLAT_DEFAULT_ARGS) on every driver; on virtio_net, which carries XDP
+# metadata, XDP_PASS and rxlat --xdp-mode native as well. None on e1000e
+# (no native XDP) nor vmxnet3: it gives XDP no metadata room, and native
+# XDP leaves its LRO off after the program is gone, which would slow every
+# configuration after it.
+bench_confs()	# DRIVER
+{
+	case $1 in
+	virtio_net) echo none default pass xdp ;;
+	*) echo none default ;;
+	esac
+}
+
+# bench/part_vm.sh reads the lines "bench DRIVER CONF KEY: VALUE" of each
+# configuration of bench_confs, alternated over BENCH_VM_ROUNDS rounds with
+# receive GRO on: tcp and udp, the runs (Gbit/s of iperf3 -P 2, kpkt/s of
+# small UDP read); udp_wire, per UDP run the kpkt/s the receiving NIC took
+# in, the kpkt/s the sending one sent and the guest's CPUs' busy share
+# ("NIC/SENT/BUSY%"); xdp, the program on the receiving NIC while it ran
+# ("none"); offloads, the NIC's receive offloads that ethtool shows then.
 bench_driver()	# DRIVER
 {
-	local secs=${BENCH_VM_SECONDS:-4} rounds=${BENCH_VM_ROUNDS:-2} r c g
-	local -A runs=() offl=()
+	local secs=${BENCH_VM_SECONDS:-4} rounds=${BENCH_VM_ROUNDS:-2} r c g u
+	local -A tcp=() udp=() wire=() offl=() xdp=()
 	DRIVER=$1
 	need || return 1
 	nic_pair "$DRIVER" || t_abort setup "cannot set up the $DRIVER pair"
+	assert_eq driver "$DRIVER" "$(in_ns "$NS_B" ethtool -i "$IF_B" | awk '$1 == "driver:" { print $2 }')"
 	in_ns "$NS_B" ethtool -K "$IF_B" gro on || t_abort gro "cannot turn GRO on"
 	t_bg iperf_s in_ns "$NS_B" iperf3 -s -p 5201 --forceflush
 	t_wait_line "$T_DIR/iperf_s.out" 'listening' 20 "$BG_PID" || t_abort server "iperf3 -s did not start"
+	t_bg udp_r in_ns "$NS_B" "$PKTGEN" recv --port 5301 --count 1000000000 --timeout 86400
+	local reader=$BG_PID
+	t_wait_line "$T_DIR/udp_r.out" '^ready$' 20 "$reader" || t_abort reader "rxlat-pktgen recv did not start"
 	for ((r = 1; r <= rounds; r++)); do
-		for c in none pass xdp tc; do
+		for c in $(bench_confs "$DRIVER"); do
 			case $c in
 			pass)
 				t_track_xdp "$NS_B" "$IF_B"
 				ip -n "$NS_B" link set dev "$IF_B" xdpdrv obj "$BUILD/xdp_pass.bpf.o" sec xdp ||
 					t_abort pass "cannot attach XDP_PASS"
 				;;
-			xdp) start_rxlat -i "$IF_B" -r 5 || return 1 ;;
-			tc) start_rxlat -i "$IF_B" --tc -r 5 || return 1 ;;
+			xdp) start_rxlat -i "$IF_B" --xdp-mode native -r 5 || return 1 ;;
+			default) start_rxlat -i "$IF_B" "${RXLAT_DEFAULT_ARGS[@]}" -r 5 || return 1 ;;
 			esac
 			offl[$c]=$(in_ns "$NS_B" ethtool -k "$IF_B" | awk -F': ' '
 				$1 ~ /^(generic-receive-offload|large-receive-offload|rx-gro-hw|rx-checksumming)$/ {
 					printf "%s%s %s", s, $1, $2; s = ", " }')
+			xdp[$c]=$(link_xdp_prog "$NS_B" "$IF_B")
+			# the default touches no device
+			if [[ $c == default ]]; then
+				assert_eq "bench_default_no_xdp_$r" "" "${xdp[$c]}" \
+					"XDP program on $IF_B while rxlat's default runs"
+				assert_match "bench_default_line_$r" "$IF_B: stamping at tc ingress, rxlat's default" \
+					"$(cat "$T_DIR/rxlat.err")"
+			fi
 			g=$(bench_tcp "$secs")
-			assert_match "bench_${c}_$r" '^[0-9.]+$' "$g" "iperf3 Gbit/s"
-			runs[$c]+="$g "
+			assert_match "bench_${c}_tcp_$r" '^[0-9.]+$' "$g" "iperf3 Gbit/s"
+			u=$(bench_udp "$secs")
+			assert_match "bench_${c}_udp_$r" '^[0-9.]+ [0-9.]+ [0-9.]+ [0-9]+$' "$u" \
+				"kpkt/s read, NIC, sent; CPU busy %"
+			tcp[$c]+="$g " udp[$c]+="${u%% *} " wire[$c]+="$(awk '{ print $2 "/" $3 "/" $4 "%" }' <<<"$u") "
 			case $c in
 			pass) ip -n "$NS_B" link set dev "$IF_B" xdpdrv off ;;
-			xdp | tc) stop_rxlat >/dev/null || return 1 ;;
+			xdp | default) stop_rxlat >/dev/null || return 1 ;;
 			esac
 		done
 	done
-	for c in none pass xdp tc; do
-		echo "bench $c: ${runs[$c]}, ${offl[$c]}"
+	if kill -0 "$reader" 2>/dev/null; then
+		pass bench_udp_reader
+	else
+		fail bench_udp_reader "rxlat-pktgen recv exited: $(tail -n 1 "$T_DIR/udp_r.err")"
+	fi
+	for c in $(bench_confs "$DRIVER"); do
+		echo "bench $DRIVER $c tcp: ${tcp[$c]}"
+		echo "bench $DRIVER $c udp: ${udp[$c]}"
+		echo "bench $DRIVER $c udp_wire: ${wire[$c]}"
+		echo "bench $DRIVER $c xdp: ${xdp[$c]:-none}"
+		echo "bench $DRIVER $c offloads: ${offl[$c]}"
 	done
 }
 
 # ---- the driver lines
 
 if [[ ${1:-} == --bench ]]; then
+	shift
+	export RXLAT_TEST_TIMEOUT=${RXLAT_TEST_TIMEOUT:-1200}
 	suite_begin
-	run_test "bench_$2" bench_driver "$2"
+	for d in "$@"; do
+		run_test "bench_$d" bench_driver "$d"
+	done
 	suite_end
 	exit 0
 fi
