@@ -666,7 +666,9 @@ unit_file()
 	read -r -a opts <<<"$(unit_opts)"
 	before=$(prog_count_settles 0)
 	# the plan with every capability, then the unit's command line under
-	# its bounding set and NoNewPrivileges
+	# its bounding set and NoNewPrivileges, as an operator runs it: rxlat's
+	# default stamper (with tcx links, CAP_BPF alone once attached)
+	local RXLAT_STAMPER=default
 	start_exporter "$RXLAT" "${opts[@]}" || return 1
 	plan=$(grep 'rxlat: stage' "$T_DIR/rxlat.err")
 	kill -TERM "$RXLAT_PID"
