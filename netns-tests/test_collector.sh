@@ -470,14 +470,17 @@ nothing_left()
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(rxlat_prog_count)
 
+	# the XDP stamper, as on a NIC (nic_stamper() in lib.sh): without tcx
+	# links (before 6.6) the tc stamper's cls_bpf filter outlives a SIGKILL,
+	# stamping nothing, until the next rxlat (test_kill.sh)
 	# -d expiry
-	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach "$ATTACH" -d 0.5 -o json >/dev/null 2>"$T_DIR/d.err"
+	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native --attach "$ATTACH" -d 0.5 -o json >/dev/null 2>"$T_DIR/d.err"
 	assert_eq duration_exit 0 "$?" "exit status after -d"
 	assert_eq duration_no_programs "$before" "$(prog_count_settles "$before")"
 	assert_eq duration_no_xdp "" "$(link_xdp_prog "$NS_B" "$IF_B")"
 
 	# SIGKILL: BPF links go with the process
-	t_bg killed in_ns "$NS_B" "$RXLAT" -i "$IF_B" --attach "$ATTACH" -o json
+	t_bg killed in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native --attach "$ATTACH" -o json
 	t_wait_line "$T_DIR/killed.err" 'map memory' 30 "$BG_PID" || t_abort kill_start "rxlat did not start"
 	kill -KILL "$BG_PID"
 	t_wait_pid "$BG_PID" 10 2>/dev/null # bash reports the kill otherwise

@@ -132,7 +132,9 @@ all_features_nothing_left()
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(rxlat_prog_count)
 	for sig in KILL TERM; do
-		t_bg "rx_$sig" in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -i "$IF_B" --drops --slow 1us \
+		# the XDP stamper, as on a NIC: without tcx links a SIGKILL leaves
+		# the tc stamper's cls_bpf filter, stamping nothing (test_kill.sh)
+		t_bg "rx_$sig" in_ns "$NS_B" "$RXLAT" --attach "$ATTACH" -i "$IF_B" --xdp-mode native --drops --slow 1us \
 			--proto udp --port "$PORT" --prometheus 9474 -o json
 		rx=$BG_PID
 		t_wait_line "$T_DIR/rx_$sig.err" 'map memory' 30 "$rx" || t_abort "start_$sig" "rxlat did not start"
