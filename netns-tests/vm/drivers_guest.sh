@@ -483,19 +483,27 @@ xdp_native()
 	state_same native_after
 }
 
-# e1000e has no native XDP: --xdp-mode native ends with an error, the
-# device untouched.
-xdp_none()
+# rxlat -i IF_B --xdp-mode native, refused: exit status 1 and one error,
+# matching ERE, nothing left attached, the device as it was; checks NAME_*.
+native_refused()	# NAME ERE
 {
 	local rc
 	t_bg native in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -o json -r 0.5
 	t_wait_pid "$BG_PID" 60
 	rc=$?
-	assert_eq native_exit 1 "$rc" "rxlat exit status ($(tail -n 1 "$T_DIR/native.err"))"
-	assert_match native_error "^rxlat: error: $IF_B: the XDP stamper cannot attach in native mode \\([^)]*\\): --xdp-mode native asks for the XDP stamper; --xdp-mode skb stamps in generic XDP, or run without --xdp-mode to stamp at tc ingress\$" \
-		"$(grep '^rxlat: error' "$T_DIR/native.err")"
-	nic_clean native
-	state_same native_after
+	assert_eq "$1_exit" 1 "$rc" "rxlat exit status ($(tail -n 1 "$T_DIR/native.err"))"
+	assert_match "$1_error" "$2" "$(grep '^rxlat: error' "$T_DIR/native.err")"
+	assert_eq "$1_one_error" 1 "$(grep -c '^rxlat: error' "$T_DIR/native.err")"
+	nic_clean "$1"
+	state_same "$1_after"
+}
+
+# e1000e has no native XDP: --xdp-mode native ends with an error, the
+# device untouched.
+xdp_none()
+{
+	native_refused native \
+		"^rxlat: error: $IF_B: the XDP stamper cannot attach in native mode \\([^)]*\\): --xdp-mode native asks for the XDP stamper; --xdp-mode skb stamps in generic XDP, or run without --xdp-mode to stamp at tc ingress\$"
 }
 
 # vmxnet3 gives XDP programs no room for metadata: --xdp-mode native is
@@ -505,17 +513,8 @@ xdp_none()
 # xdp-loader attached (--no-xdp) is said, and its hint followed.
 no_meta()
 {
-	local rc
-	t_bg native in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -o json -r 0.5
-	t_wait_pid "$BG_PID" 60
-	rc=$?
-	assert_eq refused_exit 1 "$rc" "rxlat exit status ($(tail -n 1 "$T_DIR/native.err"))"
-	assert_match refused_error \
-		"^rxlat: error: $IF_B: driver vmxnet3 gives XDP programs no room for metadata \\(by its source: no packet would carry a stamp\\), and attaching XDP quiesces and resets the device, and turns LRO off for good; rxlat does not attach it: --xdp-mode native asks for the XDP stamper; --xdp-mode skb stamps in generic XDP, or run without --xdp-mode to stamp at tc ingress\$" \
-		"$(grep '^rxlat: error' "$T_DIR/native.err")"
-	assert_eq refused_one_error 1 "$(grep -c '^rxlat: error' "$T_DIR/native.err")"
-	nic_clean refused
-	state_same refused_after
+	native_refused refused \
+		"^rxlat: error: $IF_B: driver vmxnet3 gives XDP programs no room for metadata \\(by its source: no packet would carry a stamp\\), and attaching XDP quiesces and resets the device, and turns LRO off for good; rxlat does not attach it: --xdp-mode native asks for the XDP stamper; --xdp-mode skb stamps in generic XDP, or run without --xdp-mode to stamp at tc ingress\$"
 
 	# the hint: generic XDP
 	start_rxlat -i "$IF_B" --per-queue --xdp-mode skb || return 1
