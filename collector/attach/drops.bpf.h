@@ -54,10 +54,12 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 			key.if_netns = m.netns;
 	} else {
 		__u16 qm = skb->queue_mapping;
+		__u8 tc;
 
 		key.ifindex = skb->skb_iif ?: dev->ifindex;
-		key.queue = rx_queue_of(qm, key.ifindex);
-		src = packet_start(skb, now, key.ifindex, &start);
+		tc = tc_iface(key.ifindex);
+		key.queue = rx_queue_of(qm, tc);
+		src = packet_start(skb, now, tc, &start);
 		if (src != RXLAT_SRC_TC)
 			return; /* not stamped by rxlat */
 	}

@@ -100,10 +100,13 @@ static __always_inline __u8 tc_iface(__u32 ifindex)
 	return v ? *v : 0;
 }
 
-/* The receive queue of a packet of ifindex without metadata, from its queue_mapping. */
-static __always_inline __u32 rx_queue_of(__u16 qm, __u32 ifindex)
+/*
+ * The receive queue of a packet without metadata, from its queue_mapping,
+ * tc what rxlat knows of its interface (tc_iface()).
+ */
+static __always_inline __u32 rx_queue_of(__u16 qm, __u8 tc)
 {
-	if (tc_iface(ifindex) & RXLAT_TC_IF_QUEUE_RAW)
+	if (tc & RXLAT_TC_IF_QUEUE_RAW)
 		return qm;
 	return qm ? qm - 1 : 0; /* skb_get_rx_queue() */
 }
@@ -683,8 +686,11 @@ static __always_inline bool realtime_start(__s64 ts, __u64 now, __u64 *start)
 	return true;
 }
 
-/* Where a packet's start time comes from, and that time. */
-static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, __u32 ifindex,
+/*
+ * Where a packet's start time comes from, and that time; tc: what rxlat
+ * knows of the packet's interface (tc_iface()).
+ */
+static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, __u8 tc,
 					  __u64 *start)
 {
 	__s64 ts = skb->tstamp;
@@ -693,8 +699,6 @@ static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, 
 	if (ts <= 0 || !tstamp_is_realtime(skb))
 		return RXLAT_SRC_NONE;
 	if (ts & RXLAT_TC_MARK) {
-		__u8 tc = tc_iface(ifindex);
-
 		if (tc)
 			src = RXLAT_SRC_TC;
 		/* rxlat's own stamp: the offset it was taken with, by its epoch */
@@ -854,12 +858,14 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 			if_netns = m.netns;
 	} else {
 		__u16 qm = skb->queue_mapping;
+		__u8 tc;
 
 		if (!here)
 			return;
 		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
-		queue = rx_queue_of(qm, ifindex);
-		src = packet_start(skb, now, ifindex, &start);
+		tc = tc_iface(ifindex);
+		queue = rx_queue_of(qm, tc);
+		src = packet_start(skb, now, tc, &start);
 	}
 
 	slot = iface_slot(ifindex, if_netns);
