@@ -70,4 +70,21 @@ static __always_inline bool rxlat_realtime_offset(__u64 mono, __s64 *offs)
 	return true;
 }
 
+/*
+ * The kernel's copy of CLOCK_REALTIME - CLOCK_MONOTONIC, unchecked: four
+ * loads. An offset that rxlat_realtime_offset() checked stays right while
+ * the copy holds it: the offset moves only when the clock steps (a slew
+ * moves both clocks alike), and clock_was_set() refreshes every copy right
+ * after a step. False should the task have no bases.
+ */
+static __always_inline bool rxlat_realtime_copy(__s64 *offs)
+{
+	const struct hrtimer_cpu_base *b = rxlat_hrtimer_bases();
+
+	if (!b)
+		return false;
+	*offs = b->clock_base[HRTIMER_BASE_REALTIME].offset;
+	return true;
+}
+
 #endif /* RXLAT_CLOCK_BPF_H */

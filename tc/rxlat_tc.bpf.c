@@ -134,38 +134,67 @@ static __always_inline __u32 offs_epoch(__s64 offs)
 }
 
 /*
- * The offset CLOCK_REALTIME - CLOCK_MONOTONIC this CPU read last, its
- * epoch, and until when it stamps with them without reading the offset
- * again: the read takes three clock reads and a walk to the kernel's copy
- * (include/rxlat_clock.bpf.h), more than the rest of the stamper. After a
- * step of the realtime clock a CPU stamps with the old offset for up to
- * RXLAT_TC_OFFS_NS: its stamps are that much off as realtime, while the
- * hooks, which convert each stamp with the offset it was taken with,
- * measure them right.
+ * What this CPU keeps between packets, in one per-CPU slot: the offset
+ * CLOCK_REALTIME - CLOCK_MONOTONIC it read last, its epoch, and until when
+ * it stamps with them without looking at the offset again (the read takes
+ * three clock reads and a walk to the kernel's copy,
+ * include/rxlat_clock.bpf.h, more than the rest of the stamper); and the
+ * last IPv4 and IPv6 destination it looked up in the namespace's
+ * addresses, with the answer and until when it holds.
+ *
+ * After a step of the realtime clock a CPU stamps with the old offset for
+ * up to RXLAT_TC_KEEP_NS: its stamps are that much off as realtime, while
+ * the hooks, which convert each stamp with the offset it was taken with,
+ * measure them right. After an address comes or goes, a CPU takes packets
+ * to it the old way for up to as long: one that is taken for forwarded by
+ * mistake is measured at ip_rcv and counted as none after it, one that is
+ * taken for delivered by mistake gets a realtime stamp that the forwarding
+ * clears (none in the pod).
  */
-#define RXLAT_TC_OFFS_NS 1000000ull
+#define RXLAT_TC_KEEP_NS 1000000ull
 
-struct tc_clock {
+/* an address as the table's key, and as two words to compare */
+union tc_addr {
+	struct rxlat_addr_key k;
+	__u64 w[2];
+};
+
+struct tc_dst {
+	union tc_addr a;
+	__u64 until;
+	__u8 forwarded;
+	__u8 pad[7];
+};
+
+struct tc_cpu {
 	__s64 offs;
 	__u64 until;
 	__u32 epoch;
 	__u32 pad;
+	struct tc_dst dst[2]; /* the last IPv4 and IPv6 destination */
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct tc_clock);
-} rxlat_tc_clock SEC(".maps");
+	__type(value, struct tc_cpu);
+} rxlat_tc_cpu SEC(".maps");
 
-/* The offset to stamp with at now, and its epoch: false while the kernel updates it. */
-static __always_inline bool stamp_offs(__u64 now, __s64 *offs, __u32 *epoch)
+/*
+ * The offset to stamp with at now, and its epoch: false while the kernel
+ * updates it. Past RXLAT_TC_KEEP_NS, a kernel copy that still holds this
+ * CPU's offset keeps it for as long again (rxlat_realtime_copy()): the
+ * full read and check run only when the clock stepped, and not once per
+ * millisecond on a CPU that takes a GRO packet every millisecond or so.
+ */
+static __always_inline bool stamp_offs(struct tc_cpu *c, __u64 now, __s64 *offs, __u32 *epoch)
 {
-	__u32 zero = 0;
-	struct tc_clock *c = bpf_map_lookup_elem(&rxlat_tc_clock, &zero);
+	__s64 copy;
 
-	if (c && now < c->until) {
+	if (c && c->until && (now < c->until || (rxlat_realtime_copy(&copy) && copy == c->offs))) {
+		if (now >= c->until)
+			c->until = now + RXLAT_TC_KEEP_NS;
 		*offs = c->offs;
 		*epoch = c->epoch;
 		return true;
@@ -177,7 +206,7 @@ static __always_inline bool stamp_offs(__u64 now, __s64 *offs, __u32 *epoch)
 		c->offs = *offs;
 		c->epoch = *epoch;
 		/* no epoch (another CPU was taking one): the next packet tries again */
-		c->until = *epoch ? now + RXLAT_TC_OFFS_NS : 0;
+		c->until = *epoch ? now + RXLAT_TC_KEEP_NS : 0;
 	}
 	return true;
 }
@@ -192,16 +221,36 @@ struct {
 } rxlat_tc_local SEC(".maps");
 
 /*
+ * Whether destination k is none of the namespace's addresses: the answer
+ * this CPU had for it last (d), while it holds, else the table's. A TCP
+ * flow's segments, a CPU's in a row, pay one lookup per RXLAT_TC_KEEP_NS.
+ */
+static __always_inline bool not_local(struct tc_dst *d, const union tc_addr *a, __u64 now)
+{
+	bool fwd;
+
+	if (!d)
+		return !bpf_map_lookup_elem(&rxlat_tc_local, &a->k);
+	if (now < d->until && a->w[0] == d->a.w[0] && a->w[1] == d->a.w[1])
+		return d->forwarded;
+	fwd = !bpf_map_lookup_elem(&rxlat_tc_local, &a->k);
+	d->a = *a;
+	d->forwarded = fwd;
+	d->until = now + RXLAT_TC_KEEP_NS;
+	return fwd;
+}
+
+/*
  * Whether the packet leaves this namespace: routed on (into a routed
  * container), bridged to a container's port, or dropped, rather than
  * delivered to a socket here. Its destination says so: one of the
  * namespace's addresses, a multicast or the limited broadcast address is
  * delivered here (and keeps a realtime stamp, which reaches every stage).
  */
-static __always_inline bool forwarded(struct __sk_buff *skb)
+static __always_inline bool forwarded(struct __sk_buff *skb, struct tc_cpu *c, __u64 now)
 {
 	void *data = (void *)(long)skb->data, *end = (void *)(long)skb->data_end;
-	struct rxlat_addr_key k = {};
+	union tc_addr k = {};
 
 	if (skb->protocol == bpf_htons(0x0800)) {
 		struct iphdr *ip = data + sizeof(struct ethhdr);
@@ -211,20 +260,21 @@ static __always_inline bool forwarded(struct __sk_buff *skb)
 		if ((ip->daddr & bpf_htonl(0xf0000000)) == bpf_htonl(0xe0000000) ||
 		    ip->daddr == 0xffffffff)
 			return false;
-		k.a[10] = k.a[11] = 0xff;
-		__builtin_memcpy(&k.a[12], &ip->daddr, 4);
-	} else if (skb->protocol == bpf_htons(0x86DD)) {
+		k.k.a[10] = k.k.a[11] = 0xff;
+		__builtin_memcpy(&k.k.a[12], &ip->daddr, 4);
+		return not_local(c ? &c->dst[0] : NULL, &k, now);
+	}
+	if (skb->protocol == bpf_htons(0x86DD)) {
 		struct ipv6hdr *ip6 = data + sizeof(struct ethhdr);
 
 		if ((void *)(ip6 + 1) > end)
 			return false;
 		if (ip6->daddr.in6_u.u6_addr8[0] == 0xff)
 			return false;
-		__builtin_memcpy(k.a, &ip6->daddr, 16);
-	} else {
-		return false;
+		__builtin_memcpy(k.k.a, &ip6->daddr, 16);
+		return not_local(c ? &c->dst[1] : NULL, &k, now);
 	}
-	return !bpf_map_lookup_elem(&rxlat_tc_local, &k);
+	return false;
 }
 
 /*
@@ -268,7 +318,8 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	__u64 ts = skb->tstamp, now;
 	__u8 type = skb->tstamp_type;
 	struct rxlat_meta m;
-	__u32 epoch;
+	struct tc_cpu *c;
+	__u32 epoch, zero = 0;
 	__s64 offs;
 
 	/*
@@ -280,6 +331,7 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	if (rxlat_meta_tc(skb, &m) && (m.netns == rxlat_netns || !m.netns || !rxlat_netns))
 		return TC_ACT_UNSPEC_;
 	now = bpf_ktime_get_ns();
+	c = bpf_map_lookup_elem(&rxlat_tc_cpu, &zero);
 	/*
 	 * Forwarded: a realtime stamp would not outlive ip_forward, the
 	 * kernel's own receive stamp no more than this one.
@@ -287,7 +339,7 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	if (rxlat_fwd_mask &&
 	    (!ts || type == BPF_SKB_TSTAMP_UNSPEC ||
 	     (type == BPF_SKB_TSTAMP_DELIVERY_MONO && ts <= now)) &&
-	    forwarded(skb) && stamp_forwarded(skb, now))
+	    forwarded(skb, c, now) && stamp_forwarded(skb, now))
 		return TC_ACT_UNSPEC_;
 	if (ts && type == BPF_SKB_TSTAMP_UNSPEC) {
 		/* the kernel's receive stamp (realtime): kept, marked as such */
@@ -302,7 +354,7 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	 */
 	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now))
 		return TC_ACT_UNSPEC_;
-	if (!stamp_offs(now, &offs, &epoch))
+	if (!stamp_offs(c, now, &offs, &epoch))
 		return TC_ACT_UNSPEC_;
 	if (ts)
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
