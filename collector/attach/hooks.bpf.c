@@ -359,7 +359,7 @@ static __always_inline bool ip_rcv_tcp_seq(const struct sk_buff *skb, __u32 *seq
  * forget what an earlier skb at its address left on this CPU. In another
  * namespace a TCP segment's note goes to the shared map. rxlat's own
  * namespace, which every forwarded packet passes, reads no header for it:
- * a forwarded segment leaves it, its TCP stages read only the shared map
+ * a forwarded segment leaves it, its TCP stages look for no note
  * (where it was taken for forwarded by mistake they count none), and the
  * per-CPU note it gets is read by UDP's stage alone.
  */
@@ -390,8 +390,12 @@ static __always_inline void carry_note(const struct sk_buff *skb, const struct r
 	}
 }
 
-/* After ip_local_deliver: the stamp noted for skb at ip_rcv. */
-static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage,
+/*
+ * After ip_local_deliver: the stamp noted for skb at ip_rcv. A TCP stage
+ * of rxlat's own namespace (here) looks for none: only another namespace's
+ * ip_rcv notes one, and that costs a hash lookup per segment and stage.
+ */
+static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage, bool here,
 					  struct rxlat_meta *m)
 {
 	struct rxlat_carry_tcp *t;
@@ -401,6 +405,8 @@ static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage
 	if (!rxlat_cfg.fwd_mask || stage == RXLAT_STAGE_SOCK_READ)
 		return false;
 	if (stage != RXLAT_STAGE_UDP_QUEUE_RCV) { /* a TCP stage: the control block is TCP's */
+		if (here)
+			return false;
 		t = bpf_map_lookup_elem(&rxlat_carry_tcp, &key);
 		if (!t || t->head != addr32(skb->head) ||
 		    t->seq !=
@@ -782,7 +788,7 @@ static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, boo
 		return fwd_stamp(skb, now, m);
 	if (stage == RXLAT_STAGE_SOCK_READ)
 		return !here && sock_stamp(skb, m);
-	return carried_stamp(skb, stage, m) || fwd_stamp(skb, now, m);
+	return carried_stamp(skb, stage, here, m) || fwd_stamp(skb, now, m);
 }
 
 /*
@@ -942,29 +948,36 @@ static __always_inline void tcp_do_rcv(struct sock *sk, struct sk_buff *skb)
 		ooo_arrival(sk, skb);
 }
 
+/*
+ * ip_rcv: a sample, or for a packet that is filtered out, the note of an
+ * earlier skb at its address forgotten. A namespace that is not measured
+ * reads no note at its later stages either: nothing to forget there.
+ */
+static __always_inline void ip_rcv(struct sk_buff *skb)
+{
+	struct net *net = net_dev(skb);
+
+	if (!netns_wanted(net))
+		return;
+	if (filter_ip(skb))
+		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
+	else
+		carry_note(skb, NULL, false);
+}
+
 /* ---- fentry set ---------------------------------------------------- */
 
 SEC("fentry/ip_rcv_core")
 int BPF_PROG(rxlat_fentry_ip_rcv, struct sk_buff *skb)
 {
-	struct net *net = net_dev(skb);
-
-	if (filter_ip(skb) && netns_wanted(net))
-		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
-	else
-		carry_note(skb, NULL, false);
+	ip_rcv(skb);
 	return 0;
 }
 
 SEC("fentry/ip6_rcv_core")
 int BPF_PROG(rxlat_fentry_ip6_rcv, struct sk_buff *skb)
 {
-	struct net *net = net_dev(skb);
-
-	if (filter_ip(skb) && netns_wanted(net))
-		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
-	else
-		carry_note(skb, NULL, false);
+	ip_rcv(skb);
 	return 0;
 }
 
