@@ -21,7 +21,7 @@
 # hardware: the shares are what to read, not the ns.
 #
 # BENCH_VMCOST_BASE: an rxlat binary (say, a build of the previous stamper)
-# measured in the same run as configuration "xdp-base".
+# measured in the same run as configurations "xdp-base" and "default-base".
 # BENCH_NETSTACKLAT: a netstacklat binary (bench/netstacklat-build.sh makes
 # one from a bpf-examples checkout), measured in the same rounds as
 # configuration "netstacklat", all its probes on; the targets' "vs
@@ -40,6 +40,7 @@
 
 declare -A VMC_DESC=([xdp]="rxlat --xdp-mode native" [default]="rxlat's default ($RXLAT_DEFAULT_CMD)"
 	[xdp-base]="BENCH_VMCOST_BASE --xdp-mode native"
+	[default-base]="BENCH_VMCOST_BASE with rxlat's default"
 	[netstacklat]="netstacklat (BENCH_NETSTACKLAT), all probes"
 	[xdp-nostamp]="as xdp, the hooks' stamp read off (a made-up stamp)"
 	[xdp-nogroup]="as xdp, the group lookup off (--by's)"
@@ -314,7 +315,7 @@ part_vmcost()
 		[ -x "$BENCH_VMCOST_BASE" ] || die "BENCH_VMCOST_BASE: $BENCH_VMCOST_BASE is not an executable"
 		mkdir -p "$vbuild" || die "cannot make $vbuild"
 		cp "$BENCH_VMCOST_BASE" "$vbuild/rxlat-base" || die "cannot copy $BENCH_VMCOST_BASE"
-		confs="xdp-base xdp default"
+		confs="xdp-base xdp default-base default"
 	fi
 	if [ "${BENCH_VMCOST_BREAKDOWN:-off}" = on ]; then
 		local fv

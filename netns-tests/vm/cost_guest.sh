@@ -198,6 +198,7 @@ bench_cost()
 				;;
 			xdp) args=(--xdp-mode native) ;;
 			default) args=("${RXLAT_DEFAULT_ARGS[@]}") ;;
+			default-base) args=("${RXLAT_DEFAULT_ARGS[@]}") RXLAT=$BUILD/vmcost/rxlat-base ;;
 			tc) args=(--tc) ;;
 			xdp-filter) args=(--xdp-mode native --port "$PORT,5201") ;;
 			xdp-*) args=(--xdp-mode native) RXLAT=$BUILD/vmcost/rxlat-${c#xdp-} ;;
