@@ -19,7 +19,8 @@
 # DIR/control/PKG the control files (shlibs, symbols) of each package and
 # .list, its file list. apt's own state is in DIR/apt, or in SYSROOT_APT
 # (several roots can share it); its package lists are refreshed when older
-# than a day.
+# than a day. SYSROOT_SOURCES: a sources.list of its own instead of this
+# host's (another Debian release: the test VM's Debian 11 kernel).
 
 set -Eeuo pipefail
 trap 'echo "sysroot: error: command failed at line $LINENO: $BASH_COMMAND" >&2' ERR
@@ -50,6 +51,11 @@ touch "$apt/status"
 APT=(-o "APT::Architecture=$arch" -o "APT::Architectures::=$arch"
 	-o "Dir::State::Lists=$apt/lists" -o "Dir::State::Status=$apt/status"
 	-o "Dir::Cache=$apt/cache" -o Debug::NoLocking=1 -q)
+if [ -n "${SYSROOT_SOURCES:-}" ]; then
+	[ -r "$SYSROOT_SOURCES" ] || die "SYSROOT_SOURCES: cannot read $SYSROOT_SOURCES"
+	APT+=(-o "Dir::Etc::SourceList=$SYSROOT_SOURCES" -o "Dir::Etc::SourceParts=$apt/no-parts")
+	mkdir -p "$apt/no-parts"
+fi
 # apt drops to the _apt user for downloads where it can; as root that user
 # must be able to write there
 [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1 && chown -R _apt "$apt/lists/partial" "$apt/cache/archives/partial"

@@ -12,9 +12,13 @@
 # shellcheck disable=SC2034 # LINES is used by vmtest.sh
 # arm64-6.1 and arm64-6.12 are Debian's arm64 cloud kernels (the arm64 tree,
 # make ARCH=arm64), fetched by scripts/sysroot.sh with apt state of its own.
+# 5.10 is Debian 11's cloud kernel, from Debian 11's archive through an apt
+# state of its own (netns-tests/vm/bullseye.list), fetched as the arm64
+# lines are.
 LINES=(6.1 6.12)
 ARM64_LINES=(arm64-6.1 arm64-6.12)
 declare -A META=([6.1]=linux-image-cloud-amd64 [6.12]=linux-image-6.12-cloud-amd64
+	[5.10]=linux-image-cloud-amd64
 	[6.12-generic]=linux-image-6.12-amd64
 	[arm64-6.1]=linux-image-cloud-arm64 [arm64-6.12]=linux-image-6.12-cloud-arm64)
 declare -A CACHED_GLOB=([6.1]='linux-image-6.1.0-*-cloud-amd64_*_amd64.deb'
@@ -94,12 +98,17 @@ unpack_kernel() {
 	[ -r "$VMLINUZ" ] || die "$VMLINUZ missing from $DEB"
 }
 
-# fetch_foreign_kernel LINE ARCH: the kernel of an arm64 line, through
-# scripts/sysroot.sh into build/.../vm/LINE/root; sets PKG, VER, KVER, VMLINUZ
+# fetch_foreign_kernel LINE ARCH: the kernel of an arm64 line, or of
+# another Debian release (5.10), through scripts/sysroot.sh into
+# build/.../vm/LINE/root; sets PKG, VER, KVER, VMLINUZ
 fetch_foreign_kernel() {
-	local line=$1 arch=$2 dir=$VMDIR/$1 c
+	local line=$1 arch=$2 dir=$VMDIR/$1 c apt=${SYSROOT_APT:-$VMDIR/apt} sources=
+	if [ "$line" = 5.10 ]; then
+		# shellcheck disable=SC2154 # here: vmtest.sh's
+		apt=$VMDIR/apt-bullseye sources=$here/bullseye.list
+	fi
 	# shellcheck disable=SC2154 # top: vmtest.sh's
-	SYSROOT_APT=${SYSROOT_APT:-$VMDIR/apt} "$top/scripts/sysroot.sh" "$arch" "$dir" "${META[$line]}" ||
+	SYSROOT_APT=$apt SYSROOT_SOURCES=$sources "$top/scripts/sysroot.sh" "$arch" "$dir" "${META[$line]}" ||
 		die "the $arch kernel ${META[$line]} (line $line) could not be fetched"
 	# shellcheck disable=SC2012 # package names: no odd characters
 	c=$(ls -1d "$dir"/control/linux-image-[0-9]* 2>/dev/null | sort -V | tail -n 1) ||

@@ -5,7 +5,7 @@
 # namespace test suite inside, on kernels that allow BPF trampolines
 # (fentry/fexit, freplace for libxdp's dispatcher).
 #
-#   netns-tests/vm/vmtest.sh [--kernel 6.1|6.12|6.12-generic|all|arm64-6.1|arm64-6.12|arm64]
+#   netns-tests/vm/vmtest.sh [--kernel 5.10|6.1|6.12|6.12-generic|all|arm64-6.1|arm64-6.12|arm64]
 #                            [--timeout SECONDS]
 #                            [-- COMMAND...]
 #
@@ -75,9 +75,10 @@ note() { echo "vmtest: $*" >&2; }
 usage() {
 	cat <<EOF
 usage: netns-tests/vm/vmtest.sh [--kernel LINE] [--timeout SECONDS] [-- COMMAND...]
-  --kernel   which Debian kernel line to boot: 6.1, 6.12, 6.12-generic (every
-             NIC driver), arm64-6.1, arm64-6.12 (BUILD an arm64 tree), all (6.1
-             and 6.12 at the same time, the default) or arm64 (both arm64 lines)
+  --kernel   which Debian kernel line to boot: 5.10 (Debian 11's), 6.1, 6.12,
+             6.12-generic (every NIC driver), arm64-6.1, arm64-6.12 (BUILD an
+             arm64 tree), all (6.1 and 6.12 at the same time, the default) or
+             arm64 (both arm64 lines)
   --timeout  seconds allowed per kernel, boot included (default: 3600)
   COMMAND    run in /rxlat inside the VM (default: ./netns-tests/run.sh; on the
              arm64 lines ./netns-tests/vm/arm64_guest.sh)
@@ -101,8 +102,8 @@ CMD=("$@")
 case $KERNEL in
 all) RUN_LINES=("${LINES[@]}") ;;
 arm64) RUN_LINES=("${ARM64_LINES[@]}") ;;
-6.1 | 6.12 | 6.12-generic | arm64-6.1 | arm64-6.12) RUN_LINES=("$KERNEL") ;;
-*) die "--kernel wants 6.1, 6.12, 6.12-generic, all, arm64-6.1, arm64-6.12 or arm64, got '$KERNEL'" ;;
+5.10 | 6.1 | 6.12 | 6.12-generic | arm64-6.1 | arm64-6.12) RUN_LINES=("$KERNEL") ;;
+*) die "--kernel wants 5.10, 6.1, 6.12, 6.12-generic, all, arm64-6.1, arm64-6.12 or arm64, got '$KERNEL'" ;;
 esac
 VM_ARCH=amd64
 case $KERNEL in arm64*) VM_ARCH=arm64 ;; esac
@@ -188,6 +189,8 @@ declare -A L_PKG=() L_VER=() L_DEB=()
 for line in "${RUN_LINES[@]}"; do
 	if [ "$VM_ARCH" = arm64 ]; then
 		fetch_foreign_kernel "$line" arm64
+	elif [ "$line" = 5.10 ]; then
+		fetch_foreign_kernel "$line" amd64
 	else
 		resolve_kernel "$line"
 	fi
@@ -257,6 +260,8 @@ for line in "${RUN_LINES[@]}"; do
 	PKG=${L_PKG[$line]} VER=${L_VER[$line]} DEB=${L_DEB[$line]}
 	if [ "$VM_ARCH" = arm64 ]; then
 		fetch_foreign_kernel "$line" arm64
+	elif [ "$line" = 5.10 ]; then
+		fetch_foreign_kernel "$line" amd64
 	else
 		unpack_kernel "$line"
 	fi
