@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -56,6 +57,63 @@ static int check_privileges(void)
 	rxlat_err("loading BPF programs was refused (EPERM): run rxlat as root (it needs "
 		  "CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)");
 	return -EPERM;
+}
+
+/* Whether this kernel's BPF has helper name (an enumerator of enum bpf_func_id). */
+static bool has_helper(const struct btf *vmlinux, const char *name)
+{
+	int id = btf__find_by_name_kind(vmlinux, "bpf_func_id", BTF_KIND_ENUM);
+	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(vmlinux, id);
+	const struct btf_enum *e = t ? btf_enum(t) : NULL;
+
+	for (int i = 0; e && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(vmlinux, e[i].name_off), name))
+			return true;
+	return false;
+}
+
+/* Whether the verifier takes BPF atomic instructions with a result (fetch, cmpxchg). */
+static bool has_atomics(void)
+{
+	/* r1 = 0; *(u64 *)(r10 - 8) = r1; r1 = 1; fetch_add(r10 - 8, r1); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 1, .imm = 0 },
+		{ .code = 0x7b, .dst_reg = 10, .src_reg = 1, .off = -8 },
+		{ .code = 0xb7, .dst_reg = 1, .imm = 1 },
+		{ .code = 0xdb, .dst_reg = 10, .src_reg = 1, .off = -8, .imm = 1 },
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 },
+		{ .code = 0x95 },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, "rxlat_probe", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return errno == EPERM; /* not the instruction's: check_privileges() says */
+	close(fd);
+	return true;
+}
+
+/*
+ * rxlat's floor, Linux 6.1, by what its objects use rather than by the
+ * version: atomic instructions with a result (5.12) in every hook and the
+ * tc stamper, and bpf_ktime_get_tai_ns() (6.1) in their realtime clock
+ * (include/rxlat_clock.bpf.h). Below it the load would end in a verifier
+ * error; this says it in one line. 0, or -ENOSYS said.
+ */
+static int check_floor(const struct btf *vmlinux)
+{
+	bool atomics = has_atomics(), tai = has_helper(vmlinux, "BPF_FUNC_ktime_get_tai_ns");
+	struct utsname u;
+
+	if (atomics && tai)
+		return 0;
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "?");
+	rxlat_err("this kernel (%s) is older than rxlat's floor, Linux 6.1: its BPF lacks %s%s%s; "
+		  "see docs/design.md, \"Kernels\"",
+		  u.release, atomics ? "" : "atomic instructions with a result (5.12)",
+		  !atomics && !tai ? " and " : "", tai ? "" : "bpf_ktime_get_tai_ns() (6.1)");
+	return -ENOSYS;
 }
 
 static int probe_fentry(const struct btf *vmlinux, const char *func)
@@ -321,6 +379,8 @@ static int probe_kernel(const struct rxlat_config *cfg, struct plan_kernel *k)
 	}
 	memset(k, 0, sizeof(*k));
 	err = check_privileges();
+	if (!err)
+		err = check_floor(vmlinux);
 	for (s = 0; s < RXLAT_NR_STAGES && !err; s++) {
 		const struct plan_prog *fentry = &plan_progs[s * PLAN_PER_STAGE];
 

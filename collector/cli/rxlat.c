@@ -673,7 +673,7 @@ int main(int argc, char **argv)
 		err = hooks_plan(&cfg, &c.info);
 		if (err == -EINTR)
 			return 0; /* stopped by a signal: no plan to print */
-		if (err == -ENOENT || err == -EPERM)
+		if (err == -ENOENT || err == -EPERM || err == -ENOSYS)
 			return 1;
 		print_plan(&cfg, &c.info, stdout, "", extra);
 		return 0;
