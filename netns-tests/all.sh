@@ -5,8 +5,9 @@
 # the package, the image, the DaemonSet), the arm64 tree checked
 # (cross_check.sh), then the suite on the host kernel with the QEMU guests
 # beside it: Debian's 6.1 and 6.12 kernels (vmtest.sh), its arm64 6.1 and
-# 6.12 kernels with the arm64 tree (make ARCH=arm64), and real NIC drivers
-# (netns-tests/vm/drivers.sh, and virtio_net on arm64), as a pool of
+# 6.12 kernels with the arm64 tree (make ARCH=arm64), real NIC drivers
+# (netns-tests/vm/drivers.sh, and virtio_net on arm64), and Debian 11's
+# 5.10, below rxlat's floor (test_floor.sh), as a pool of
 # guests (vm_pool below). Ends with a summary of which kernel ran which
 # attach set, a line per driver, the FAIL lines of the run (the first 20),
 # and one line "N passed, M failed, K skipped" over all of them.
@@ -122,19 +123,20 @@ host_set()
 		echo "fallback set: BPF trampolines refused"
 }
 
-# The QEMU guests: six jobs, each a guest and its suite, run as a pool
+# The QEMU guests: seven jobs, each a guest and its suite, run as a pool
 # beside the host parts. Longest first, so that the last ones to end are
 # short. A guest under emulation keeps a little more than one core busy;
 # the host suite about half of the two (it waits on timers and traffic):
 # one guest runs beside it and two once it is done. The guests run as
 # SCHED_IDLE: a host test that wants a core has it at once, and the guests
 # take what the host leaves.
-VM_JOBS=(x86-6.1 arm64-6.12 x86-6.12 arm64-6.1 drivers arm64-nic)
+VM_JOBS=(x86-6.1 arm64-6.12 x86-6.12 arm64-6.1 drivers arm64-nic x86-5.10)
 # what arm64's 6.12 runs is not run again by x86-64's 6.12
 proven="export RXLAT_VM_PROVEN_ELSEWHERE='$(./netns-tests/vm/arm64_guest.sh --list)'"
 vm_cmd()	# JOB: CMD, the job's command
 {
 	case $1 in
+	x86-5.10) CMD=(./netns-tests/vm/vmtest.sh --kernel 5.10 -- ./netns-tests/run.sh floor) ;;
 	x86-*) CMD=(env VMTEST_ENV="$proven" ./netns-tests/vm/vmtest.sh --kernel "${1#x86-}") ;;
 	arm64-6.*) CMD=(env BUILD="$BUILD/arm64" ./netns-tests/vm/vmtest.sh --kernel "$1") ;;
 	drivers) CMD=(./netns-tests/vm/drivers.sh) ;;
@@ -222,6 +224,10 @@ vm_rows()	# JOB FROM
 	local line=${1#x86-} kver what set l
 	kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
 	case $1 in
+	x86-5.10)
+		tally "[$line] " "$2" "vm $line ${kver:-?} (below the floor: one line, nothing attached)" \
+			"no result (boot failure, panic or timeout: see build/vm/$line/console.log)"
+		;;
 	x86-*)
 		what="fentry forced; fallback forced for the exact counts; libxdp dispatcher where it takes the stamper"
 		[[ $line == 6.12 ]] && what="fentry; $(./netns-tests/vm/arm64_guest.sh --list | sed 's/ /, /g') on arm64 6.12"
