@@ -6,7 +6,8 @@
 # and every run end with one line that names the kernel and what its BPF
 # lacks, exit 1, and leave nothing on the interface (no clsact qdisc, no XDP
 # program); the hint in that line names a section that exists. On a kernel
-# at or above it, neither --list-stages nor a run says it.
+# at or above it, neither --list-stages nor a run says it, and every stage's
+# attach point in --list-stages is the one a run attaches.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -30,6 +31,23 @@ no_trace()
 		assert_eq "$1_no_xdp" "" "$(ip -n "$3" -d link show dev "$2" | grep -o 'prog/xdp')" "XDP on $2"
 }
 
+# plan_is_run LIST JSON: each stage's attach point in --list-stages (file
+# LIST) is the one the run attached (.attach of its first JSON report);
+# one the run left out is unavailable or not a default stage there
+plan_is_run()
+{
+	local s a rest
+	for s in $(gojq -r '.attach | keys[]' <<<"$2"); do
+		a=$(gojq -r --arg s "$s" '.attach[$s] // "-"' <<<"$2")
+		rest=$(sed -nE "s/^$s +//p" "$1")
+		if [[ $a == - ]]; then
+			assert_match "plan_$s" '^unavailable|not by default' "$rest" "--list-stages for $s, which the run left out"
+		else
+			assert_eq "plan_$s" "$a" "${rest%% *}" "--list-stages' attach point of $s"
+		fi
+	done
+}
+
 floor()
 {
 	local c args
@@ -41,9 +59,11 @@ floor()
 		"$RXLAT" --list-stages >"$T_DIR/list.out" 2>"$T_DIR/list.err"
 		assert_eq list_stages_rc 0 "$?" "rxlat --list-stages" &&
 			assert_eq list_stages_no_floor "" "$(grep -i floor "$T_DIR/list.err")" "its stderr"
-		in_ns "$NS_B" "$RXLAT" -i "$IF_B" -d 0.5 -o json >/dev/null 2>"$T_DIR/run.err"
+		in_ns "$NS_B" "$RXLAT" -i "$IF_B" -d 0.5 -o json >"$T_DIR/run.json" 2>"$T_DIR/run.err"
 		assert_eq run_rc 0 "$?" "rxlat -i $IF_B -d 0.5" &&
-			assert_eq run_no_floor "" "$(grep -i floor "$T_DIR/run.err")" "its stderr"
+			assert_eq run_no_floor "" "$(grep -i floor "$T_DIR/run.err")" "its stderr" ||
+			return 1
+		plan_is_run "$T_DIR/list.out" "$(head -n 1 "$T_DIR/run.json")"
 		return 0
 	fi
 	rxlat_refused list_stages "$FLOOR_RE" --list-stages

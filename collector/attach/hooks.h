@@ -25,7 +25,7 @@ struct rxlat_hooks_info {
 	char attach_buf[RXLAT_NR_STAGES][96];
 	char reason_buf[RXLAT_NR_STAGES][320];
 };
-/* Decide the attach points without attaching anything (--list-stages). */
+/* The attach points decided and the hooks loaded, nothing attached (--list-stages). */
 int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info);
 int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		 struct rxlat_hooks_info *info);

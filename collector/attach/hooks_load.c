@@ -168,8 +168,9 @@ static int check_any_stage(const struct rxlat_config *cfg, const struct rxlat_ho
 	return -EOPNOTSUPP;
 }
 
-int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
-		 struct rxlat_hooks_info *info)
+/* The plan, and the hooks loaded as planned (nothing attached): 0, or -errno said. */
+static int hooks_load(struct rxlat_hooks **out, const struct rxlat_config *cfg,
+		      struct rxlat_hooks_info *info)
 {
 	struct rxlat_bpf_config *bc;
 	struct rxlat_hooks *h;
@@ -269,16 +270,44 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 				  strerror(-err), opt_short(OPT_VERBOSE));
 		goto fail;
 	}
-
-	err = store_start(h, cfg);
-	if (!err)
-		err = attach_all(h);
-	if (err)
-		goto fail;
 	*out = h;
 	return 0;
 fail:
 	hooks_destroy(h);
+	return err;
+}
+
+int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
+		 struct rxlat_hooks_info *info)
+{
+	struct rxlat_hooks *h;
+	int err = hooks_load(&h, cfg, info);
+
+	if (err)
+		return err;
+	err = store_start(h, cfg);
+	if (!err)
+		err = attach_all(h);
+	if (err) {
+		hooks_destroy(h);
+		return err;
+	}
+	*out = h;
+	return 0;
+}
+
+/*
+ * --list-stages: the plan, proven by loading every program it names as a
+ * run with the same options would (the verifier's word, not the probes'
+ * alone); nothing is attached.
+ */
+int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
+{
+	struct rxlat_hooks *h;
+	int err = hooks_load(&h, cfg, info);
+
+	if (!err)
+		hooks_destroy(h);
 	return err;
 }
 

@@ -446,10 +446,3 @@ int probe_and_decide(const struct rxlat_config *cfg, struct plan *plan,
 		}
 	return err;
 }
-
-int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
-{
-	struct plan plan;
-
-	return probe_and_decide(cfg, &plan, info);
-}

@@ -364,8 +364,8 @@ OPTION(LIST_STAGES, "", "list-stages", FLAG(list_stages),
        .help = "print each stage's attach point on this kernel and exit",
        .man = "Print the attach point each stage would use on this kernel and the\n"
 	      "protocols it measures there, and exit. It\n"
-	      "loads what a run loads to decide (the start-up check of UDP reads included),\n"
-	      "so it needs the same privileges and says exactly what a run would attach.\n"
+	      "loads what a run loads, the hooks included (the verifier's word, not the probes'\n"
+	      "alone), so it needs the same privileges and says exactly what a run would attach.\n"
 	      "A run where none of the stages asked for can be attached is refused.\n")
 
 OPTION(VERBOSE, "v", "verbose", FLAG(verbose), .help = "print libbpf and verifier messages")
