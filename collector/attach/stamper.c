@@ -332,11 +332,12 @@ int stamper_load(struct rxlat_stamper **out, const struct rxlat_config *cfg)
 		return err;
 	}
 	if (cfg->stamp == RXLAT_STAMP_PACKET)
-		rxlat_warn("%s packet gives every packet its own stamp: GRO then "
-			   "merges nothing and delivers TCP segments out of order (spurious "
-			   "retransmits, TCP throughput down to about 0.15x over veth); use the "
-			   "default %s batch for TCP",
-			   opt(OPT_STAMP), opt(OPT_STAMP));
+		rxlat_warn(
+		    "%s packet gives every packet its own stamp: GRO then "
+		    "merges nothing and delivers TCP segments out of order (spurious "
+		    "retransmits and TCP far slower; make bench part 1 counts them); use the "
+		    "default %s batch for TCP",
+		    opt(OPT_STAMP), opt(OPT_STAMP));
 	st->batch_fd = bpf_map__fd(st->skel->maps.rxlat_batch);
 	st->slots_fds[st->nslots++] = bpf_map__fd(st->skel->maps.rxlat_xdp_slots);
 	st->stats_fds[st->nstats++] = bpf_map__fd(st->skel->maps.rxlat_xdp_stats);

@@ -131,9 +131,9 @@ int stamping_refuse_xdp(const struct rxlat_stamping *s, int i, const char *why, 
  * Where the command line asks for no XDP (no --xdp-mode), rxlat stamps at
  * tc ingress, on every driver: attaching XDP changes the device it
  * measures, before rxlat could know whether XDP even carries its stamp
- * (xdp_device.c's table: virtio_net turns its guest offloads off, TCP at
- * about 0.5x under QEMU; vmxnet3 resets itself and leaves LRO off; mlx5
- * switches every channel; a veth's peer loses TSO/GSO, TCP at 0.3-0.4x),
+ * (xdp_device.c's table: virtio_net turns its guest offloads off;
+ * vmxnet3 resets itself and leaves LRO off; mlx5 switches every channel;
+ * a veth's peer loses TSO/GSO; make bench parts A and V measure TCP),
  * while the tc stamper changes nothing on it and reaches the containers
  * behind it too. What only the XDP stamp gives, the time before GRO, is one
  * option away. Said once the tc stamper is attached (ifaces_attach_tc()).

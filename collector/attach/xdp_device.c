@@ -30,10 +30,10 @@ static const struct xdp_driver drivers[] = {
 	{ "virtio_net", false, false,
 	  "stops NAPI on every queue while attaching, takes more queue pairs for XDP_TX, and "
 	  "turns the guest receive offloads (the host's large segments) off while attached: "
-	  "TCP at about 0.5x of nothing attached under QEMU" },
+	  "TCP slower than with nothing attached (make bench part V measures it)" },
 	{ "veth", false, false,
-	  "switches its peer's TSO/GSO off while attached: TCP at 0.3-0.4x of nothing "
-	  "attached" },
+	  "switches its peer's TSO/GSO off while attached: TCP slower than with nothing "
+	  "attached (make bench part A measures it)" },
 	{ "mlx5_core", false, false,
 	  "switches every channel (queues closed and reopened, the receive queue type "
 	  "changed), and refuses XDP while HW-GRO or LRO is on" },

@@ -76,7 +76,7 @@ OPTION(STAMP, "", "stamp",
 	      ".BR packet :\n"
 	      "a fresh stamp per packet; exact, but harmful to TCP: GRO never merges packets\n"
 	      "whose metadata differs and delivers the segments it holds apart out of order\n"
-	      "(measured over veth: TCP at 0.15x, about 100,000 spurious retransmits in 4 s).\n"
+	      "(spurious retransmits, TCP far slower: make bench part 1 counts them).\n"
 	      "rxlat warns at start-up. Use it for UDP, or to check batch stamps' error.\n")
 
 OPTION(PER_QUEUE, "", "per-queue", FLAG(per_queue), .help = "one series per receive queue",
