@@ -12,6 +12,9 @@
 #include <linux/types.h>
 #include "rxlat.h"
 
+/* Exported Prometheus buckets per power of two: 8 is the map's own resolution. */
+#define PROM_BUCKETS_DEFAULT 2
+
 #define RXLAT_MAX_CLI_IFACES 64
 /*
  * The series array is allocated whole at start-up, and user space keeps a
@@ -45,7 +48,7 @@ struct rxlat_config {
 	/* --prometheus: the "[ADDR:]PORT" given, empty when off; prom.h */
 	char prom_listen[64];
 	struct sockaddr_storage prom_addr;
-	unsigned int prom_buckets; /* exported buckets per power of two */
+	unsigned int prom_buckets; /* exported buckets per power of two, PROM_BUCKETS_DEFAULT */
 	bool prom_classic;	   /* --prometheus-classic: in protobuf too */
 	char cgroup_path[256];	   /* --cgroup, empty when off */
 	bool drops;		   /* --drops: count stamped packets the kernel drops */

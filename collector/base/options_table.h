@@ -156,7 +156,7 @@ OPTION(OUTPUT, "o", "output",
        .help = "terminal histograms, JSON lines or no report (default: text)",
        .man = ".B text\n"
 	      "prints per series a log2 histogram in the familiar bpftrace look and count,\n"
-	      "mean, p50, p90, p99, p99.9 and max, under a line naming the report and the\n"
+	      "mean, " RXLAT_PERCENTILE_NAMES "and max, under a line naming the report and the\n"
 	      "time it covers; a line of each stage's attach point and one of the protocols\n"
 	      "it measures come with the first report, and again only when they change.\n"
 	      ".B json\n"

@@ -29,6 +29,10 @@ const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS] = {
 #undef COUNT_GROUP
 #define COUNT_NAME(id, group, name) [RXLAT_COUNT_##id] = name,
 const char *const rxlat_count_names[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(COUNT_NAME) };
+
+#define PCT_ROW(name, key, q, drops) { name, key, q, drops },
+const struct rxlat_pct rxlat_pcts[] = { RXLAT_PERCENTILES(PCT_ROW) };
+const size_t rxlat_npcts = sizeof(rxlat_pcts) / sizeof(rxlat_pcts[0]);
 #undef COUNT_NAME
 #define COUNT_GROUP_OF(id, group, name) [RXLAT_COUNT_##id] = RXLAT_GROUP_##group,
 const enum rxlat_count_group rxlat_count_group_of[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(

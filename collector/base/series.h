@@ -165,4 +165,26 @@ void rxlat_stats_add(struct rxlat_stats *dst, const struct rxlat_stats *src);
  */
 __u64 rxlat_percentile(const struct rxlat_stats *st, double q);
 
+/*
+ * The percentiles the reports give, each once: X(text name, JSON key, q,
+ * drops), drops 1 where the --drops rows give it too (the text's drops
+ * table, narrower, the first of those only).
+ */
+#define RXLAT_PERCENTILES(X)        \
+	X("p50", "p50_ns", 0.5, 1)  \
+	X("p90", "p90_ns", 0.9, 0)  \
+	X("p99", "p99_ns", 0.99, 1) \
+	X("p99.9", "p999_ns", 0.999, 0)
+/* their text names as one string, "p50, p90, p99, p99.9, " */
+#define RXLAT_PCT_TEXT(name, key, q, drops) name ", "
+#define RXLAT_PERCENTILE_NAMES		    RXLAT_PERCENTILES(RXLAT_PCT_TEXT)
+
+struct rxlat_pct {
+	const char *name, *key;
+	double q;
+	bool drops;
+};
+extern const struct rxlat_pct rxlat_pcts[];
+extern const size_t rxlat_npcts;
+
 #endif /* RXLAT_SERIES_H */

@@ -14,7 +14,7 @@
 #include <netinet/in.h> /* the table's IPPROTO_* */
 #include "config.h"
 #include "opt.h"
-#include "prom.h" /* the table's PROM_BUCKETS_DEFAULT */
+#include "series.h" /* the table's RXLAT_PERCENTILE_NAMES */
 
 enum rxlat_opt_kind {
 	KIND_FLAG,   /* no value; sets a bool */

@@ -202,10 +202,10 @@ static char *w_series(char *p, const struct rxlat_series *s)
 	p = w_u64(W(p, ",\"count\":"), st->count);
 	p = w_u64(W(p, ",\"sum_ns\":"), st->sum_ns);
 	p = w_u64(W(p, ",\"max_ns\":"), st->max_ns);
-	p = w_u64(W(p, ",\"p50_ns\":"), rxlat_percentile(st, 0.5));
-	p = w_u64(W(p, ",\"p90_ns\":"), rxlat_percentile(st, 0.9));
-	p = w_u64(W(p, ",\"p99_ns\":"), rxlat_percentile(st, 0.99));
-	p = w_u64(W(p, ",\"p999_ns\":"), rxlat_percentile(st, 0.999));
+	for (i = 0; i < rxlat_npcts; i++) {
+		p = w_lit(W(p, ",\""), rxlat_pcts[i].key, strlen(rxlat_pcts[i].key));
+		p = w_u64(W(p, "\":"), rxlat_percentile(st, rxlat_pcts[i].q));
+	}
 	p = W(p, ",\"buckets\":[");
 	for (i = 0; i < RXLAT_HIST_BUCKETS; i++) {
 		if (!st->buckets[i])
@@ -274,13 +274,18 @@ static struct json_object *json_drop(const struct rxlat_drop_row *d)
 	if (put_ifname(o, d->ifname) || put_u64(o, "ifindex", d->ifindex) ||
 	    put_queue(o, d->queue) || put_str(o, "reason", d->reason) ||
 	    put_u64(o, "count", st->count) || put_u64(o, "sum_ns", st->sum_ns) ||
-	    put_u64(o, "max_ns", st->max_ns) || put_u64(o, "p50_ns", rxlat_percentile(st, 0.5)) ||
-	    put_u64(o, "p99_ns", rxlat_percentile(st, 0.99)) ||
-	    put(o, "buckets", json_buckets(st))) {
-		json_object_put(o);
-		return NULL;
-	}
+	    put_u64(o, "max_ns", st->max_ns))
+		goto fail;
+	for (size_t i = 0; i < rxlat_npcts; i++)
+		if (rxlat_pcts[i].drops &&
+		    put_u64(o, rxlat_pcts[i].key, rxlat_percentile(st, rxlat_pcts[i].q)))
+			goto fail;
+	if (put(o, "buckets", json_buckets(st)))
+		goto fail;
 	return o;
+fail:
+	json_object_put(o);
+	return NULL;
 }
 
 /*

@@ -20,9 +20,6 @@
 #include "rxlat.h"
 #include "series.h"
 
-/* Exported buckets per power of two: 8 is the map's own resolution. */
-#define PROM_BUCKETS_DEFAULT 2
-
 /*
  * The two expositions: text (version 0.0.4), and protobuf, which carries
  * the latency as native histograms (delimited MetricFamily messages).

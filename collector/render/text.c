@@ -161,10 +161,6 @@ static void print_labels(FILE *f, const struct rxlat_series *s)
 
 static void print_series(FILE *f, const struct rxlat_series *s)
 {
-	static const struct {
-		const char *name;
-		double q;
-	} pct[] = { { "p50", 0.5 }, { "p90", 0.9 }, { "p99", 0.99 }, { "p99.9", 0.999 } };
 	const struct rxlat_stats *st = &s->st;
 	char buf[32];
 	size_t i;
@@ -192,9 +188,9 @@ static void print_series(FILE *f, const struct rxlat_series *s)
 	if (st->count) {
 		fmt_dur(buf, sizeof(buf), (double)st->sum_ns / (double)st->count);
 		fprintf(f, "  mean %s", buf);
-		for (i = 0; i < sizeof(pct) / sizeof(pct[0]); i++) {
-			fmt_dur(buf, sizeof(buf), (double)rxlat_percentile(st, pct[i].q));
-			fprintf(f, "  %s %s", pct[i].name, buf);
+		for (i = 0; i < rxlat_npcts; i++) {
+			fmt_dur(buf, sizeof(buf), (double)rxlat_percentile(st, rxlat_pcts[i].q));
+			fprintf(f, "  %s %s", rxlat_pcts[i].name, buf);
 		}
 		fmt_dur(buf, sizeof(buf), (double)st->max_ns);
 		fprintf(f, "  max %s", buf);
@@ -306,12 +302,12 @@ static void print_drops(FILE *f, const struct rxlat_report *r)
 		fprintf(f, ", %" PRIu64 " not counted: the drop map is full",
 			(uint64_t)r->drops_lost);
 	fprintf(f, ":\n%-*s  queue  %-*s  %*s  %10s  %10s\n", wn, "ifname", wr, "reason", wc,
-		"count", "p50", "max");
+		"count", rxlat_pcts[0].name, "max");
 	for (i = 0; i < r->ndrops; i++) {
 		const struct rxlat_drop_row *d = &r->drops[i];
 
 		snprintf(q, sizeof(q), "%d", d->queue);
-		fmt_dur(p50, sizeof(p50), (double)rxlat_percentile(&d->st, 0.5));
+		fmt_dur(p50, sizeof(p50), (double)rxlat_percentile(&d->st, rxlat_pcts[0].q));
 		fmt_dur(max, sizeof(max), (double)d->st.max_ns);
 		fprintf(f, "%-*.*s  %5s  %-*s  %*" PRIu64 "  %10s  %10s\n", wn,
 			(int)sizeof(d->ifname), d->ifname, q, wr, d->reason, wc,
