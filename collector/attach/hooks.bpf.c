@@ -792,7 +792,166 @@ static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, boo
 }
 
 /*
- * A sample of stage, taken in namespace netns, for a socket of cgroup cgid
+ * A sample on its way: when it is taken (now), in which namespace, and
+ * where its packet was stamped and when, from what (RXLAT_SRC_*), in which
+ * series slots.
+ */
+struct rx_sample {
+	__u64 now, start;
+	__u32 own, netns, ifindex, queue, src, if_netns, qslot, gslot;
+	__s32 slot;
+	bool here;
+};
+
+/* The skb's interface; at_dev: skb->dev, not skb_iif (record_sample()). */
+static __always_inline __u32 skb_ifindex(const struct sk_buff *skb, bool at_dev)
+{
+	return at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
+}
+
+/*
+ * The packet's stamp in metadata, into m, from XDP or (*src RXLAT_SRC_TC)
+ * a forwarded packet's tc stamp, which reads as a stamp of the same kind:
+ * in the skb up to ip_local_deliver, noted at ip_rcv for the stages after
+ * it. Only a packet without metadata looks in the table (a sender's
+ * departure time that it holds would cost a cache miss). Leaves the notes
+ * that later stages read.
+ */
+static __always_inline bool sample_meta(const struct sk_buff *skb, __u32 stage,
+					const struct rx_sample *s, struct rxlat_meta *m, __u32 *src)
+{
+	bool meta = read_meta(skb, m);
+
+	*src = RXLAT_SRC_XDP;
+	if (!meta && fwd_meta(skb, stage, s->here, s->now, m)) {
+		meta = true;
+		*src = RXLAT_SRC_TC;
+	}
+	if (stage == RXLAT_STAGE_IP_RCV)
+		carry_note(skb, *src == RXLAT_SRC_TC ? m : NULL, s->here);
+	else if (!s->here &&
+		 (stage == RXLAT_STAGE_UDP_QUEUE_RCV || stage == RXLAT_STAGE_TCP_DO_RCV))
+		sock_note(skb, *src == RXLAT_SRC_TC ? m : NULL);
+	return meta;
+}
+
+/*
+ * Where and when the packet was stamped, into s: its metadata's stamp, or
+ * without one what the skb says (packet_start()). False when the sample is
+ * not rxlat's: neither stamped nor measured here, or in on an interface
+ * that -i leaves out.
+ */
+static __always_inline bool sample_stamp(const struct sk_buff *skb, __u32 stage, bool at_dev,
+					 struct rx_sample *s)
+{
+	struct rxlat_meta m;
+	__u32 src;
+	bool meta = sample_meta(skb, stage, s, &m, &src);
+	__u8 tc;
+
+	if (meta && s->here && m.netns && m.netns != s->own) { /* stamped in another namespace */
+		__u32 ifindex = skb_ifindex(skb, at_dev);
+
+		if (own_tc_stamp(skb, ifindex))
+			meta = false; /* rxlat's own stamp wins */
+		else if (rxlat_cfg.ifaces_fixed && iface_slot(ifindex, 0) < 0)
+			return false;
+	}
+	if (meta) {
+		if (!s->here && m.netns != s->own)
+			return false;
+		s->start = rxlat_meta_stamp(&m);
+		s->ifindex = m.ifindex;
+		s->queue = m.rx_queue;
+		/* (an XDP stamp's flags are not read: only the table's are known) */
+		s->src =
+		    src == RXLAT_SRC_TC && (m.flags & RXLAT_META_F_LOST) ? RXLAT_SRC_NONE : src;
+		if (m.netns != s->own && m.netns) /* here, stamped elsewhere */
+			s->if_netns = m.netns;
+		return true;
+	}
+	if (!s->here)
+		return false;
+	s->ifindex = skb_ifindex(skb, at_dev);
+	tc = tc_iface(s->ifindex);
+	s->queue = rx_queue_of(skb->queue_mapping, tc);
+	s->src = packet_start(skb, s->now, tc, &s->start);
+	return true;
+}
+
+/* The index of the sample's series of stage. */
+static __always_inline __u32 sample_index(__u32 stage, const struct rx_sample *s)
+{
+	const struct rxlat_dims dims = { rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
+					 rxlat_cfg.max_queues };
+
+	return rxlat_series_index(stage, s->gslot, s->slot, s->qslot, dims);
+}
+
+/*
+ * The slots of the sample's series: its interface's (false when it has
+ * none), its queue's and its group's.
+ */
+static __always_inline bool sample_slots(const struct net *net, __u64 cgid, struct rx_sample *s)
+{
+	s->slot = iface_slot(s->ifindex, s->if_netns);
+	if (s->slot < 0)
+		return false;
+	s->qslot = s->queue < rxlat_cfg.max_queues ? s->queue : rxlat_cfg.max_queues;
+	s->gslot = COST_OFF(GROUP) ? 0 : group_slot(net, s->netns, cgid);
+	return true;
+}
+
+/*
+ * The wait before the stamp: an XDP stamp's poll, noted at ip_rcv; rxlat's
+ * tc stamp carries its poll's from the stamper, to the first hook that
+ * reads it. --from schedule: the sample starts at its poll's schedule, and
+ * only a poll's stamp can have one. A sample left without a start becomes
+ * RXLAT_SRC_NONE.
+ */
+static __always_inline void sample_from(const struct sk_buff *skb, __u32 stage, struct rx_sample *s)
+{
+	if (rxlat_cfg.napi_wait && stage == RXLAT_STAGE_IP_RCV && s->src == RXLAT_SRC_XDP)
+		napi_wait_note(skb, s->start, s->ifindex, s->queue,
+			       sample_index(RXLAT_STAGE_NAPI_WAIT, s));
+	if (rxlat_cfg.napi_wait && s->src == RXLAT_SRC_TC) {
+		if (!napi_wait_claim(&s->start, sample_index(RXLAT_STAGE_NAPI_WAIT, s)))
+			s->src = RXLAT_SRC_NONE;
+	} else if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE &&
+		   (s->src != RXLAT_SRC_XDP ||
+		    !poll_from(s->start, s->ifindex, s->queue, &s->start))) {
+		s->src = RXLAT_SRC_NONE;
+	}
+}
+
+/*
+ * The sample counted in h: its source, and with a start its latency, in
+ * the histogram and the slow record. A read held behind out-of-order data
+ * (ooo.bpf.h) is counted apart, and a sample only with --include-ooo, so
+ * that the percentiles are the stack's own unless asked otherwise.
+ */
+static __always_inline void sample_count(const struct sk_buff *skb, __u32 stage,
+					 const struct rx_sample *s, struct rxlat_hist *h, bool held)
+{
+	__u64 lat;
+
+	if (held) {
+		__sync_fetch_and_add(&h->counts[RXLAT_COUNT_HELD_OOO], 1);
+		if (!rxlat_cfg.include_ooo)
+			return;
+	}
+	__sync_fetch_and_add(&h->sources[s->src & (RXLAT_NR_SOURCES - 1)], 1);
+	if (s->src == RXLAT_SRC_NONE)
+		return;
+	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
+	lat = s->now > s->start ? s->now - s->start : 0;
+	slow_record(skb, stage, lat, s->now, s->ifindex, s->queue, s->src, s->if_netns,
+		    s->here ? 0 : s->netns);
+	hist_add(h, lat);
+}
+
+/*
+ * A sample of stage, taken in namespace net, for a socket of cgroup cgid
  * (0: no socket, or not grouped by cgroup). Counted when the stage runs in
  * rxlat's namespace, or when the packet was stamped on an interface of it
  * (the stamp crossed into a container's namespace). The series is the one
@@ -817,107 +976,18 @@ static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, boo
 static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage, bool at_dev,
 					  const struct net *net, __u64 cgid, bool held)
 {
-	__u64 now = bpf_ktime_get_ns(), start = 0;
-	__u32 own = rxlat_cfg.netns_ino, netns = net->ns.inum, ifindex, queue, qslot, gslot, idx,
-	      src, if_netns = 0;
-	const struct rxlat_dims dims = { rxlat_cfg.max_groups, rxlat_cfg.max_ifaces,
-					 rxlat_cfg.max_queues };
-	bool here = netns == own;
-	struct rxlat_meta m;
+	struct rx_sample s = { .now = bpf_ktime_get_ns(),
+			       .own = rxlat_cfg.netns_ino,
+			       .netns = net->ns.inum };
 	struct rxlat_hist *h;
-	bool meta = read_meta(skb, &m);
-	__u32 meta_src = RXLAT_SRC_XDP;
-	__s32 slot;
 
-	/*
-	 * A tc stamp of a forwarded packet reads as a stamp of the same kind:
-	 * in the skb up to ip_local_deliver, noted at ip_rcv for the stages
-	 * after it. Only a packet without metadata looks in the table (a
-	 * sender's departure time that it holds would cost a cache miss).
-	 */
-	if (!meta && fwd_meta(skb, stage, here, now, &m)) {
-		meta = true;
-		meta_src = RXLAT_SRC_TC;
-	}
-	if (stage == RXLAT_STAGE_IP_RCV)
-		carry_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL, here);
-	else if (!here && (stage == RXLAT_STAGE_UDP_QUEUE_RCV || stage == RXLAT_STAGE_TCP_DO_RCV))
-		sock_note(skb, meta_src == RXLAT_SRC_TC ? &m : NULL);
-
-	if (meta && here && m.netns && m.netns != own) { /* stamped in another namespace */
-		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
-		if (own_tc_stamp(skb, ifindex))
-			meta = false; /* rxlat's own stamp wins */
-		else if (rxlat_cfg.ifaces_fixed && iface_slot(ifindex, 0) < 0)
-			return; /* came in on an interface -i leaves out */
-	}
-	if (meta) {
-		if (!here && m.netns != own)
-			return; /* neither stamped nor measured here */
-		start = rxlat_meta_stamp(&m);
-		ifindex = m.ifindex;
-		queue = m.rx_queue;
-		/* (an XDP stamp's flags are not read: only the table's are known) */
-		src = meta_src == RXLAT_SRC_TC && (m.flags & RXLAT_META_F_LOST) ? RXLAT_SRC_NONE
-										: meta_src;
-		if (m.netns != own && m.netns) /* here, stamped elsewhere */
-			if_netns = m.netns;
-	} else {
-		__u16 qm = skb->queue_mapping;
-		__u8 tc;
-
-		if (!here)
-			return;
-		ifindex = at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
-		tc = tc_iface(ifindex);
-		queue = rx_queue_of(qm, tc);
-		src = packet_start(skb, now, tc, &start);
-	}
-
-	slot = iface_slot(ifindex, if_netns);
-	if (slot < 0)
+	s.here = s.netns == s.own;
+	if (!sample_stamp(skb, stage, at_dev, &s) || !sample_slots(net, cgid, &s))
 		return;
-	qslot = queue < rxlat_cfg.max_queues ? queue : rxlat_cfg.max_queues;
-	gslot = COST_OFF(GROUP) ? 0 : group_slot(net, netns, cgid);
-	/*
-	 * The wait before the stamp: an XDP stamp's poll, at ip_rcv; rxlat's tc
-	 * stamp carries its poll's from the stamper, to the first hook that
-	 * reads it. --from schedule: only a poll's stamp can have a schedule.
-	 */
-	if (rxlat_cfg.napi_wait && stage == RXLAT_STAGE_IP_RCV && src == RXLAT_SRC_XDP)
-		napi_wait_note(skb, start, ifindex, queue,
-			       rxlat_series_index(RXLAT_STAGE_NAPI_WAIT, gslot, slot, qslot, dims));
-	if (rxlat_cfg.napi_wait && src == RXLAT_SRC_TC) {
-		if (!napi_wait_claim(&start, rxlat_series_index(RXLAT_STAGE_NAPI_WAIT, gslot, slot,
-								qslot, dims)))
-			src = RXLAT_SRC_NONE;
-	} else if (rxlat_cfg.from == RXLAT_FROM_SCHEDULE &&
-		   (src != RXLAT_SRC_XDP || !poll_from(start, ifindex, queue, &start))) {
-		src = RXLAT_SRC_NONE;
-	}
-	idx = rxlat_series_index(stage, gslot, slot, qslot, dims);
-	h = series_hist(idx);
-	if (!h || COST_OFF(HIST))
-		return;
-	/*
-	 * A read held behind out-of-order data (ooo.bpf.h): counted apart, and
-	 * a sample only with --include-ooo, so that the percentiles are the
-	 * stack's own unless asked otherwise.
-	 */
-	if (held) {
-		__sync_fetch_and_add(&h->counts[RXLAT_COUNT_HELD_OOO], 1);
-		if (!rxlat_cfg.include_ooo)
-			return;
-	}
-	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);
-	if (src == RXLAT_SRC_NONE)
-		return;
-
-	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
-	__u64 lat = now > start ? now - start : 0;
-
-	slow_record(skb, stage, lat, now, ifindex, queue, src, if_netns, here ? 0 : netns);
-	hist_add(h, lat);
+	sample_from(skb, stage, &s);
+	h = series_hist(sample_index(stage, &s));
+	if (h && !COST_OFF(HIST))
+		sample_count(skb, stage, &s, h, held);
 }
 
 /* record_sample() of a sample that no out-of-order data held back. */

@@ -168,41 +168,45 @@ static int check_any_stage(const struct rxlat_config *cfg, const struct rxlat_ho
 	return -EOPNOTSUPP;
 }
 
-/* The plan, and the hooks loaded as planned (nothing attached): 0, or -errno said. */
-static int hooks_load(struct rxlat_hooks **out, const struct rxlat_config *cfg,
-		      struct rxlat_hooks_info *info)
+/*
+ * What the kernel offers and what the options ask (the plan, in h), and
+ * whether that leaves a stage to attach: 0, or -errno said.
+ */
+static int decide(struct rxlat_hooks *h, const struct rxlat_config *cfg,
+		  struct rxlat_hooks_info *info)
 {
-	struct rxlat_bpf_config *bc;
-	struct rxlat_hooks *h;
-	int err, n;
+	int err = probe_and_decide(cfg, &h->plan, info);
 
-	h = calloc(1, sizeof(*h));
-	if (!h) {
-		rxlat_err("out of memory");
-		return -ENOMEM;
-	}
-	h->cgroup_fd = -1;
-	err = probe_and_decide(cfg, &h->plan, info);
 	if (!err && signals_stop())
 		err = -EINTR;
 	if (!err)
 		err = check_any_stage(cfg, info);
-	if (err)
-		goto fail;
-	if (cfg->drops) {
+	if (!err && cfg->drops) {
 		err = probe_drops();
-		if (err)
-			goto fail;
-		h->plan.drops = true;
+		h->plan.drops = !err;
 	}
+	return err;
+}
 
-	h->skel = hooks_bpf__open();
-	if (!h->skel) {
-		err = -errno;
-		rxlat_err("cannot open the latency hooks object: %s", strerror(-err));
-		goto fail;
+static __u8 napi_wait_how(enum point p)
+{
+	switch (p) {
+	case P_FENTRY:
+		return RXLAT_NAPI_WAIT_FENTRY;
+	case P_FALLBACK:
+		return RXLAT_NAPI_WAIT_SOFTIRQ;
+	default:
+		return RXLAT_NAPI_WAIT_OFF;
 	}
-	bc = &h->skel->rodata->rxlat_cfg;
+}
+
+/* The programs' configuration (rodata) for the plan: 0, or -EINVAL said. */
+static int configure(struct rxlat_hooks *h, const struct rxlat_config *cfg,
+		     const struct rxlat_hooks_info *info)
+{
+	struct rxlat_bpf_config *bc = &h->skel->rodata->rxlat_cfg;
+	int n = libbpf_num_possible_cpus();
+
 	*bc = cfg->bpf;
 	bc->ifaces_fixed = cfg->nifaces > 0;
 	bc->direct_mem = probe_direct_mem();
@@ -213,63 +217,85 @@ static int hooks_load(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	bc->include_ooo = cfg->include_ooo;
 	bc->ooo_at_do_rcv = ooo_where(&h->plan, bc->filter_proto) == OOO_AT_DO_RCV;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
-	switch (h->plan.point[RXLAT_STAGE_NAPI_WAIT]) {
-	case P_FENTRY:
-		bc->napi_wait = RXLAT_NAPI_WAIT_FENTRY;
-		break;
-	case P_FALLBACK:
-		bc->napi_wait = RXLAT_NAPI_WAIT_SOFTIRQ;
-		break;
-	default:
-		bc->napi_wait = RXLAT_NAPI_WAIT_OFF;
-	}
+	bc->napi_wait = napi_wait_how(h->plan.point[RXLAT_STAGE_NAPI_WAIT]);
 	if (bc->from == RXLAT_FROM_SCHEDULE && bc->napi_wait == RXLAT_NAPI_WAIT_OFF) {
 		rxlat_err("%s schedule: stage %s cannot be attached on this kernel (%s)",
 			  opt(OPT_FROM), rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
 			  info->unavailable[RXLAT_STAGE_NAPI_WAIT] ?: "no attach point");
-		err = -EINVAL;
-		goto fail;
+		return -EINVAL;
 	}
-	/* napi_wait's state, which rxlat's tc stamper reads too */
-	bpf_map__set_max_entries(h->skel->maps.rxlat_napi_sched,
-				 bc->napi_wait ? RXLAT_NAPI_SLOTS : 1);
-	bpf_map__set_max_entries(h->skel->maps.rxlat_poll_from,
-				 bc->napi_wait ? RXLAT_POLL_FROM_SLOTS : 1);
-	n = libbpf_num_possible_cpus();
 	bc->nr_cpus = n > 0 ? (__u32)n : 0;
 	/* the tc stamper's table of forwarded stamps, when rxlat may run one */
 	bc->fwd_mask = cfg->nifaces ? fwd_slots() - 1 : 0;
 	bc->fwd_tag = fwd_tag(bc->fwd_mask);
-	bpf_map__set_max_entries(h->skel->maps.rxlat_tc_fwd, bc->fwd_mask + 1);
-	bpf_map__set_max_entries(h->skel->maps.rxlat_fwd_sock,
-				 bc->fwd_mask ? RXLAT_FWD_SOCK_SETS : 1);
-	bpf_map__set_max_entries(h->skel->maps.rxlat_carry_tcp, bc->fwd_mask ? RXLAT_CARRY_TCP : 1);
-	bpf_map__set_max_entries(h->skel->maps.rxlat_drops, h->plan.drops ? RXLAT_DROP_ENTRIES : 1);
+	return 0;
+}
+
+/* The maps' sizes: what the configuration uses, one entry where it uses none. */
+static void size_maps(struct hooks_bpf *skel, const struct rxlat_config *cfg, bool drops)
+{
+	const struct rxlat_bpf_config *bc = &skel->rodata->rxlat_cfg;
+
+	/* napi_wait's state, which rxlat's tc stamper reads too */
+	bpf_map__set_max_entries(skel->maps.rxlat_napi_sched, bc->napi_wait ? RXLAT_NAPI_SLOTS : 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_poll_from,
+				 bc->napi_wait ? RXLAT_POLL_FROM_SLOTS : 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_tc_fwd, bc->fwd_mask + 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_fwd_sock, bc->fwd_mask ? RXLAT_FWD_SOCK_SETS : 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_carry_tcp, bc->fwd_mask ? RXLAT_CARRY_TCP : 1);
+	bpf_map__set_max_entries(skel->maps.rxlat_drops, drops ? RXLAT_DROP_ENTRIES : 1);
 	/* 1 MiB: over 11000 records, more than 10 s of the default rate of one CPU */
-	bpf_map__set_max_entries(h->skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
-	err = store_size(h, cfg);
-	if (!err)
-		err = set_autoload(h->skel, &h->plan, bc->filter_proto);
+	bpf_map__set_max_entries(skel->maps.rxlat_slow, cfg->bpf.slow_ns ? 1u << 20 : 4096);
+}
+
+/* The object into the kernel: 0, -EINTR on a stop signal, or -errno said. */
+static int load(struct hooks_bpf *skel)
+{
+	int err = hooks_bpf__load(skel);
+
+	if (signals_stop())
+		return -EINTR; /* the verifier may have given up for it */
+	if (err == -EPERM)
+		rxlat_err("loading the latency hooks was refused (EPERM): run as root "
+			  "(needs CAP_BPF and CAP_PERFMON)");
+	else if (err)
+		rxlat_err("cannot load the latency hooks: %s (run with %s for the verifier log)",
+			  strerror(-err), opt_short(OPT_VERBOSE));
+	return err;
+}
+
+/* The plan, and the hooks loaded as planned (nothing attached): 0, or -errno said. */
+static int hooks_load(struct rxlat_hooks **out, const struct rxlat_config *cfg,
+		      struct rxlat_hooks_info *info)
+{
+	struct rxlat_hooks *h = calloc(1, sizeof(*h));
+	int err;
+
+	if (!h) {
+		rxlat_err("out of memory");
+		return -ENOMEM;
+	}
+	h->cgroup_fd = -1;
+	err = decide(h, cfg, info);
 	if (err)
 		goto fail;
-
-	err = hooks_bpf__load(h->skel);
-	if (err && signals_stop())
-		goto fail; /* the verifier gave up for the stop signal */
-	if (!err && signals_stop())
-		err = -EINTR;
-	if (err == -EINTR)
-		goto fail;
-	if (err) {
-		if (err == -EPERM)
-			rxlat_err("loading the latency hooks was refused (EPERM): run as root "
-				  "(needs CAP_BPF and CAP_PERFMON)");
-		else
-			rxlat_err("cannot load the latency hooks: %s (run with %s for the "
-				  "verifier log)",
-				  strerror(-err), opt_short(OPT_VERBOSE));
+	h->skel = hooks_bpf__open();
+	if (!h->skel) {
+		err = -errno;
+		rxlat_err("cannot open the latency hooks object: %s", strerror(-err));
 		goto fail;
 	}
+	err = configure(h, cfg, info);
+	if (err)
+		goto fail;
+	size_maps(h->skel, cfg, h->plan.drops);
+	err = store_size(h, cfg);
+	if (!err)
+		err = set_autoload(h->skel, &h->plan, h->skel->rodata->rxlat_cfg.filter_proto);
+	if (!err)
+		err = load(h->skel);
+	if (err)
+		goto fail;
 	*out = h;
 	return 0;
 fail:
