@@ -73,8 +73,8 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 # The unit depends on the Makefile, where PREFIX and BINDIR are defined.
 # Its SYNOPSIS and OPTIONS come from the option table that the parser and
 # --help are made from, through a generator built from the same header.
-$(BUILD)/rxlat-man: collector/cli/man.c $(wildcard collector/*/*.h include/*.h) | $(BUILD)
-	$(HOSTCC) $(HOST_CFLAGS) $< -o $@
+$(BUILD)/rxlat-man: collector/cli/man.c collector/base/series.c $(wildcard collector/*/*.h include/*.h) | $(BUILD)
+	$(HOSTCC) $(HOST_CFLAGS) $(filter %.c,$^) -o $@ -lm
 
 $(BUILD)/rxlat.8: collector/cli/rxlat.8 $(BUILD)/rxlat-man VERSION | $(BUILD)
 	$(BUILD)/rxlat-man $< > $@.tmp && sed -i -e 's|@VERSION@|$(VERSION)|g' $@.tmp && mv $@.tmp $@

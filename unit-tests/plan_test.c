@@ -360,16 +360,12 @@ static void test_stages_asked(void)
 }
 
 /*
- * Every attach point of the stage table sees some protocol, and each stage's
- * attach points together see the protocols of its name: a new stage or
- * attach point must say which (plan_prog_protos() has no default).
+ * Every attach point of the stage table sees some protocol: a new stage or
+ * attach point must say which (RXLAT_STAGES' protos columns).
  */
 static void test_prog_protos(void)
 {
-	static const unsigned int want[RXLAT_NR_STAGES] = { 3, 3, 1, 1, 2, 3 };
-
 	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
-		unsigned int all = 0;
 		char sec[128];
 
 		for (int i = 0; i < PLAN_PER_STAGE; i++) {
@@ -379,10 +375,7 @@ static void test_prog_protos(void)
 				continue;
 			if (!plan_prog_protos(pp))
 				check_fail("%s sees no protocol", sec);
-			all |= plan_prog_protos(pp);
 		}
-		if (all != want[s])
-			check_fail("stage %d: protocols 0x%x, want 0x%x", s, all, want[s]);
 	}
 	check_done("every_attach_point_sees_a_protocol");
 }

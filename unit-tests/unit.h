@@ -17,7 +17,7 @@ struct stage {
 	const char *common;   /* "type:target" or NULL */
 };
 
-#define STAGE(id, name, f4, f6, fb, no_fb, com) { name, { f4, f6 }, fb, com },
+#define STAGE(id, name, f4, f6, fb, no_fb, com, ...) { name, { f4, f6 }, fb, com },
 static const struct stage stages[RXLAT_NR_STAGES] __attribute__((unused)) = { RXLAT_STAGES(STAGE) };
 #undef STAGE
 

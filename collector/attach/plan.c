@@ -18,21 +18,21 @@ struct stage_def {
 	const char *common;	 /* attach point used in both sets */
 };
 
-#define STAGE_DEF(id, name, fentry4, fentry6, fb, no_fb, com)  \
-	[RXLAT_STAGE_##id] = { .fentry = { fentry4, fentry6 }, \
-			       .fallback = fb,                 \
-			       .no_fallback = no_fb,           \
+#define STAGE_DEF(id, name, fentry4, fentry6, fb, no_fb, com, ...) \
+	[RXLAT_STAGE_##id] = { .fentry = { fentry4, fentry6 },     \
+			       .fallback = fb,                     \
+			       .no_fallback = no_fb,               \
 			       .common = com },
 static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_DEF) };
 #undef STAGE_DEF
 
 /* In the order of PLAN_PER_STAGE: fentry, fentry6, fallback, common. */
 // clang-format off
-#define PLAN_PROGS(id, name, fentry4, fentry6, fb, no_fb, com)	\
-	{ RXLAT_STAGE_##id, P_FENTRY, fentry4, NULL },		\
-	{ RXLAT_STAGE_##id, P_FENTRY, fentry6, NULL },		\
-	{ RXLAT_STAGE_##id, P_FALLBACK, NULL, fb },		\
-	{ RXLAT_STAGE_##id, P_BOTH, NULL, com },
+#define PLAN_PROGS(id, name, fentry4, fentry6, fb, no_fb, com, pr, com_pr)	\
+	{ RXLAT_STAGE_##id, P_FENTRY, fentry4, NULL, pr },			\
+	{ RXLAT_STAGE_##id, P_FENTRY, fentry6, NULL, pr },			\
+	{ RXLAT_STAGE_##id, P_FALLBACK, NULL, fb, pr },				\
+	{ RXLAT_STAGE_##id, P_BOTH, NULL, com, com_pr },
 // clang-format on
 const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE] = { RXLAT_STAGES(PLAN_PROGS) };
 #undef PLAN_PROGS
@@ -221,32 +221,10 @@ static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *in
 	}
 }
 
-/*
- * The protocols the program of pp sees: those of its stage, except at
- * sock_read, whose common program sees TCP reads (skb_copy_datagram_iovec)
- * and whose fentry and fallback ones see UDP reads. No default: a new stage
- * must say its own.
- */
+/* The protocols the program of pp sees: its row's of RXLAT_STAGES. */
 unsigned int plan_prog_protos(const struct plan_prog *pp)
 {
-	const unsigned int tcp = RXLAT_PROTO_BIT(RXLAT_PROTO_TCP);
-	const unsigned int udp = RXLAT_PROTO_BIT(RXLAT_PROTO_UDP);
-
-	switch (pp->stage) {
-	case RXLAT_STAGE_NAPI_WAIT: /* read at ip_rcv */
-	case RXLAT_STAGE_IP_RCV:
-		return tcp | udp;
-	case RXLAT_STAGE_TCP_DO_RCV:
-	case RXLAT_STAGE_TCP_DATA_QUEUE:
-		return tcp;
-	case RXLAT_STAGE_UDP_QUEUE_RCV:
-		return udp;
-	case RXLAT_STAGE_SOCK_READ:
-		return pp->set == P_BOTH ? tcp : udp;
-	case RXLAT_NR_STAGES:
-		break;
-	}
-	return 0;
+	return pp->protos;
 }
 
 /*

@@ -82,9 +82,10 @@ int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, str
 #define PLAN_PER_STAGE 4
 struct plan_prog {
 	enum rxlat_stage stage;
-	enum point set;	    /* P_FENTRY, P_FALLBACK, or P_BOTH (common) */
-	const char *fentry; /* fentry target function, or NULL */
-	const char *point;  /* "type:target" of the stage table, or NULL */
+	enum point set;	     /* P_FENTRY, P_FALLBACK, or P_BOTH (common) */
+	const char *fentry;  /* fentry target function, or NULL */
+	const char *point;   /* "type:target" of the stage table, or NULL */
+	unsigned int protos; /* what the program sees: RXLAT_STAGES' protos columns */
 };
 extern const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE];
 /* The section of pp's program ("fentry/ip_rcv_core"): false for an empty entry. */

@@ -16,6 +16,10 @@
 
 #define STAGE_NAME(id, name, ...) [RXLAT_STAGE_##id] = name,
 const char *const rxlat_stage_names[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_NAME) };
+#define STAGE_PROTOS(id, name, f4, f6, fb, no_fb, com, pr, com_pr) \
+	[RXLAT_STAGE_##id] = (pr) | (com_pr),
+const unsigned int rxlat_stage_protos[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_PROTOS) };
+#undef STAGE_PROTOS
 #undef STAGE_NAME
 
 const char *const rxlat_proto_names[RXLAT_NR_PROTOS] = {
@@ -29,15 +33,16 @@ const struct rxlat_count_group_def rxlat_count_groups[RXLAT_NR_COUNT_GROUPS] = {
 #undef COUNT_GROUP
 #define COUNT_NAME(id, group, name) [RXLAT_COUNT_##id] = name,
 const char *const rxlat_count_names[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(COUNT_NAME) };
-
-#define PCT_ROW(name, key, q, drops) { name, key, q, drops },
-const struct rxlat_pct rxlat_pcts[] = { RXLAT_PERCENTILES(PCT_ROW) };
-const size_t rxlat_npcts = sizeof(rxlat_pcts) / sizeof(rxlat_pcts[0]);
 #undef COUNT_NAME
 #define COUNT_GROUP_OF(id, group, name) [RXLAT_COUNT_##id] = RXLAT_GROUP_##group,
 const enum rxlat_count_group rxlat_count_group_of[RXLAT_NR_COUNTS] = { RXLAT_COUNTS(
     COUNT_GROUP_OF) };
 #undef COUNT_GROUP_OF
+
+#define PCT_ROW(name, key, q, drops) { name, key, q, drops },
+const struct rxlat_pct rxlat_pcts[] = { RXLAT_PERCENTILES(PCT_ROW) };
+const size_t rxlat_npcts = sizeof(rxlat_pcts) / sizeof(rxlat_pcts[0]);
+#undef PCT_ROW
 
 const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len)
 {
@@ -47,6 +52,47 @@ const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len)
 	for (int p = 0; p < RXLAT_NR_PROTOS; p++)
 		if ((mask & RXLAT_PROTO_BIT(p)) && n < len)
 			n += snprintf(buf + n, len - n, "%s%s", n ? "," : "", rxlat_proto_names[p]);
+	return buf;
+}
+
+/* " and " before the last of n items, ", " before the others, "" before the first */
+static const char *joint(int i, int n)
+{
+	return !i ? "" : i == n - 1 ? " and " : ", ";
+}
+
+const char *rxlat_stage_protos_str(char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
+		unsigned int mask = rxlat_stage_protos[s];
+		int ns = 0, np = 0, i = 0, first = s;
+
+		for (int t = 0; t < s && first == s; t++) /* listed with its first stage */
+			if (rxlat_stage_protos[t] == mask)
+				first = t;
+		if (first != s)
+			continue;
+		for (int t = s; t < RXLAT_NR_STAGES; t++)
+			ns += rxlat_stage_protos[t] == mask;
+		for (int p = 0; p < RXLAT_NR_PROTOS; p++)
+			np += !!(mask & RXLAT_PROTO_BIT(p));
+		for (int t = s; t < RXLAT_NR_STAGES && n < len; t++, i++)
+			if (rxlat_stage_protos[t] != mask)
+				i--;
+			else
+				n += snprintf(buf + n, len - n, "%s%s",
+					      i	  ? joint(i, ns)
+					      : n ? ", "
+						  : "",
+					      rxlat_stage_names[t]);
+		for (int p = 0, j = 0; p < RXLAT_NR_PROTOS && n < len; p++)
+			if (mask & RXLAT_PROTO_BIT(p))
+				n += snprintf(buf + n, len - n, "%s%s",
+					      j++ ? joint(j - 1, np) : " ", rxlat_proto_names[p]);
+	}
 	return buf;
 }
 

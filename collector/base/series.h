@@ -74,17 +74,16 @@ void rxlat_label_null(struct rxlat_series *s, const char *key, const char *prom)
 const struct rxlat_label *rxlat_label_of(const struct rxlat_series *s, const char *key);
 
 /*
- * The transport protocols whose packets a stage can measure, as the outputs
- * name them (rxlat_proto_names): "tcp", "udp".
+ * The transport protocols whose packets a stage can measure (enum
+ * rxlat_proto, include/rxlat.h), as the outputs name them
+ * (rxlat_proto_names): "tcp", "udp".
  */
-enum rxlat_proto { RXLAT_PROTO_TCP, RXLAT_PROTO_UDP, RXLAT_NR_PROTOS };
-#define RXLAT_PROTO_BIT(p) (1u << (p))
 
 /*
  * What one stage measures of each protocol on this kernel, as the attach
  * plan decided (collector/attach/plan.c). A stage is about some protocols
- * by nature (tcp_do_rcv and tcp_data_queue TCP, udp_queue_rcv UDP, ip_rcv
- * and sock_read both): each of them is either measured or has its reason
+ * by nature (the protos columns of RXLAT_STAGES, rxlat_stage_protos[]):
+ * each of them is either measured or has its reason
  * in why_not; a protocol the stage is not about is neither. Both IP
  * families are measured wherever a protocol is.
  */
@@ -135,6 +134,13 @@ struct rxlat_drop_row {
 
 extern const char *const rxlat_stage_names[RXLAT_NR_STAGES];
 extern const char *const rxlat_proto_names[RXLAT_NR_PROTOS];
+/* The protocols each stage is about (RXLAT_PROTO_BIT()s, RXLAT_STAGES). */
+extern const unsigned int rxlat_stage_protos[RXLAT_NR_STAGES];
+/*
+ * The same as words, into buf: "napi_wait, ip_rcv and sock_read tcp and udp,
+ * tcp_do_rcv and tcp_data_queue tcp, udp_queue_rcv udp".
+ */
+const char *rxlat_stage_protos_str(char *buf, size_t len);
 /* The protocols of mask (RXLAT_PROTO_BIT()s) into buf: "tcp,udp", "" for none. */
 const char *rxlat_protos_str(unsigned int mask, char *buf, size_t len);
 

@@ -182,6 +182,10 @@ int main(int argc, char **argv)
 		if (!strcmp(line, "@SYNOPSIS@\n")) {
 			put_synopsis(stdout);
 			synopsis++;
+		} else if (!strcmp(line, "@STAGE_PROTOS@\n")) {
+			char protos[256];
+
+			printf("%s.\n", rxlat_stage_protos_str(protos, sizeof(protos)));
 		} else if (!strcmp(line, "@OPTIONS@\n")) {
 			put_options(stdout);
 			opts++;

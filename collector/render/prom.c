@@ -695,11 +695,18 @@ static void render_unreached(struct prom_scrape *s)
  */
 static void render_measured(struct prom_scrape *s)
 {
-	family(s, MEAS, PROM_GAUGE,
-	       "Whether a stage measures a protocol's packets on this kernel with these "
-	       "options: 1 yes, 0 no (why not: the JSON report's not_measured, or rxlat "
-	       "--list-stages). Only the protocols a stage is about: tcp_do_rcv and "
-	       "tcp_data_queue tcp, udp_queue_rcv udp, ip_rcv and sock_read both.");
+	static char help[512];
+
+	if (!help[0]) {
+		char protos[256];
+
+		snprintf(help, sizeof(help),
+			 "Whether a stage measures a protocol's packets on this kernel with these "
+			 "options: 1 yes, 0 no (why not: the JSON report's not_measured, or rxlat "
+			 "--list-stages). Only the protocols a stage is about: %s.",
+			 rxlat_stage_protos_str(protos, sizeof(protos)));
+	}
+	family(s, MEAS, PROM_GAUGE, help);
 	for (int st = 0; st < RXLAT_NR_STAGES; st++) {
 		const struct rxlat_coverage *c = &s->m->coverage[st];
 
