@@ -176,8 +176,8 @@ struct rxlat_batch {
  */
 enum rxlat_proto { RXLAT_PROTO_TCP, RXLAT_PROTO_UDP, RXLAT_NR_PROTOS };
 #define RXLAT_PROTO_BIT(p) (1u << (p))
-#define RXLAT_TCP RXLAT_PROTO_BIT(RXLAT_PROTO_TCP)
-#define RXLAT_UDP RXLAT_PROTO_BIT(RXLAT_PROTO_UDP)
+#define RXLAT_TCP	   RXLAT_PROTO_BIT(RXLAT_PROTO_TCP)
+#define RXLAT_UDP	   RXLAT_PROTO_BIT(RXLAT_PROTO_UDP)
 
 // clang-format off
 #define RXLAT_STAGES(X)								\

@@ -5,6 +5,7 @@
  * error lines of bad values, and the OPTIONS of the built man page. Needs
  * no privilege and no BPF: -i names lo. One PASS or FAIL line per check.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,41 @@ static void check_table(void)
 	check_done("table");
 }
 
+/*
+ * The man text gives a number's default and limits through @DEF@, @MIN@ and
+ * @MAX@, never retyped: none of them stands in it as a number of its own.
+ */
+static void check_man_numbers(void)
+{
+	for (int id = 0; id < RXLAT_NR_OPTS; id++) {
+		const struct rxlat_option *o = &table[id];
+		const double nums[] = { o->def, o->min, o->max };
+
+		if (!o->man || (o->kind != KIND_UINT && o->kind != KIND_DOUBLE))
+			continue;
+		for (const char *p = o->man; *p; p++) {
+			size_t n = strspn(p, "0123456789.e");
+			char tok[32], num[32];
+
+			if (!isdigit((unsigned char)*p) ||
+			    (p > o->man && isalnum((unsigned char)p[-1]))) {
+				continue;
+			}
+			while (n &&
+			       (p[n - 1] == '.' || p[n - 1] == 'e')) /* a sentence's full stop */
+				n--;
+			snprintf(tok, sizeof(tok), "%.*s", (int)n, p);
+			for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+				if (!strcmp(tok, opt_num(nums[i], num, sizeof(num))))
+					check_fail(
+					    "%s: the man text types %s; use @DEF@, @MIN@ or @MAX@",
+					    opt(id), tok);
+			p += n ? n - 1 : 0;
+		}
+	}
+	check_done("man_numbers");
+}
+
 static void check_defaults(void)
 {
 	struct rxlat_config cfg;
@@ -207,7 +243,7 @@ static void check_errors(void)
 		{ "-r 0", "-r 0: the report interval must be between 0.01 and 86400 seconds" },
 		{ "-d 1e10", "-d 1e+10: the run time must be 0 (until a signal) or a positive "
 			     "number of seconds up to 1e9" },
-		{ "--max-queues 257", "--max-queues must be between 1 and 256" },
+		{ "--max-queues 257", "--max-queues 257: must be between 1 and 256" },
 		{ "--max-queues x2", "invalid value 'x2' for --max-queues: give a decimal number" },
 		{ "-r 0x10", "invalid value '0x10' for -r: give a decimal number" },
 		{ "--port 80,80", "port 80 given twice in --port '80,80'" },
@@ -342,8 +378,14 @@ static void check_man(void)
 		return;
 	}
 	p = strstr(text, "\n.SH OPTIONS\n");
-	if (!p || strstr(text, "@OPTIONS@") || strstr(text, "@SYNOPSIS@"))
-		check_fail("no OPTIONS section, or a marker left");
+	if (!p)
+		check_fail("no OPTIONS section");
+	for (const char *m = strchr(text, '@'); m; m = strchr(m + 1, '@')) {
+		size_t n = strspn(m + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+
+		if (n && m[n + 1] == '@')
+			check_fail("a marker left: %.*s", (int)n + 2, m);
+	}
 	for (int id = 0; p && id < RXLAT_NR_OPTS; id++) {
 		char name[64] = "\\fB", *w = name + 3;
 
@@ -367,5 +409,6 @@ int main(void)
 	check_errors();
 	check_notes();
 	check_man();
+	check_man_numbers();
 	return check_exit_status();
 }

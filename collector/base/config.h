@@ -17,6 +17,12 @@
 
 #define RXLAT_MAX_CLI_IFACES 64
 /*
+ * rxlat's tick between reports, in seconds: new series get their chunks,
+ * groups their names, and until each named interface has had packets, the
+ * stamper's counters are checked for a driver that refuses metadata.
+ */
+#define RXLAT_TICK_S 0.2
+/*
  * The series array is allocated whole at start-up, and user space keeps a
  * copy of it: past this size of map, the start is refused rather than the
  * host's memory taken (256 x 256 would be 616 MiB, twice).

@@ -134,19 +134,19 @@ OPTION(ATTACH, "", "attach",
 	      "forces the non-trampoline set.\n")
 
 OPTION(INTERVAL, "r", "interval", DOUBLE(interval_s), .metavar = "SECONDS", .def = 1, .min = 0.01,
-       .max = 86400, .range = "%s %g: the report interval must be between 0.01 and 86400 seconds",
+       .max = 86400, .range = "%s %g: the report interval must be between %s and %s seconds",
        .help = "report interval, fractions allowed",
-       .man = "Report interval, fractions allowed (0.01 to 86400); default 1. The first\n"
+       .man = "Report interval, fractions allowed (@MIN@ to @MAX@); default @DEF@. The first\n"
 	      "interval starts when everything is attached, with the line \"map memory\" on\n"
 	      "stderr: what the hooks and the stamper saw while rxlat started, and the\n"
 	      "history of a stamper loaded before it, are in no report.\n")
 
 OPTION(DURATION, "d", "duration", DOUBLE(duration_s), .metavar = "SECONDS", .def = 0, .min = 0,
        .max = 1e9,
-       .range = "%s %g: the run time must be 0 (until a signal) or a positive number of seconds "
-		"up to 1e9",
+       .range = "%s %g: the run time must be %s (until a signal) or a positive number of seconds "
+		"up to %s",
        .help = "run time; 0 runs until SIGINT/SIGTERM",
-       .man = "Run time, up to 1e9 seconds; 0 (default) runs until a signal (see SIGNALS).\n"
+       .man = "Run time, up to @MAX@ seconds; @DEF@ (default) runs until a signal (see SIGNALS).\n"
 	      "A final report is printed at exit.\n")
 
 OPTION(OUTPUT, "o", "output",
@@ -196,8 +196,8 @@ OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(P
        .metavar = "1|2|4|8", .def = PROM_BUCKETS_DEFAULT, .min = 1, .max = 8,
        .range = "%s %.0f: choose 1, 2, 4 or 8 buckets per power of two",
        .help = "exported buckets per power of two",
-       .man = "Exported buckets per power of two (default 2), each the exact sum of the\n"
-	      "map's own 8: fewer series per histogram (37, 65, 121 or 233 with the sum,\n"
+       .man = "Exported buckets per power of two (default @DEF@), each the exact sum of the\n"
+	      "map's own @MAX@: fewer series per histogram (37, 65, 121 or 233 with the sum,\n"
 	      "count, sources and held counter).\n")
 
 OPTION(PROMETHEUS_CLASSIC, "", "prometheus-classic", FLAG(prom_classic), NEEDS(PROMETHEUS),
@@ -282,12 +282,12 @@ OPTION(
 
 OPTION(MAX_GROUPS, "", "max-groups", UINT(bpf.max_groups), MOOT_WITH(BY, RXLAT_BY_NONE),
        .metavar = "N", .def = RXLAT_MAX_GROUPS_DEFAULT, .min = 1, .max = RXLAT_MAX_GROUPS_LIMIT,
-       .range = "%s must be between 1 and 256",
+       .range = "%s %g: must be between %s and %s",
        .help = "namespaces or cgroups with series of their own (--by)",
        .man = "Network namespaces (or cgroups) other than rxlat's own that get series of\n"
 	      "their own with\n"
 	      ".B \\-\\-by\n"
-	      "(default 32, at most 256). Further ones share series labelled\n"
+	      "(default @DEF@, at most @MAX@). Further ones share series labelled\n"
 	      ".BR netns=\"other\" ,\n"
 	      "said once on stderr. A group whose namespace or cgroup is gone gives its slot\n"
 	      "to the next one after its last report.\n")
@@ -335,28 +335,28 @@ OPTION(SLOW, "", "slow", STRING(parse_slow), .metavar = "DURATION",
 
 OPTION(SLOW_RATE, "", "slow-rate", UINT(slow_rate), NEEDS(SLOW), .metavar = "N", .def = 1000,
        .min = 1, .max = 1000000,
-       .range = "%s %.0f: give a number of records a second from 1 to 1000000",
+       .range = "%s %.0f: give a number of records a second from %s to %s",
        .help = "records a second per CPU",
        .man = "At most\n"
 	      ".I N\n"
-	      "records a second per CPU (default 1000, bursts up to one second's worth),\n"
+	      "records a second per CPU (default @DEF@, bursts up to one second's worth),\n"
 	      "counted in BPF with a token bucket; the others are counted, never waited for.\n")
 
 OPTION(MAX_IFACES, "", "max-ifaces", UINT(bpf.max_ifaces), .metavar = "N",
        .def = RXLAT_MAX_IFACES_DEFAULT, .min = 1, .max = RXLAT_MAX_IFACES_LIMIT,
-       .range = "%s must be between 1 and 256", .help = "interfaces with a series of their own",
+       .range = "%s %g: must be between %s and %s", .help = "interfaces with a series of their own",
        .man_next = true)
 
 OPTION(MAX_QUEUES, "", "max-queues", UINT(bpf.max_queues), .metavar = "N",
        .def = RXLAT_MAX_QUEUES_DEFAULT, .min = 1, .max = RXLAT_MAX_QUEUES_LIMIT,
-       .range = "%s must be between 1 and 256", .help = "queues with a series of their own",
-       .man = "Interfaces and queues that get a series of their own (default 16 each, at most\n"
-	      "256). Further ones share an overflow series named \"other\"; nothing is dropped.\n"
-	      "Map memory follows the series in use: a series gets its histogram (1872\n"
-	      "bytes) with its first sample, in chunks of 64 created as they fill; at start-up\n"
-	      "only a table of 8 bytes per possible series and one chunk are made. Past 64 MiB\n"
-	      "of histograms no chunk is added, and rxlat says on stderr how many samples\n"
-	      "found none. Without\n"
+       .range = "%s %g: must be between %s and %s", .help = "queues with a series of their own",
+       .man = "Interfaces and queues that get a series of their own (default @DEF@ each, at\n"
+	      "most @MAX@). Further ones share an overflow series named \"other\"; nothing is\n"
+	      "dropped. Map memory follows the series in use: a series gets its histogram\n"
+	      "(@HIST_BYTES@ bytes) with its first sample, in chunks of @CHUNK_SERIES@ created\n"
+	      "as they fill; at start-up only a table of 8 bytes per possible series and one\n"
+	      "chunk are made. Past @HISTS_MIB@ MiB of histograms no chunk is added, and\n"
+	      "rxlat says on stderr how many samples found none. Without\n"
 	      ".BR \\-i ,\n"
 	      "interfaces get their series in the order their first packet arrives.\n")
 

@@ -10,6 +10,7 @@
  * (collector/collector.mk leaves it out of rxlat).
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 /* no parser is linked in: only what the table says about the value */
@@ -104,6 +105,39 @@ static void put_header(FILE *f, const struct rxlat_option *o)
 	}
 }
 
+/*
+ * The man text, its @DEF@, @MIN@ and @MAX@ the table's numbers, and
+ * @HIST_BYTES@, @CHUNK_SERIES@ and @HISTS_MIB@ those of include/rxlat.h
+ * and config.h.
+ */
+static void put_man(FILE *f, const struct rxlat_option *o)
+{
+	const struct {
+		const char *mark;
+		double v;
+	} nums[] = { { "@DEF@", o->def },
+		     { "@MIN@", o->min },
+		     { "@MAX@", o->max },
+		     { "@HIST_BYTES@", (double)sizeof(struct rxlat_hist) },
+		     { "@CHUNK_SERIES@", RXLAT_CHUNK_SERIES },
+		     { "@HISTS_MIB@", RXLAT_HISTS_BYTES_LIMIT >> 20 } };
+	const size_t n = sizeof(nums) / sizeof(nums[0]);
+	char num[32];
+
+	for (const char *p = o->man; *p; p++) {
+		size_t i = 0;
+
+		while (i < n && strncmp(p, nums[i].mark, strlen(nums[i].mark)))
+			i++;
+		if (i == n) {
+			fputc(*p, f);
+			continue;
+		}
+		fputs(opt_num(nums[i].v, num, sizeof(num)), f);
+		p += strlen(nums[i].mark) - 1;
+	}
+}
+
 /* The help text as a sentence where the table has no man text of its own. */
 static void put_text(FILE *f, const struct rxlat_option *o)
 {
@@ -111,7 +145,7 @@ static void put_text(FILE *f, const struct rxlat_option *o)
 	const char *text = rxlat_option_help(o, buf, sizeof(buf));
 
 	if (o->man) {
-		fputs(o->man, f);
+		put_man(f, o);
 		return;
 	}
 	fputc(toupper((unsigned char)text[0]), f);

@@ -190,7 +190,10 @@ static void usage(FILE *f, const struct cli *c)
 
 static int out_of_range(enum rxlat_opt id, double v)
 {
-	rxlat_err(options[id].range, opt_short(id), v);
+	char lo[32], hi[32];
+
+	rxlat_err(options[id].range, opt_short(id), v, opt_num(options[id].min, lo, sizeof(lo)),
+		  opt_num(options[id].max, hi, sizeof(hi)));
 	return -1;
 }
 

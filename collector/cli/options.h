@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <netinet/in.h> /* the table's IPPROTO_* */
 #include "config.h"
 #include "opt.h"
@@ -41,8 +42,9 @@ struct rxlat_option {
 	/* the field of struct rxlat_config it sets: offset and size (0: none) */
 	size_t off, size;
 	/* numbers: the default, the range, and the error outside it (a printf
-	 * format given the option's name and the value as a double); a
-	 * choice's default is the value of its default choice */
+	 * format given the option's name, the value as a double, then min and
+	 * max as strings, opt_num()); a choice's default is the value of its
+	 * default choice. In the man text @DEF@, @MIN@ and @MAX@ stand for them. */
 	double def, min, max;
 	const char *range;
 	/* choices[value] is the name of a choice; NULL slots are none */
@@ -118,5 +120,26 @@ int parse_prometheus(const char *arg, struct rxlat_config *cfg);
 int parse_ports(const char *list, struct rxlat_config *cfg);
 int parse_cgroup(const char *path, struct rxlat_config *cfg);
 int parse_slow(const char *duration, struct rxlat_config *cfg);
+
+/* A number of the table as people write it: "0.01", "1000000", "1e9". */
+static inline const char *opt_num(double v, char *buf, size_t len)
+{
+	char *e;
+
+	if (v == (double)(long long)v && v > -1e7 && v < 1e7)
+		snprintf(buf, len, "%lld", (long long)v);
+	else
+		snprintf(buf, len, "%g", v);
+	e = strchr(buf, 'e');
+	if (e && (e[1] == '+' || e[1] == '-')) {
+		char *d = e + 1 + (e[1] == '+'); /* "1e+09" -> "1e9", "1e-05" -> "1e-5" */
+		char *z = d + (*d == '-');
+
+		while (*z == '0' && z[1])
+			memmove(z, z + 1, strlen(z));
+		memmove(e + 1, d, strlen(d) + 1);
+	}
+	return buf;
+}
 
 #endif

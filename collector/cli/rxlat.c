@@ -232,7 +232,7 @@ static void tend_slots(struct rxlat_run *c)
 
 /*
  * Drivers that refuse XDP metadata (ifaces_check_meta()), from the
- * stamper's counters as the model reads them: checked every 0.2 s until
+ * stamper's counters as the model reads them: checked every tick until
  * each named interface has had packets, at each report after that.
  * CAP_NET_ADMIN, kept for a switch to a cls_bpf filter, goes once no
  * interface is left to switch.
@@ -413,8 +413,8 @@ static int run_loop(struct rxlat_run *c)
 		err = tick;
 		goto out;
 	}
-	/* new series between reports get their chunks within 0.2 s */
-	grow_tick = new_timer(0.2, true);
+	/* new series between reports get their chunks within a tick */
+	grow_tick = new_timer(RXLAT_TICK_S, true);
 	if (grow_tick < 0) {
 		err = grow_tick;
 		goto out;
