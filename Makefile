@@ -60,7 +60,7 @@ BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
 # One rule for every BPF object, wherever its source lives; the collector's
 # programs also include collector/attach/*.bpf.h.
-vpath %.bpf.c xdp tc collector/attach netns-tests unit-tests bench
+vpath %.bpf.c xdp tc collector/attach netns-tests bench
 
 $(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -10,12 +10,14 @@
 # "N passed, M failed, K skipped". A skip is never counted as a pass.
 # Exit status 0 iff nothing failed and something passed.
 #
-# usage: netns-tests/run.sh [NAME...]
+# usage: netns-tests/run.sh [NAME[/CASE]...]
 #   NAME selects what runs (shell patterns allowed): a test program's name
 #   without rxlat-, e.g. "xdp-unit", or a test file's name without test_
-#   and .sh, e.g. "xdp". RXLAT_TESTS="a b"
-#   does the same; RXLAT_TEST_FILTER=regex selects test functions by name
-#   inside the test files. Must run as root.
+#   and .sh, e.g. "xdp". RXLAT_TESTS="a b" does the same. NAME/CASE runs
+#   one test of it: a test file's test by the name its lines carry
+#   ("tc/veth_default"), a program's case by its name (PROGRAM --list).
+#   RXLAT_TEST_FILTER=regex selects test functions by name inside the test
+#   files. Must run as root (the unit programs alone do not: make check).
 
 if [[ $EUID -ne 0 ]]; then
 	echo "run.sh: must run as root (network namespaces, XDP, bpffs); try: sudo $0 $*" >&2
@@ -55,13 +57,14 @@ run_item()
 	echo "# $name: $((SECONDS - t0)) s"
 }
 
-selected()	# NAME
+selected()	# NAME: and SEL_CASE, the CASE asked of it ('' for all)
 {
-	local pat
+	local i
+	SEL_CASE=''
 	((${#SELECT[@]} == 0)) && return 0
-	for pat in "${SELECT[@]}"; do
+	for i in "${!SELECT[@]}"; do
 		# shellcheck disable=SC2053
-		[[ $1 == $pat ]] && return 0
+		[[ $1 == ${SELECT[i]} ]] && SEL_CASE=${CASES[i]} && return 0
 	done
 	return 1
 }
@@ -145,10 +148,15 @@ check_leftovers()
 	fi
 }
 
-SELECT=("$@")
-if ((${#SELECT[@]} == 0)) && [[ -n ${RXLAT_TESTS:-} ]]; then
-	read -r -a SELECT <<<"$RXLAT_TESTS"
+ASKED=("$@")
+if ((${#ASKED[@]} == 0)) && [[ -n ${RXLAT_TESTS:-} ]]; then
+	read -r -a ASKED <<<"$RXLAT_TESTS"
 fi
+SELECT=() CASES=() # NAME patterns, and the CASE asked of each
+for a in "${ASKED[@]}"; do
+	SELECT+=("${a%%/*}")
+	if [[ $a == */* ]]; then CASES+=("${a#*/}"); else CASES+=(''); fi
+done
 
 # each_item FN: FN NAME KIND PATH for every test, in the order they run;
 # KIND is prog (a test program), file (test_*.sh) or vm (vm_*.sh)
@@ -230,7 +238,7 @@ run_one()	# NAME KIND PATH
 	case $kind in
 	prog)
 		if [[ -x $f ]]; then
-			run_item "$name" "$f"
+			run_item "$name" "$f" ${SEL_CASE:+"$SEL_CASE"}
 		else
 			report FAIL "$name" "$f is missing; run 'make test-binaries'"
 		fi
@@ -244,6 +252,8 @@ run_one()	# NAME KIND PATH
 			run_item "$name-fentry" env RXLAT_TEST_ATTACH=fentry bash "$f"
 			[[ -z $_T_STOP ]] && run_item "$name-fallback" env RXLAT_TEST_ATTACH=fallback \
 				RXLAT_TEST_FILTER='^udp' bash "$f"
+		elif [[ -n $SEL_CASE ]]; then
+			run_item "$name" env RXLAT_TEST_FILTER="^$SEL_CASE\$" bash "$f"
 		else
 			run_item "$name" bash "$f"
 		fi

@@ -6,7 +6,7 @@ TEST_BINARIES := $(BUILD)/rxlat-pktgen $(BUILD)/rxlat-xdp-unit \
                  $(BUILD)/rxlat-meta-probe $(BUILD)/meta_probe.bpf.o \
                  $(BUILD)/rxlat_xdp_packet.bpf.o $(BUILD)/xdp_count.bpf.o \
                  $(BUILD)/tc_count.bpf.o $(BUILD)/old_stamper.bpf.o $(BUILD)/rxlat-clockstep \
-                 $(BUILD)/rxlat-tcpstream
+                 $(BUILD)/rxlat-tcpstream $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o
 
 .PHONY: test-binaries
 test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o
@@ -14,6 +14,11 @@ test-binaries: $(TEST_BINARIES) $(BUILD)/rxlat_xdp.bpf.o
 $(BUILD)/rxlat-pktgen: netns-tests/pktgen.c netns-tests/pktgen_payload.c netns-tests/pktgen_payload.h \
 		netns-tests/frame.h | $(BUILD)
 	$(CC) $(CFLAGS) netns-tests/pktgen.c netns-tests/pktgen_payload.c -o $@ -lpcap
+
+# the BPF side of the histogram scheme, through BPF_PROG_TEST_RUN
+$(BUILD)/rxlat-hist-bpf-test: netns-tests/hist_bpf_run.c include/rxlat.h \
+		include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-clockstep: netns-tests/clockstep.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@

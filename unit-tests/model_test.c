@@ -763,17 +763,18 @@ static void test_retire_bound(void)
 	free(live);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_deltas();
-	test_queues_and_overflow(true);
-	test_queues_and_overflow(false);
-	test_xdp();
-	test_torn();
-	test_names();
-	test_late_series();
-	test_retire();
-	test_retire_before_scrape();
-	test_retire_bound();
+	check_args(argc, argv);
+	CHECK_RUN(test_deltas);
+	CHECK_RUN(test_queues_and_overflow, true);
+	CHECK_RUN(test_queues_and_overflow, false);
+	CHECK_RUN(test_xdp);
+	CHECK_RUN(test_torn);
+	CHECK_RUN(test_names);
+	CHECK_RUN(test_late_series);
+	CHECK_RUN(test_retire);
+	CHECK_RUN(test_retire_before_scrape);
+	CHECK_RUN(test_retire_bound);
 	return check_exit_status();
 }

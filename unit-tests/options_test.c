@@ -400,15 +400,16 @@ static void check_man(void)
 	free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	check_names();
-	check_table();
-	check_defaults();
-	check_values();
-	check_errors();
-	check_notes();
-	check_man();
-	check_man_numbers();
+	check_args(argc, argv);
+	CHECK_RUN(check_names);
+	CHECK_RUN(check_table);
+	CHECK_RUN(check_defaults);
+	CHECK_RUN(check_values);
+	CHECK_RUN(check_errors);
+	CHECK_RUN(check_notes);
+	CHECK_RUN(check_man);
+	CHECK_RUN(check_man_numbers);
 	return check_exit_status();
 }

@@ -399,18 +399,19 @@ static void test_wants_fallback(void)
 	check_done("wants_fallback");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_fentry_all();
-	test_host();
-	test_fentry_refused();
-	test_fallback_forced();
-	test_fallback_no_udp_read();
-	test_ipv6_twin();
-	test_old_fallbacks();
-	test_no_cgroup2_no_kallsyms();
-	test_stages_asked();
-	test_wants_fallback();
-	test_prog_protos();
+	check_args(argc, argv);
+	CHECK_RUN(test_fentry_all);
+	CHECK_RUN(test_host);
+	CHECK_RUN(test_fentry_refused);
+	CHECK_RUN(test_fallback_forced);
+	CHECK_RUN(test_fallback_no_udp_read);
+	CHECK_RUN(test_ipv6_twin);
+	CHECK_RUN(test_old_fallbacks);
+	CHECK_RUN(test_no_cgroup2_no_kallsyms);
+	CHECK_RUN(test_stages_asked);
+	CHECK_RUN(test_wants_fallback);
+	CHECK_RUN(test_prog_protos);
 	return check_exit_status();
 }

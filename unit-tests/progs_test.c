@@ -7,7 +7,8 @@
  * point; every program of the object is in the table. The object is opened
  * with libbpf, never loaded: no privileges, any kernel. The object is
  * $BUILD/hooks.bpf.o (run.sh sets BUILD), else the one of the build that
- * made this test, else the path given. One PASS or FAIL line per check.
+ * made this test. One PASS or FAIL line per check; its cases by name
+ * (check_args()).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -146,27 +147,22 @@ static void check_prog(const struct bpf_program *p)
 	check_done(name);
 }
 
-int main(int argc, char **argv)
+/* The stage table's rows. */
+static void test_stages(void)
 {
-	const char *build = getenv("BUILD"); /* run.sh's, also inside the test VM */
-	const char *path = RXLAT_HOOKS_OBJ;
-	char buf[4096];
-	struct bpf_object *obj;
-	struct bpf_program *p;
-
-	if (argc > 1) {
-		path = argv[1];
-	} else if (build && *build) {
-		snprintf(buf, sizeof(buf), "%s/hooks.bpf.o", build);
-		path = buf;
-	}
-	libbpf_set_print(NULL);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		check_stage(s);
-	obj = bpf_object__open_file(path, NULL);
+}
+
+/* The object at path against the tables, both ways. */
+static void test_object(const char *path)
+{
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct bpf_program *p;
+
 	if (!obj) {
 		check_failed("open", "cannot open %s (run from the repo root)", path);
-		return check_exit_status();
+		return;
 	}
 	check_pass("open");
 	for (size_t i = 0; i < NPROGS; i++)
@@ -176,5 +172,18 @@ int main(int argc, char **argv)
 	bpf_object__for_each_program (p, obj)
 		check_prog(p);
 	bpf_object__close(obj);
+}
+
+int main(int argc, char **argv)
+{
+	const char *build = getenv("BUILD"); /* run.sh's, also inside the test VM */
+	char path[4096] = RXLAT_HOOKS_OBJ;
+
+	check_args(argc, argv);
+	if (build && *build)
+		snprintf(path, sizeof(path), "%s/hooks.bpf.o", build);
+	libbpf_set_print(NULL);
+	CHECK_RUN(test_stages);
+	CHECK_RUN(test_object, path);
 	return check_exit_status();
 }

@@ -837,14 +837,15 @@ static void test_negotiate(void)
 	check_done("content_negotiation");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	test_le_exact();
-	test_coarse_sums();
-	test_never_down();
-	test_xdp();
-	test_escaping_and_pieces();
-	test_protobuf();
-	test_negotiate();
+	check_args(argc, argv);
+	CHECK_RUN(test_le_exact);
+	CHECK_RUN(test_coarse_sums);
+	CHECK_RUN(test_never_down);
+	CHECK_RUN(test_xdp);
+	CHECK_RUN(test_escaping_and_pieces);
+	CHECK_RUN(test_protobuf);
+	CHECK_RUN(test_negotiate);
 	return check_exit_status();
 }

@@ -576,13 +576,14 @@ static void test_series_one_at_a_time(void)
 	check_done("series_one_at_a_time");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv);
 	ref_init();
-	test_json();
-	test_json_final_empty();
-	test_drops_slow();
-	test_series_one_at_a_time();
-	test_json_as_json_c_prints();
+	CHECK_RUN(test_json);
+	CHECK_RUN(test_json_final_empty);
+	CHECK_RUN(test_drops_slow);
+	CHECK_RUN(test_series_one_at_a_time);
+	CHECK_RUN(test_json_as_json_c_prints);
 	return check_exit_status();
 }

@@ -713,28 +713,29 @@ static void test_text_napi_wait_threads(void)
 	check_done("text_napi_wait_threads");
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	check_args(argc, argv);
 	ref_init();
-	test_hist_layout();
-	test_hist_special();
-	test_hist_boundaries();
-	test_hist_le_exact();
-	test_hist_width();
-	test_hist_cover();
-	test_hist_random();
-	test_pct_empty();
-	test_pct_two_buckets();
-	test_pct_clamp();
-	test_pct_rank_rounding();
-	test_pct_overflow();
-	test_pct_inconsistent();
-	test_stats_add();
-	test_text();
-	test_text_head_once();
-	test_text_netns_legend();
-	test_text_final_empty();
-	test_text_napi_wait_threads();
-	test_text_unit_kept();
+	CHECK_RUN(test_hist_layout);
+	CHECK_RUN(test_hist_special);
+	CHECK_RUN(test_hist_boundaries);
+	CHECK_RUN(test_hist_le_exact);
+	CHECK_RUN(test_hist_width);
+	CHECK_RUN(test_hist_cover);
+	CHECK_RUN(test_hist_random);
+	CHECK_RUN(test_pct_empty);
+	CHECK_RUN(test_pct_two_buckets);
+	CHECK_RUN(test_pct_clamp);
+	CHECK_RUN(test_pct_rank_rounding);
+	CHECK_RUN(test_pct_overflow);
+	CHECK_RUN(test_pct_inconsistent);
+	CHECK_RUN(test_stats_add);
+	CHECK_RUN(test_text);
+	CHECK_RUN(test_text_head_once);
+	CHECK_RUN(test_text_netns_legend);
+	CHECK_RUN(test_text_final_empty);
+	CHECK_RUN(test_text_napi_wait_threads);
+	CHECK_RUN(test_text_unit_kept);
 	return check_exit_status();
 }

@@ -253,9 +253,10 @@ static void check_man(void)
 	free(text);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	check_design();
-	check_man();
+	check_args(argc, argv);
+	CHECK_RUN(check_design);
+	CHECK_RUN(check_man);
 	return check_exit_status();
 }

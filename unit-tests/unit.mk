@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Unit tests of the collector: the histogram scheme (also through
-# BPF_PROG_TEST_RUN), the renderers, the model's deltas and totals, and the
-# stage table against the docs. netns-tests/run.sh runs every
-# build/rxlat-*-test. Included from the top Makefile.
+# Unit tests of the collector: the histogram scheme, the renderers, the
+# model's deltas and totals, the option table, the attach plan, and the
+# stage table against the docs and the hooks object. No kernel and no root:
+# `make check` runs them (unit-tests/check.sh), and netns-tests/run.sh with
+# the rest (every build/rxlat-*-test). Included from the top Makefile.
 
 UNIT := unit-tests
 UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
@@ -10,7 +11,7 @@ MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/mode
           collector/read/tally.c
 SERIES := collector/base/series.c
 RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c
-UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
+UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test
 
@@ -23,10 +24,6 @@ $(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixtu
 		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
 		netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
-
-$(BUILD)/rxlat-hist-bpf-test: $(UNIT)/hist_bpf_run_test.c include/rxlat.h \
-		include/rxlat_hist.h netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
 		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
@@ -67,3 +64,7 @@ $(BUILD)/rxlat-progs-test: $(UNIT)/progs_test.c collector/attach/plan.c collecto
 		-o $@ -lbpf -lelf -lz
 
 test-binaries: $(UNIT_TESTS)
+
+.PHONY: check
+check: $(UNIT_TESTS)
+	BUILD=$(BUILD) ./unit-tests/check.sh $(notdir $(UNIT_TESTS))

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Runs the BPF build of rxlat_hist.h (hist_bpf_test.c) through
+ * Runs the BPF build of rxlat_hist.h (hist_bpf_test.bpf.c) through
  * BPF_PROG_TEST_RUN and checks it against the user-space build, value for
  * value: both sides must bucket every sample alike or the report would label
  * the kernel's counts wrongly. Needs root. Prints PASS/FAIL lines like
- * report_test; argv[1] is the BPF object (default build/hist_bpf_test.bpf.o).
+ * report_test; the BPF object is $BUILD/hist_bpf_test.bpf.o (run.sh sets
+ * BUILD), else build/hist_bpf_test.bpf.o.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
 #include <bpf/bpf.h>
@@ -86,11 +88,17 @@ static int check_all(int fd)
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "build/hist_bpf_test.bpf.o";
+	const char *build = getenv("BUILD"); /* run.sh's, also inside the test VM */
+	char path[4096] = "build/hist_bpf_test.bpf.o";
 	struct bpf_program *prog;
 	struct bpf_object *obj;
 	int err;
 
+	check_args(argc, argv); /* one case, hist_bpf */
+	if (!check_case("hist_bpf"))
+		return check_exit_status();
+	if (build && *build)
+		snprintf(path, sizeof(path), "%s/hist_bpf_test.bpf.o", build);
 	libbpf_set_print(NULL);
 	obj = bpf_object__open_file(path, NULL);
 	if (!obj) {
