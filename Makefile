@@ -59,10 +59,10 @@ $(BUILD)/vmlinux.h: | $(BUILD)
 BPF_DEPS := $(BUILD)/vmlinux.h $(wildcard include/*.h)
 
 # One rule for every BPF object, wherever its source lives; the collector's
-# programs also include collector/attach/*.bpf.h.
-vpath %.bpf.c xdp tc collector/attach netns-tests bench
+# programs also include collector/attach/*/*.bpf.h.
+vpath %.bpf.c xdp tc collector/attach/hooks collector/attach/groups netns-tests bench
 
-$(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*.bpf.h)
+$(BUILD)/%.bpf.o: %.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*/*.bpf.h)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o

@@ -31,7 +31,7 @@
 # <= 1.3x (its hooks alone at <= 1.0x).
 
 # BENCH_VMCOST_BREAKDOWN=on: rxlat built four more times, each with one
-# feature of the hooks off (RXLAT_COST_OFF in collector/attach/hooks.bpf.c),
+# feature of the hooks off (RXLAT_COST_OFF in collector/attach/hooks/hooks.bpf.c),
 # as configurations xdp-nostamp, xdp-nogroup, xdp-noooo, xdp-nohist, and
 # rxlat's own build once more with a filter that every packet of the loads
 # passes (xdp-filter: --port of the UDP load's and of iperf3's); a table

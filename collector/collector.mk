@@ -4,9 +4,19 @@
 #   collector/base    the shared vocabulary: the configuration, the option
 #                     table and names, messages, stop signals, the series
 #                     and their names, a group's names
-#   collector/attach  what goes into the kernel: the hooks (plan, loader,
-#                     series store), the XDP and tc stampers and which one
-#                     each named interface gets (stamping.c), interfaces
+#   collector/attach  what goes into the kernel, a room per job, from the
+#                     bottom:
+#     attach/kernel     what rxlat asks of the kernel outside BPF: netlink
+#                       (links.c), who holds a hook (holders.c), where the
+#                       BPF objects are (objects.c)
+#     attach/stampers   the loaders of the XDP and tc stampers, whose
+#                       programs are xdp/ and tc/, and which one each named
+#                       interface gets (stamping.c)
+#     attach/hooks      the latency hooks: hooks.bpf.c and its parts, the
+#                       attach plan, the loader, the series store
+#     attach/groups     --by: the groups and their names (netns_cookie.bpf.c)
+#     attach/ifaces     the named interfaces as they go and come back, each
+#                       with its stamper and its slot in the hooks
 #   collector/read    the model: every map's snapshots, baselines, cursors
 #   collector/render  text and JSON reports, --slow records, the Prometheus
 #                     exposition
@@ -15,7 +25,9 @@
 # unit-tests. A folder includes only from itself and the folders
 # listed before it (include/ first): scripts/check-layers.sh, in make lint.
 
-COLLECTOR_DIRS := collector/base collector/attach collector/read collector/render collector/cli
+ATTACH_ROOMS   := kernel stampers hooks groups ifaces
+COLLECTOR_DIRS := collector/base $(addprefix collector/attach/,$(ATTACH_ROOMS)) collector/read \
+                  collector/render collector/cli
 # cli/man.c is a build tool: it makes the man page from the option table
 USER_SOURCES := $(filter-out %.bpf.c collector/cli/man.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
 USER_HEADERS := $(wildcard $(addsuffix /*.h,$(COLLECTOR_DIRS)))

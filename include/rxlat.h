@@ -265,10 +265,10 @@ enum rxlat_source {
  * The samples per start-time source come first, in enum rxlat_source order
  * (each sample counts under exactly one source); the hooks count a sample's
  * source before its bucket, which the model relies on (collector/read).
- * The held counters come after them: a held read (collector/attach/ooo.bpf.h)
+ * The held counters come after them: a held read (collector/attach/hooks/ooo.bpf.h)
  * is counted there, and is a sample (a source and a bucket) only with
  * --include-ooo. The unsampled ones are napi_wait's only: a poll without a
- * sample, counted where its sample would be (collector/attach/napi_wait.bpf.h),
+ * sample, counted where its sample would be (collector/attach/hooks/napi_wait.bpf.h),
  * so that a queue's samples and those add up to its polls.
  */
 #define RXLAT_COUNT_GROUPS(X)                                                                   \
@@ -371,7 +371,7 @@ struct rxlat_group_key {
 	__u64 cgid;
 };
 
-/* One record of the namespace cookie iterator (collector/attach/netns_cookie.bpf.c). */
+/* One record of the namespace cookie iterator (collector/attach/groups/netns_cookie.bpf.c). */
 struct rxlat_netns_fd {
 	__u32 fd;
 	__u32 ino;
@@ -453,7 +453,7 @@ static inline __u32 rxlat_nr_chunks(__u32 nr_series)
 }
 
 /*
- * Configuration of the latency hooks (collector/attach/hooks.bpf.c), written by user
+ * Configuration of the latency hooks (collector/attach/hooks/hooks.bpf.c), written by user
  * space between open and load into the one read-only instance rxlat_cfg: the
  * verifier sees the frozen values, and the hot path reads each field with one
  * load, as it read the separate variables this struct replaces.
@@ -494,7 +494,7 @@ struct rxlat_bpf_config {
 	__u8 filters;	    /* any of the three: one load when all are off */
 	/*
 	 * The tcp_do_rcv programs also note out-of-order segments for
-	 * sock_read (collector/attach/ooo.bpf.h), sparing a program per
+	 * sock_read (collector/attach/hooks/ooo.bpf.h), sparing a program per
 	 * segment; 0: rxlat_tp_tcp_ooo does, or nothing needs it.
 	 */
 	__u8 ooo_at_do_rcv;
@@ -526,7 +526,7 @@ struct rxlat_bpf_config {
  * CLOCK_REALTIME - CLOCK_MONOTONIC as the hooks last saw it, and the value
  * before the last step of the realtime clock: a realtime stamp taken before
  * a step and read after it is converted with the offset it was taken with
- * (see realtime_start() in collector/attach/hooks.bpf.c).
+ * (see realtime_start() in collector/attach/hooks/hooks.bpf.c).
  */
 struct rxlat_clock {
 	__s64 offs;	  /* offset seen last */
@@ -680,7 +680,7 @@ static inline int rxlat_fwd_is_key(__u64 ts, __u64 now, __u64 tag, __u32 fwd_mas
  */
 /*
  * The notes of forwarded TCP segments between ip_rcv and their TCP stages
- * (rxlat_carry_tcp in collector/attach/hooks.bpf.c): an LRU hash that
+ * (rxlat_carry_tcp in collector/attach/hooks/hooks.bpf.c): an LRU hash that
  * holds the segments of as many waiting in sockets' backlogs at once
  * (about 100 bytes each: 3 MiB).
  */

@@ -2,7 +2,7 @@
 /*
  * The one reader of the XDP stamper's struct rxlat_meta (include/rxlat.h),
  * for every BPF object of rxlat that looks for it: the latency hooks
- * (collector/attach/hooks.bpf.c) in a kernel sk_buff, the tc stamper
+ * (collector/attach/hooks/hooks.bpf.c) in a kernel sk_buff, the tc stamper
  * (tc/rxlat_tc.bpf.c) in its __sk_buff.
  *
  * The metadata area is the bytes right before the packet's MAC header. The

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Which NAPI poll a stamped packet belongs to, and that poll's schedule:
- * the half of napi_wait (collector/attach/napi_wait.bpf.h) that both
+ * the half of napi_wait (collector/attach/hooks/napi_wait.bpf.h) that both
  * stampers' packets need. The hooks ask it at ip_rcv for an XDP stamp (the
  * poll's own, taken at its start); rxlat's tc stamper asks it for each
  * packet it stamps (the poll's first packet seen at tc ingress, after GRO),

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The maps that the tc stamper (tc/rxlat_tc.bpf.c) shares with rxlat's
- * hooks (collector/attach/hooks.bpf.c): one definition for both objects,
+ * hooks (collector/attach/hooks/hooks.bpf.c): one definition for both objects,
  * since rxlat hands the hooks' maps to the stamper (bpf_map__reuse_fd()),
  * which takes only a map of the same type, key and value.
  *

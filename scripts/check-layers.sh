@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The collector's folders are layers, from the bottom:
-#   include < collector/base < collector/attach < collector/read
-#           < collector/render < collector/cli
+#   include < collector/base < collector/attach/{kernel < stampers < hooks
+#           < groups < ifaces} < collector/read < collector/render
+#           < collector/cli
 # A file includes only from its own folder or one below it, so that the
 # shared vocabulary never depends on what uses it. Prints each include that
 # points up, as "FILE: includes DIR/HEADER, which is above DIR"; exit
 # status 1 if there is one. Run by make lint, from the top of the tree.
 
-LAYERS=(include collector/base collector/attach collector/read collector/render collector/cli)
+LAYERS=(include collector/base collector/attach/kernel collector/attach/stampers
+	collector/attach/hooks collector/attach/groups collector/attach/ifaces collector/read
+	collector/render collector/cli)
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The attach plan's decisions (collector/attach/plan.c) on kernels made up
+ * The attach plan's decisions (collector/attach/hooks/plan.c) on kernels made up
  * for the test: what each stage attaches to, the reason it says, and which
  * programs load, and which protocols each stage measures (and why not the
  * others), for --attach auto, fentry and fallback on a kernel with

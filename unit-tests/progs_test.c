@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The programs of hooks.bpf.o against the loader's program table
- * (collector/attach/plan.c) and the stage table it is made from
+ * (collector/attach/hooks/plan.c) and the stage table it is made from
  * (include/rxlat.h), both ways: every attach point of the tables has
  * exactly one program, of the right type, in the section of that attach
  * point; every program of the object is in the table. The object is opened

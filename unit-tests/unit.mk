@@ -43,7 +43,7 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
 OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c collector/base/cgroup2.c \
-               $(SERIES) collector/attach/objects.c
+               $(SERIES) collector/attach/kernel/objects.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
 		collector/base/options_table.h collector/base/opt.h collector/base/config.h \
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
@@ -51,16 +51,16 @@ $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli
 		-largtable2 -lbpf -ljson-c -lm
 
 # The attach plan's decisions on made-up kernels: no kernel, no BPF.
-$(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/plan.c collector/attach/plan.h \
-		collector/attach/hooks.h collector/base/series.h include/rxlat.h netns-tests/check.h \
+$(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/hooks/plan.c collector/attach/hooks/plan.h \
+		collector/attach/hooks/hooks.h collector/base/series.h include/rxlat.h netns-tests/check.h \
 		$(UNIT)/unit.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $< collector/attach/plan.c -o $@
+	$(CC) $(UNIT_CFLAGS) $< collector/attach/hooks/plan.c -o $@
 
 # The programs of hooks.bpf.o against the loader's program table and the
 # stage table, both ways: the object opened with libbpf, never loaded.
-$(BUILD)/rxlat-progs-test: $(UNIT)/progs_test.c collector/attach/plan.c collector/attach/plan.h \
+$(BUILD)/rxlat-progs-test: $(UNIT)/progs_test.c collector/attach/hooks/plan.c collector/attach/hooks/plan.h \
 		include/rxlat.h netns-tests/check.h $(UNIT)/unit.h $(BUILD)/hooks.bpf.o | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) -DRXLAT_HOOKS_OBJ='"$(BUILD)/hooks.bpf.o"' $< collector/attach/plan.c \
+	$(CC) $(UNIT_CFLAGS) -DRXLAT_HOOKS_OBJ='"$(BUILD)/hooks.bpf.o"' $< collector/attach/hooks/plan.c \
 		-o $@ -lbpf -lelf -lz
 
 test-binaries: $(UNIT_TESTS)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The names of a group of --by, as the groups (collector/attach/groups.c)
+ * The names of a group of --by, as the groups (collector/attach/groups/groups.c)
  * find them and the model labels its series with them.
  */
 #ifndef RXLAT_GROUP_NAMES_H

@@ -81,7 +81,7 @@ const struct rxlat_label *rxlat_label_of(const struct rxlat_series *s, const cha
 
 /*
  * What one stage measures of each protocol on this kernel, as the attach
- * plan decided (collector/attach/plan.c). A stage is about some protocols
+ * plan decided (collector/attach/hooks/plan.c). A stage is about some protocols
  * by nature (the protos columns of RXLAT_STAGES, rxlat_stage_protos[]):
  * each of them is either measured or has its reason
  * in why_not; a protocol the stage is not about is neither. Both IP
@@ -111,7 +111,7 @@ struct rxlat_xdp_row {
  * Tunnel devices (VXLAN, Geneve) behind which the containers are not
  * measured: the tc stamp of the host's interfaces does not reach the
  * packets they decapsulate (docs/tc-stamper.md). Kept up to date by
- * collector/attach/ifaces.c; the reports and the Prometheus endpoint read it.
+ * collector/attach/ifaces/ifaces.c; the reports and the Prometheus endpoint read it.
  */
 #define RXLAT_MAX_UNREACHED 16
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The XDP stamper as rxlat sees it: attached by rxlat itself through a BPF
- * link (the kernel detaches it when rxlat exits, however it exits), or, with
- * --no-xdp, found among the loaded programs after xdp-loader attached it
- * (stamper_find.c). Either way, once rxlat has the stamper's batch map, the poll-end reset
- * (xdp/rxlat_reset.bpf.c) is attached beside it.
+ * The XDP stamper (xdp/rxlat_xdp.bpf.c) as rxlat sees it: attached by
+ * rxlat itself through a BPF link (the kernel detaches it when rxlat exits,
+ * however it exits), or, with --no-xdp, found among the loaded programs
+ * after xdp-loader attached it (stamper_find.c). Either way, once rxlat has
+ * the stamper's batch map, the poll-end reset (xdp/rxlat_reset.bpf.c) is
+ * attached beside it.
  */
 #include <dirent.h>
 #include <errno.h>

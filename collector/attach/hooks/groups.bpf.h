@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The groups of --by in the latency hooks (collector/attach/hooks.bpf.c,
+ * The groups of --by in the latency hooks (collector/attach/hooks/hooks.bpf.c,
  * which includes this file once): where a sample was taken, another
  * network namespace or the receiving socket's cgroup, as a slot of the
  * series index. User space names the groups and releases those that are
- * gone (collector/attach/groups.c).
+ * gone (collector/attach/groups/groups.c).
  */
 #ifndef RXLAT_GROUPS_BPF_H
 #define RXLAT_GROUPS_BPF_H
@@ -31,7 +31,7 @@ struct {
  * last one by it, whatever their keys. The key -> slot direction is the
  * hash rxlat_groups, and before it the key this CPU saw last: a run of
  * packets of one container costs two loads. User space releases the slots
- * of namespaces and cgroups that are gone (collector/attach/groups.c): it
+ * of namespaces and cgroups that are gone (collector/attach/groups/groups.c): it
  * deletes the hash entry, advances group_gen, which every CPU's cached key
  * is checked against, clears the key and frees the slot last. A key that
  * found every slot taken is cached with the overflow slot until a slot is

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tc ingress stamper as rxlat attaches it: through a tcx link where the
- * kernel has them (6.6 and later; the kernel detaches it however rxlat
- * exits), else as a cls_bpf filter of a clsact qdisc, at a priority and
+ * The tc ingress stamper (tc/rxlat_tc.bpf.c) as rxlat attaches it:
+ * through a tcx link where the kernel has them (6.6 and later; the kernel
+ * detaches it however rxlat exits), else as a cls_bpf filter of a clsact qdisc, at a priority and
  * handle of rxlat's own, deleted again at exit. A clsact qdisc that was
  * there before stays, with every filter in it; one that rxlat added goes
  * when rxlat leaves it empty. A filter a killed rxlat left behind (no

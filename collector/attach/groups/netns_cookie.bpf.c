@@ -3,7 +3,7 @@
  * The cookies of the network namespaces that rxlat holds open: a task_file
  * iterator over rxlat's own file descriptors, one record per nsfs file.
  * A namespace's inode is given to the next namespace as soon as it is
- * freed, its cookie never is; user space (collector/attach/groups.c) opens
+ * freed, its cookie never is; user space (collector/attach/groups/groups.c) opens
  * a namespace it found by inode and asks here which one it really is.
  * User space sees the cookie no other way without CAP_SYS_ADMIN (setns()
  * and SO_NETNS_COOKIE), which rxlat drops once attached.

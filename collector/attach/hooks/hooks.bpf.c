@@ -8,7 +8,7 @@
  * by the time tcp_data_queue() or udp_queue_rcv_one_skb() return, it may
  * have been freed.
  *
- * Two program sets, chosen per stage by user space (collector/attach/plan.c):
+ * Two program sets, chosen per stage by user space (collector/attach/hooks/plan.c):
  * fentry where the kernel allows BPF trampolines, and a fallback of
  * tracepoints and cgroup_skb where it does not.
  */
@@ -168,7 +168,7 @@ static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_me
 }
 
 /*
- * Loaded alone at start-up (collector/attach/hooks_probe.c): whether this
+ * Loaded alone at start-up (collector/attach/hooks/hooks_probe.c): whether this
  * kernel takes the direct metadata reads. Never attached.
  */
 SEC("tp_btf/netif_receive_skb")
