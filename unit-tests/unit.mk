@@ -46,12 +46,12 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
 OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c collector/base/cgroup2.c \
-               $(SERIES) collector/attach/objects.c
+               $(SERIES) collector/attach/objects.c collector/render/web_config.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
 		collector/base/options_table.h collector/base/opt.h collector/base/config.h \
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_MAN_PAGE='"$(BUILD)/rxlat.8"' $< $(OPTIONS_SRC) -o $@ \
-		-largtable2 -lbpf -ljson-c -lm
+		-largtable2 -lbpf -ljson-c -lyaml -lgnutls -lcrypt -lm
 
 # The attach plan's decisions on made-up kernels: no kernel, no BPF.
 $(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/plan.c collector/attach/plan.h \

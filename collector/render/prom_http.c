@@ -43,6 +43,9 @@
 #include "opt.h"
 #include "prom.h"
 #include "prom_listen.h"
+#include "prom_web.h"
+#include "signals.h"
+#include "web_config.h"
 
 #define PROM_CONN_MAX	64
 #define PROM_IDLE_S	10 /* MHD's timeout: a connection silent this long is closed */
@@ -66,6 +69,9 @@ struct prom_server {
 	struct prom_metrics *m; /* NULL until measuring starts */
 	struct prom_conn *conns;
 	unsigned int nconns;
+	struct web_config *web; /* --web-config, NULL without */
+	__u64 auth_failures;
+	struct timespec looked; /* at web's files, for a change */
 };
 
 /* ---- connections ----------------------------------------------------- */
@@ -171,7 +177,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (c) {
-			answer_refused(c);
+			/* a TLS client would take a 400 in clear text for garbage */
+			if (!p->web || !p->web->tls)
+				answer_refused(c);
 			*c->pprev = c->next;
 			if (c->next)
 				c->next->pprev = c->pprev;
@@ -181,6 +189,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 		*ctx = NULL;
 		return;
 	}
+	prom_web_connection(p->web, conn);
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	c = calloc(1, sizeof(*c));
 	if (!c || !ci) {
@@ -254,8 +263,8 @@ static void free_scrape(void *cls)
 	prom_scrape_free(cls);
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
-				  const char *text)
+static enum MHD_Result reply_text(const struct prom_server *p, struct MHD_Connection *conn,
+				  unsigned int status, const char *text)
 {
 	struct MHD_Response *r =
 	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
@@ -266,6 +275,7 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int stat
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	prom_web_headers(p->web, r);
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -279,12 +289,12 @@ static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connectio
 	enum prom_format fmt;
 
 	if (!p->m)
-		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "rxlat is starting\n");
+		return reply_text(p, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "rxlat is starting\n");
 	fmt = prom_negotiate(
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	s = prom_scrape_new(p->m, fmt);
 	if (!s)
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return reply_text(p, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PROM_BLOCK, read_scrape, s,
 					      free_scrape);
 	if (!r) {
@@ -295,6 +305,7 @@ static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connectio
 				fmt == PROM_FORMAT_PROTOBUF ? PROM_PROTOBUF_TYPE : PROM_TEXT_TYPE);
 	/* the format follows the request's Accept: caches must not mix them */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT);
+	prom_web_headers(p->web, r);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -307,6 +318,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	const union MHD_ConnectionInfo *ci =
 	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct prom_conn *c = ci ? ci->socket_context : NULL;
+	struct prom_server *p = cls;
+	enum MHD_Result ret;
 
 	static int started;
 
@@ -327,7 +340,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	/* answered before any body is read: MHD then closes the connection */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+		return reply_text(p, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	/*
 	 * A response queued at the first call, when the headers are in, makes
 	 * MHD close the connection after it: the second call (the request,
@@ -341,11 +354,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_size = 0; /* a GET with a body: the body is dropped */
 		return MHD_YES;
 	}
+	if (prom_web_refused(p->web, conn, &p->auth_failures, &ret))
+		return ret;
 	if (!strcmp(url, "/metrics"))
-		return reply_metrics(cls, conn);
+		return reply_metrics(p, conn);
 	if (!strcmp(url, "/"))
-		return reply_text(conn, MHD_HTTP_OK, "rxlat: the metrics are at /metrics\n");
-	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+		return reply_text(p, conn, MHD_HTTP_OK, "rxlat: the metrics are at /metrics\n");
+	return reply_text(p, conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
 }
 
 /* MHD's messages (a client's broken request, mostly) with -v only */
@@ -378,15 +393,20 @@ static int start_daemon(struct prom_server *p, int lfd)
 	const union MHD_DaemonInfo *di;
 	/* TURBO: no shutdown() before NOTIFY_CLOSED, for answer_refused() */
 	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+	struct MHD_OptionItem tls[PROM_WEB_OPTS];
 
 	if (p->cfg->prom_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (prom_web_options(p->web, &flags, tls)) {
+		close(lfd);
+		return -EOPNOTSUPP;
+	}
 	p->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, lfd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(4 * PROM_CONN_MAX),
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_IDLE_S,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_HEADER_MEM,
-				MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
+				MHD_OPTION_ARRAY, tls, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)(4 * PROM_CONN_MAX), MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)PROM_IDLE_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				(size_t)PROM_HEADER_MEM, MHD_OPTION_NOTIFY_CONNECTION,
+				on_connection, p, MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, p, MHD_OPTION_END);
 	if (!p->d) {
 		close(lfd); /* MHD owns it only once started */
@@ -413,6 +433,7 @@ int prom_open(struct prom_server **out, const struct rxlat_config *cfg)
 	}
 	p->cfg = cfg;
 	p->tfd = -1;
+	p->web = cfg->web; /* the server's from now on: a re-read replaces it */
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
 	lfd = prom_listen_socket(cfg);
 	if (lfd < 0) {
@@ -421,6 +442,11 @@ int prom_open(struct prom_server **out, const struct rxlat_config *cfg)
 	}
 	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	err = p->ep < 0 || p->tfd < 0 ? -errno : add_fd(p->ep, p->tfd);
+	if (!err && p->web) {
+		int rfd = signals_reload_fd();
+
+		err = rfd < 0 ? rfd : add_fd(p->ep, rfd);
+	}
 	if (err)
 		close(lfd);
 	else
@@ -468,9 +494,12 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 		prom_metrics_set_classic(p->m);
 	prom_metrics_set_unreached(p->m, unreached);
 	prom_metrics_set_from(p->m, p->cfg->bpf.from);
-	rxlat_info("metrics at http://%s/metrics (text: %u buckets per histogram; protobuf: "
+	if (p->web)
+		prom_metrics_set_auth_failures(p->m, &p->auth_failures);
+	rxlat_info("metrics at %s://%s/metrics (text: %u buckets per histogram; protobuf: "
 		   "native histograms%s)",
-		   url_host(p->cfg), prom_nr_buckets(p->cfg->prom_buckets),
+		   p->web && p->web->tls ? "https" : "http", url_host(p->cfg),
+		   prom_nr_buckets(p->cfg->prom_buckets),
 		   p->cfg->prom_classic ? " and the text's buckets" : "");
 	return 0;
 }
@@ -500,13 +529,68 @@ static void rearm(struct prom_server *p, bool policing)
 	timerfd_settime(p->tfd, 0, &its, NULL);
 }
 
+/*
+ * The web configuration read again: MHD takes its certificates only as it
+ * starts, so the daemon is restarted on the same listening socket (quiesced:
+ * connections waiting in its queue stay there); those open are closed.
+ */
+static int reload(struct prom_server *p, const char *why)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct web_config *w;
+	MHD_socket lfd;
+	int err;
+
+	if (web_config_load(&w, p->cfg->web_config, true)) {
+		web_config_seen(p->web); /* said once: not again until it changes */
+		return 0;
+	}
+	lfd = MHD_quiesce_daemon(p->d);
+	if (lfd == MHD_INVALID_SOCKET) {
+		web_config_free(w);
+		rxlat_err("%s: the HTTP server lost its listening socket", opt(OPT_PROMETHEUS));
+		return -EIO;
+	}
+	if (di)
+		epoll_ctl(p->ep, EPOLL_CTL_DEL, di->epoll_fd, NULL);
+	MHD_stop_daemon(p->d);
+	p->d = NULL;
+	web_config_free(p->web);
+	p->web = w;
+	err = start_daemon(p, lfd);
+	if (err) {
+		rxlat_err("%s %s: cannot start the HTTP server again: %s", opt(OPT_PROMETHEUS),
+			  p->cfg->prom_listen, strerror(-err));
+		return err;
+	}
+	rxlat_info("%s %s: read again (%s)", opt(OPT_WEB_CONFIG), w->path, why);
+	return 0;
+}
+
+/* SIGHUP, or (looked at once a second, at a connection) a file changed */
+static int reload_due(struct prom_server *p)
+{
+	if (!p->web)
+		return 0;
+	if (signals_reload())
+		return reload(p, "SIGHUP");
+	if (since_s(&p->looked) < 1)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &p->looked);
+	return web_config_changed(p->web) ? reload(p, "changed on disk") : 0;
+}
+
 int prom_handle(struct prom_server *p)
 {
 	__u64 ticks;
+	int err;
 
 	/* the timer, if it woke us (else EAGAIN: MHD's fd did) */
 	if (read(p->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return -errno;
+	err = reload_due(p);
+	if (err)
+		return err;
 	police(p);
 	if (MHD_run(p->d) != MHD_YES) {
 		rxlat_err("%s: the HTTP server failed", opt(OPT_PROMETHEUS));
@@ -523,6 +607,7 @@ void prom_close(struct prom_server *p)
 	if (p->d)
 		MHD_stop_daemon(p->d); /* closes the connections and the listening socket */
 	prom_metrics_free(p->m);
+	web_config_free(p->web);
 	if (p->tfd >= 0)
 		close(p->tfd);
 	if (p->ep >= 0)
