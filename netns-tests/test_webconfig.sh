@@ -13,7 +13,8 @@
 # at the next connection), a broken new file keeps the old one in one line.
 # An unknown field, a missing file, a bad hash, a key that is not the
 # certificate's: one line naming the file and the field, exit 1, nothing
-# attached.
+# attached. configs/prometheus.yml's https job, with the test's files,
+# passes promtool check config.
 #
 # Not under QEMU: prometheus is not in the VM's initramfs; all of this is
 # user space.
@@ -208,6 +209,28 @@ prometheus_https()
 	assert_eq rxlat_exit 0 "$?"
 }
 
+# configs/prometheus.yml's commented https job, uncommented with this
+# test's files in place of /etc/prometheus/rxlat: promtool takes it (it
+# checks that the files exist), and it is the job Prometheus is given.
+configs_https_job()
+{
+	local d=$T_DIR/tls
+	vm_skip configs_https_job && return 0
+	need promtool || return 1
+	make_certs "$d" || t_abort certs "openssl could not make the certificates"
+	echo 'scrape me' >"$d/password"
+	{
+		echo 'scrape_configs:'
+		sed -n '/^  # - job_name: rxlat$/,/^$/p' "$RXLAT_ROOT/configs/prometheus.yml" |
+			sed 's/^  # /  /; s#/etc/prometheus/rxlat/ca\.crt#'"$d"'/ca.crt#;
+				s#/etc/prometheus/rxlat/client#'"$d"'/client#; s#/etc/prometheus/rxlat/#'"$d"'/#'
+	} >"$T_DIR/https.yml"
+	assert_eq https_job_found 1 "$(grep -c 'scheme: https' "$T_DIR/https.yml")" \
+		"the https job of configs/prometheus.yml"
+	assert_cmd https_job_promtool promtool check config "$T_DIR/https.yml"
+	assert_eq https_job_no_default_path "" "$(grep /etc/prometheus "$T_DIR/https.yml")"
+}
+
 # A new certificate on disk served after SIGHUP, a broken file kept out,
 # a change seen at a connection.
 reload()
@@ -311,6 +334,7 @@ bad_files()
 
 suite_begin
 run_test prometheus_https prometheus_https
+run_test configs_https_job configs_https_job
 run_test reload reload
 run_test bad_files bad_files
 suite_end
