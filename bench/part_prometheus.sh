@@ -150,10 +150,11 @@ prom_row()	# FORMAT K ENTRIES BYTES MS CPU-MS IDLE RSS0-KIB HWM-KIB HEAD-SERIES 
 # Text scrapes over TLS, against the clear-text ones of the k = 2 run: one
 # rxlat has one listener, TLS or not, so the clear-text figure is the k = 2
 # text row's (the same series, filled the same way, a new connection per
-# scrape too) from earlier in this run. Sets TLS_LINE.
-prom_tls_round()
+# scrape too) from earlier in this run, given here (the k = 8 run's text
+# figures have replaced it in S_CPU since). Sets TLS_LINE.
+prom_tls_round()	# CLEAR-CPU-MS CLEAR-MS
 {
-	local clear=${S_CPU[text]} clear_ms=${S_MS[text]}
+	local clear=$1 clear_ms=$2
 	prom_rounds tls
 	prom_row "text+TLS" 2 "${S_ENTRIES[tls]}" "${S_BYTES[tls]}" "${S_MS[tls]}" "${S_CPU[tls]}" \
 		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
@@ -166,7 +167,7 @@ part_prometheus()
 {
 	local NS_R=$NS_R idle2 rss2 hwm2 text_srv pb_srv ratios
 	local -A S_BYTES=() S_MS=() S_CPU=() S_ENTRIES=()
-	local IDLE RSS0 TLS_LINE
+	local IDLE RSS0 TLS_LINE clear2
 	command -v curl >/dev/null || die "'curl' not found (make deps installs it)"
 	command -v prometheus >/dev/null || die "'prometheus' not found (make deps installs it)"
 	command -v protoc >/dev/null || die "'protoc' not found (make deps installs it)"
@@ -183,6 +184,7 @@ part_prometheus()
 	echo
 	prom_rxlat 2
 	prom_rounds text protobuf
+	clear2="${S_CPU[text]} ${S_MS[text]}"
 	text_srv=$(prom_server prom-text)
 	pb_srv=$(prom_server prom-native --enable-feature=native-histograms)
 	idle2=$IDLE rss2=$RSS0 hwm2=$(proc_status_kb "$RX_PID" VmHWM)
@@ -210,7 +212,8 @@ part_prometheus()
 	rxlat_stop
 	prom_tls_files
 	prom_rxlat 2 --web-config "$T_DIR/tls/web.yml"
-	prom_tls_round
+	# shellcheck disable=SC2086 # two numbers
+	prom_tls_round $clear2
 	rxlat_stop
 	echo
 	echo "   classic text at k = 2 / native protobuf: $ratios"
