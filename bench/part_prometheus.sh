@@ -147,17 +147,25 @@ prom_row()	# FORMAT K ENTRIES BYTES MS CPU-MS IDLE RSS0-KIB HWM-KIB HEAD-SERIES 
 		"${10}" "$(awk -v r="${11}" 'BEGIN { if (r == "-") print "-"; else printf "%.0f", r / 1024 }')"
 }
 
-# Text scrapes over TLS, against the clear-text ones of the k = 2 run: one
-# rxlat has one listener, TLS or not, so the clear-text figure is the k = 2
-# text row's (the same series, filled the same way, a new connection per
-# scrape too) from earlier in this run, given here (the k = 8 run's text
-# figures have replaced it in S_CPU since). Sets TLS_LINE.
-prom_tls_round()	# CLEAR-CPU-MS CLEAR-MS
+# Text scrapes over TLS against clear-text ones, each alone as the other
+# (one rxlat has one listener, TLS or not): rxlat at k = 2 in clear text,
+# then again with --web-config, the same series filled the same way, a new
+# connection per scrape both times. Prints both rows; sets TLS_LINE.
+prom_tls_round()
 {
-	local clear=$1 clear_ms=$2
+	local clear clear_ms
+	prom_rxlat 2
+	prom_rounds text
+	clear=${S_CPU[text]} clear_ms=${S_MS[text]}
+	prom_row text 2 "${S_ENTRIES[text]}" "${S_BYTES[text]}" "${S_MS[text]}" "${S_CPU[text]}" \
+		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
+	rxlat_stop
+	prom_tls_files
+	prom_rxlat 2 --web-config "$T_DIR/tls/web.yml"
 	prom_rounds tls
 	prom_row "text+TLS" 2 "${S_ENTRIES[tls]}" "${S_BYTES[tls]}" "${S_MS[tls]}" "${S_CPU[tls]}" \
 		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
+	rxlat_stop
 	TLS_LINE=$(awk -v t="${S_CPU[tls]}" -v c="$clear" -v tm="${S_MS[tls]}" -v cm="$clear_ms" \
 		'BEGIN { printf "text over TLS / clear text at k = 2: CPU per scrape %.1f / %.1f ms = %.2fx (target <= 1.2x), wall %.1f / %.1f ms", \
 			t, c, (c > 0 ? t / c : 0), tm, cm }')
@@ -167,7 +175,7 @@ part_prometheus()
 {
 	local NS_R=$NS_R idle2 rss2 hwm2 text_srv pb_srv ratios
 	local -A S_BYTES=() S_MS=() S_CPU=() S_ENTRIES=()
-	local IDLE RSS0 TLS_LINE clear2
+	local IDLE RSS0 TLS_LINE
 	command -v curl >/dev/null || die "'curl' not found (make deps installs it)"
 	command -v prometheus >/dev/null || die "'prometheus' not found (make deps installs it)"
 	command -v protoc >/dev/null || die "'protoc' not found (make deps installs it)"
@@ -179,12 +187,12 @@ part_prometheus()
 	echo "   second each for $PROM_SECS s, then Prometheus $(prometheus --version 2>/dev/null |
 		sed -n 's/^prometheus, version \([0-9.]*\).*/\1/p') scraping it every 5 s, one"
 	echo "   server per format; at k = 8 text alone, no server (CPU idle: share of one CPU, 10 s, no scrape);"
-	echo "   then at k = 2 text over TLS (--web-config, TLS 1.3, P-256), once a second for $PROM_SECS s;"
-	echo "   every scrape a new connection (curl), so TLS's figure includes a handshake each time"
+	echo "   then at k = 2 text alone, and text over TLS (--web-config, TLS 1.3, P-256) in a second rxlat,"
+	echo "   once a second for $PROM_SECS s each; every scrape a new connection (curl), so TLS's figure"
+	echo "   includes a handshake each time"
 	echo
 	prom_rxlat 2
 	prom_rounds text protobuf
-	clear2="${S_CPU[text]} ${S_MS[text]}"
 	text_srv=$(prom_server prom-text)
 	pb_srv=$(prom_server prom-native --enable-feature=native-histograms)
 	idle2=$IDLE rss2=$RSS0 hwm2=$(proc_status_kb "$RX_PID" VmHWM)
@@ -210,15 +218,11 @@ part_prometheus()
 	prom_row text 8 "${S_ENTRIES[text]}" "${S_BYTES[text]}" "${S_MS[text]}" "${S_CPU[text]}" \
 		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
 	rxlat_stop
-	prom_tls_files
-	prom_rxlat 2 --web-config "$T_DIR/tls/web.yml"
-	# shellcheck disable=SC2086 # two numbers
-	prom_tls_round $clear2
-	rxlat_stop
+	prom_tls_round
 	echo
 	echo "   classic text at k = 2 / native protobuf: $ratios"
 	echo "   $TLS_LINE"
 	echo "   k: classic buckets per power of two (--prometheus-buckets); entries: sample lines of a text"
-	echo "   scrape, Metric messages (series) of a protobuf one; RSS: rxlat's, one run for both k = 2 rows;"
+	echo "   scrape, Metric messages (series) of a protobuf one; RSS: rxlat's, one run for the first two rows;"
 	echo "   Prometheus: its prometheus_tsdb_head_series and RSS after $PROM_SERVER_SCRAPES scrapes"
 }
