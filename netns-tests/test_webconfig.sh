@@ -11,6 +11,7 @@
 # without a certificate gets nothing, nor does plain HTTP to the TLS port.
 # A certificate replaced on disk is served after SIGHUP (and, changed again,
 # at the next connection), a broken new file keeps the old one in one line.
+# 300 handshakes that never finish do not keep good scrapes out.
 # An unknown field, a missing file, a bad hash, a key that is not the
 # certificate's: one line naming the file and the field, exit 1, nothing
 # attached. configs/prometheus.yml's https job, with the test's files,
@@ -281,6 +282,59 @@ reload()
 	assert_eq rxlat_exit 0 "$?"
 }
 
+# COUNT connections to PORT that begin a TLS handshake and never finish it
+# (a record header, no ClientHello), held SECONDS: prints how many of them
+# rxlat had closed by then.
+tls_flood()	# PORT COUNT SECONDS
+{
+	local fds=() fd i closed=0 line
+	for ((i = 0; i < $2; i++)); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || { closed=$((closed + 1)); continue; }
+		printf '\x16\x03\x01\x02' 2>/dev/null 1>&"$fd"
+		fds+=("$fd")
+	done
+	sleep "$3"
+	for fd in "${fds[@]}"; do
+		# EOF (after an alert, or none): status 1 at once; still open: a timeout (> 128)
+		IFS= read -r -t 0.2 -u "$fd" line
+		(($? <= 128)) && closed=$((closed + 1))
+		exec {fd}<&-
+	done
+	echo "$closed"
+}
+
+# 300 handshakes that never finish, while good TLS scrapes go on: every
+# scrape answered, none slowed past 2 s, the 300 closed within 14 s.
+handshake_flood()
+{
+	local d=$T_DIR/tls flood_pid ok=0 i t0 ms worst=0
+	vm_skip handshake_flood && return 0
+	need || return 1
+	make_certs "$d" || t_abort certs "openssl could not make the certificates"
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$d/web.yml"
+	ns_pair || t_abort setup "cannot create the namespaces"
+	start_exporter "$d/web.yml" || return 1
+	in_ns "$NS_B" bash -c "$(declare -f tls_flood); tls_flood $MPORT 300 14" >"$T_DIR/flood.out" 2>&1 &
+	flood_pid=$!
+	sleep 1
+	for ((i = 0; i < 10; i++)); do
+		t0=$(date +%s%N)
+		[[ $(status --cacert "$d/ca.crt" "$URL") == 200 ]] && ok=$((ok + 1))
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		((ms > worst)) && worst=$ms
+		sleep 0.5
+	done
+	log "slowest TLS scrape among the unfinished handshakes: $worst ms"
+	assert_eq scrapes_during_flood 10 "$ok" "TLS scrapes answered among 300 unfinished handshakes"
+	assert_le slowest_scrape_ms 2000 "$worst" "ms of the slowest of them"
+	t_wait_exit "$flood_pid"
+	assert_eq flood_all_closed 300 "$(cat "$T_DIR/flood.out")" "unfinished handshakes closed within 14 s"
+	assert_true still_running "rxlat died" kill -0 "$RXLAT_PID"
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq rxlat_exit 0 "$?"
+}
+
 # One broken file: one line naming file and field, exit 1, nothing attached.
 refused()	# NAME ERE WEB-FILE
 {
@@ -336,5 +390,6 @@ suite_begin
 run_test prometheus_https prometheus_https
 run_test configs_https_job configs_https_job
 run_test reload reload
+run_test handshake_flood handshake_flood
 run_test bad_files bad_files
 suite_end
