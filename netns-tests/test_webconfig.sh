@@ -11,7 +11,9 @@
 # without a certificate gets nothing, nor does plain HTTP to the TLS port.
 # A certificate replaced on disk is served after SIGHUP (and, changed again,
 # at the next connection), a broken new file keeps the old one in one line.
-# 300 handshakes that never finish do not keep good scrapes out.
+# A Secret's files laid out as kubelet mounts them, rxlat under the unit's
+# bounding set: a rotation (the ..data symlink swapped) served at the next
+# connection. 300 handshakes that never finish do not keep good scrapes out.
 # An unknown field, a missing file, a bad hash, a key that is not the
 # certificate's: one line naming the file and the field, exit 1, nothing
 # attached. configs/prometheus.yml's https job, with the test's files,
@@ -282,6 +284,57 @@ reload()
 	assert_eq rxlat_exit 0 "$?"
 }
 
+# A Kubernetes Secret as kubelet mounts it in DIR: each file a symlink into
+# ..data, itself a symlink to a folder of the files (mode 0400, root's),
+# swapped in one rename at an update. The files of CERTS-DIR, as tls.crt,
+# tls.key and ca.crt, and web.yml naming them.
+secret_update()	# DIR CERTS-DIR STAMP
+{
+	local s=$1 f
+	mkdir -p "$s/..$3"
+	cp "$2/server.crt" "$s/..$3/tls.crt"
+	cp "$2/server.key" "$s/..$3/tls.key"
+	cp "$2/ca.crt" "$s/..$3/ca.crt"
+	printf 'tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n' >"$s/..$3/web.yml"
+	chmod 0400 "$s/..$3"/*
+	ln -sfn "..$3" "$s/..data.tmp" && mv -T "$s/..data.tmp" "$s/..data"
+	for f in tls.crt tls.key ca.crt web.yml; do
+		[[ -L $s/$f ]] || ln -s "..data/$f" "$s/$f"
+	done
+}
+
+# The Secret's files as the DaemonSet mounts them, rxlat under the unit's
+# bounding set (it keeps CAP_BPF alone once attached): served, and a
+# rotation of the Secret served at the next connection, without a signal.
+secret_rotation()
+{
+	local d=$T_DIR/tls s=$T_DIR/secret bset
+	vm_skip secret_rotation && return 0
+	need setpriv || return 1
+	bset=$(awk -F= '$1 == "CapabilityBoundingSet" { print $2 }' "$RXLAT_ROOT/configs/rxlat.service.in" |
+		tr '[:upper:]' '[:lower:]' | sed -e 's/cap_/+/g' -e 's/ /,/g' -e 's/^/-all,/')
+	make_certs "$d" first || t_abort certs "openssl could not make the certificates"
+	secret_update "$s" "$d" 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	: >"$T_DIR/rxlat.err"
+	t_bg rxlat in_ns "$NS_B" setpriv --bounding-set="$bset" --inh-caps=-all --no-new-privs -- \
+		"$RXLAT" -i "$IF_B" -o none --prometheus "$MPORT" --web-config "$s/web.yml"
+	RXLAT_PID=$BG_PID
+	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" ||
+		t_abort rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
+	assert_eq secret_cert_served "$(fingerprint "$d/server.crt")" "$(served_fingerprint)"
+	make_certs "$d" second || t_abort certs "openssl could not make the certificates"
+	secret_update "$s" "$d" 2
+	sleep 1.1 # files are looked at once a second at most
+	served_fingerprint >/dev/null
+	t_wait_line "$T_DIR/rxlat.err" 'read again \(changed on disk\)' 5 "$RXLAT_PID"
+	assert_eq rotated_cert_served "$(fingerprint "$d/server.crt")" "$(served_fingerprint)"
+	assert_eq scrape_after_rotation 200 "$(status --cacert "$d/ca.crt" "$URL")"
+	kill -INT "$RXLAT_PID"
+	t_wait_pid "$RXLAT_PID" 15
+	assert_eq rxlat_exit 0 "$?"
+}
+
 # COUNT connections to PORT that begin a TLS handshake and never finish it
 # (a record header, no ClientHello), held SECONDS: prints how many of them
 # rxlat had closed by then.
@@ -390,6 +443,7 @@ suite_begin
 run_test prometheus_https prometheus_https
 run_test configs_https_job configs_https_job
 run_test reload reload
+run_test secret_rotation secret_rotation
 run_test handshake_flood handshake_flood
 run_test bad_files bad_files
 suite_end
