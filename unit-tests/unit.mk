@@ -12,7 +12,8 @@ SERIES := collector/base/series.c
 RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test $(BUILD)/rxlat-hist-bpf-test $(BUILD)/hist_bpf_test.bpf.o \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
-              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test
+              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
+              $(BUILD)/rxlat-web-config-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
@@ -52,6 +53,12 @@ $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_MAN_PAGE='"$(BUILD)/rxlat.8"' $< $(OPTIONS_SRC) -o $@ \
 		-largtable2 -lbpf -ljson-c -lyaml -lgnutls -lcrypt -lm
+
+# --web-config's reading, on files the test writes: no root, no server.
+$(BUILD)/rxlat-web-config-test: $(UNIT)/web_config_test.c collector/render/web_config.c \
+		collector/render/web_config.h collector/base/log.c netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< collector/render/web_config.c collector/base/log.c -o $@ \
+		-lyaml -lgnutls -lcrypt -lbpf
 
 # The attach plan's decisions on made-up kernels: no kernel, no BPF.
 $(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/plan.c collector/attach/plan.h \
