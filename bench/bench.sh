@@ -60,7 +60,9 @@
 #      scraping it, one server per format; at 8 text alone. Per format:
 #      bytes, entries (lines; Metric messages) and ms per scrape, rxlat's
 #      CPU per scrape, idle CPU share and RSS, the server's head series
-#      and RSS after ten scrapes, and the ratios text/protobuf.
+#      and RSS after ten scrapes, and the ratios text/protobuf; then at 2
+#      text alone and text over TLS (--web-config), one rxlat each, their
+#      CPU per scrape and the ratio (target <= 1.2x).
 #   F. the cost of the filters, --slow, --drops, --by and napi_wait
 #      (bench/bench_features.sh).
 #   A. against nothing attached (bench/part_attach.sh): the sender's

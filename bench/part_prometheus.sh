@@ -12,15 +12,18 @@ PROM_SECS=${BENCH_PROM_SECONDS:-60}
 PROM_PB_ACCEPT='application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited'
 PROM_SERVER_SCRAPES=10
 
-# One scrape of rxlat in FORMAT (text, or protobuf as Prometheus asks for
-# native histograms) into FILE: prints "bytes seconds rxlat-CPU-ticks".
+# One scrape of rxlat in FORMAT (text, protobuf as Prometheus asks for
+# native histograms, or tls: text over https, a new connection each time
+# as Prometheus' 5 s interval mostly finds its kept one closed) into FILE:
+# prints "bytes seconds rxlat-CPU-ticks".
 prom_scrape()	# FORMAT FILE
 {
-	local accept=() out code size secs t0
+	local accept=() out code size secs t0 url=http://127.0.0.1:9474/metrics
 	[ "$1" = protobuf ] && accept=(-H "Accept: $PROM_PB_ACCEPT")
+	[ "$1" = tls ] && url=https://127.0.0.1:9474/metrics accept=(--cacert "$T_DIR/tls/ca.crt")
 	t0=$(proc_ticks "$RX_PID")
 	out=$(in_ns "$NS_R" curl -s "${accept[@]}" -o "$2" -w '%{http_code} %{size_download} %{time_total}' \
-		--max-time 30 http://127.0.0.1:9474/metrics) || die "$1 scrape failed"
+		--max-time 30 "$url") || die "$1 scrape failed"
 	read -r code size secs <<<"$out"
 	[ "$code" = 200 ] || die "$1 scrape: HTTP $code"
 	echo "$size $secs $(($(proc_ticks "$RX_PID") - t0))"
@@ -70,15 +73,16 @@ prom_server()	# NAME [FLAGS...]
 	echo "$series $rss $lat"
 }
 
-# rxlat at K buckets per power of two, every (stage, interface, queue)
-# series with a few samples from rxlat-bench-fill; sets IDLE (CPU % without
-# scrapes), then after the scrapes RSS0 and HWM (KiB).
-prom_rxlat()	# K
+# rxlat at K buckets per power of two (and ARGS), every (stage, interface,
+# queue) series with a few samples from rxlat-bench-fill; sets IDLE (CPU %
+# without scrapes), then after the scrapes RSS0 and HWM (KiB).
+prom_rxlat()	# K [ARGS...]
 {
-	local args=() t0
+	local args=() t0 k=$1
+	shift
 	mapfile -t args < <(many_args)
 	rxlat_start_or_die /dev/null "${args[@]}" --per-queue --max-ifaces "$PROM_IFACES" \
-		--max-queues "$PROM_QUEUES" -o none --prometheus 9474 --prometheus-buckets "$1"
+		--max-queues "$PROM_QUEUES" -o none --prometheus 9474 --prometheus-buckets "$k" "$@"
 	"$FILLER" "$RX_PID" "$PROM_IFACES" "$PROM_QUEUES" "$PROM_IFACES" "$PROM_QUEUES" 0 \
 		>"$T_DIR/fill.out" || die "rxlat-bench-fill (filling the series) failed"
 	RSS0=$(proc_status_kb "$RX_PID" VmRSS)
@@ -116,6 +120,24 @@ prom_rounds()	# FORMAT...
 	done
 }
 
+# A CA and a server certificate for 127.0.0.1 (P-256, as cert-manager's
+# default ECDSA ones), and --web-config's file serving them, in T_DIR/tls.
+prom_tls_files()
+{
+	local d=$T_DIR/tls ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+	mkdir -p "$d"
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/san"
+	if ! openssl req -x509 "${ec[@]}" -keyout "$d/ca.key" -out "$d/ca.crt" -days 2 \
+		-subj /CN=bench-ca 2>/dev/null ||
+		! openssl req "${ec[@]}" -keyout "$d/server.key" -out "$d/server.csr" -subj /CN=rxlat \
+			2>/dev/null ||
+		! openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+			-CAcreateserial -out "$d/server.crt" -days 2 -extfile "$d/san" 2>/dev/null; then
+		die "openssl could not make the benchmark's certificates"
+	fi
+	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$d/web.yml"
+}
+
 # A row of the table.
 prom_row()	# FORMAT K ENTRIES BYTES MS CPU-MS IDLE RSS0-KIB HWM-KIB HEAD-SERIES PROM-RSS-KIB
 {
@@ -125,21 +147,49 @@ prom_row()	# FORMAT K ENTRIES BYTES MS CPU-MS IDLE RSS0-KIB HWM-KIB HEAD-SERIES 
 		"${10}" "$(awk -v r="${11}" 'BEGIN { if (r == "-") print "-"; else printf "%.0f", r / 1024 }')"
 }
 
+# Text scrapes over TLS against clear-text ones, each alone as the other
+# (one rxlat has one listener, TLS or not): rxlat at k = 2 in clear text,
+# then again with --web-config, the same series filled the same way, a new
+# connection per scrape both times. Prints both rows; sets TLS_LINE.
+prom_tls_round()
+{
+	local clear clear_ms
+	prom_rxlat 2
+	prom_rounds text
+	clear=${S_CPU[text]} clear_ms=${S_MS[text]}
+	prom_row text 2 "${S_ENTRIES[text]}" "${S_BYTES[text]}" "${S_MS[text]}" "${S_CPU[text]}" \
+		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
+	rxlat_stop
+	prom_tls_files
+	prom_rxlat 2 --web-config "$T_DIR/tls/web.yml"
+	prom_rounds tls
+	prom_row "text+TLS" 2 "${S_ENTRIES[tls]}" "${S_BYTES[tls]}" "${S_MS[tls]}" "${S_CPU[tls]}" \
+		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
+	rxlat_stop
+	TLS_LINE=$(awk -v t="${S_CPU[tls]}" -v c="$clear" -v tm="${S_MS[tls]}" -v cm="$clear_ms" \
+		'BEGIN { printf "text over TLS / clear text at k = 2: CPU per scrape %.1f / %.1f ms = %.2fx (target <= 1.2x), wall %.1f / %.1f ms", \
+			t, c, (c > 0 ? t / c : 0), tm, cm }')
+}
+
 part_prometheus()
 {
 	local NS_R=$NS_R idle2 rss2 hwm2 text_srv pb_srv ratios
 	local -A S_BYTES=() S_MS=() S_CPU=() S_ENTRIES=()
-	local IDLE RSS0
+	local IDLE RSS0 TLS_LINE
 	command -v curl >/dev/null || die "'curl' not found (make deps installs it)"
 	command -v prometheus >/dev/null || die "'prometheus' not found (make deps installs it)"
 	command -v protoc >/dev/null || die "'protoc' not found (make deps installs it)"
+	command -v openssl >/dev/null || die "'openssl' not found (make deps installs it)"
 	many_setup
 	echo
 	echo "8. Prometheus endpoint: $PROM_IFACES interfaces x $PROM_QUEUES queues x 5 stages, every series"
 	echo "   with samples; at k = 2 a text and a protobuf scrape (native histograms) in turn, once a"
 	echo "   second each for $PROM_SECS s, then Prometheus $(prometheus --version 2>/dev/null |
 		sed -n 's/^prometheus, version \([0-9.]*\).*/\1/p') scraping it every 5 s, one"
-	echo "   server per format; at k = 8 text alone, no server (CPU idle: share of one CPU, 10 s, no scrape)"
+	echo "   server per format; at k = 8 text alone, no server (CPU idle: share of one CPU, 10 s, no scrape);"
+	echo "   then at k = 2 text alone, and text over TLS (--web-config, TLS 1.3, P-256) in a second rxlat,"
+	echo "   once a second for $PROM_SECS s each; every scrape a new connection (curl), so TLS's figure"
+	echo "   includes a handshake each time"
 	echo
 	prom_rxlat 2
 	prom_rounds text protobuf
@@ -168,9 +218,11 @@ part_prometheus()
 	prom_row text 8 "${S_ENTRIES[text]}" "${S_BYTES[text]}" "${S_MS[text]}" "${S_CPU[text]}" \
 		"$IDLE" "$RSS0" "$(proc_status_kb "$RX_PID" VmHWM)" - -
 	rxlat_stop
+	prom_tls_round
 	echo
 	echo "   classic text at k = 2 / native protobuf: $ratios"
+	echo "   $TLS_LINE"
 	echo "   k: classic buckets per power of two (--prometheus-buckets); entries: sample lines of a text"
-	echo "   scrape, Metric messages (series) of a protobuf one; RSS: rxlat's, one run for both k = 2 rows;"
+	echo "   scrape, Metric messages (series) of a protobuf one; RSS: rxlat's, one run for the first two rows;"
 	echo "   Prometheus: its prometheus_tsdb_head_series and RSS after $PROM_SERVER_SCRAPES scrapes"
 }

@@ -34,7 +34,7 @@ USER_HEADERS := $(wildcard $(addsuffix /*.h,$(COLLECTOR_DIRS)))
 LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c $(addsuffix /*.c,$(COLLECTOR_DIRS)) \
                  $(USER_HEADERS) netns-tests/*.c netns-tests/*.h unit-tests/*.c \
                  bench/*.c)
-USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lmnl -lcap -lmicrohttpd -lm
+USER_LIBS    := -lbpf -lelf -lz -ljson-c -largtable2 -lmnl -lcap -lmicrohttpd -lyaml -lgnutls -lcrypt -lm
 CFLAGS       += $(addprefix -I,$(COLLECTOR_DIRS))
 
 # hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),

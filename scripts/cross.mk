@@ -24,6 +24,7 @@ SR      := $(SYSROOT)/root
 # vmlinux.h is made from (the newest Debian 12 kernel of that architecture)
 CROSS_PACKAGES := libbpf-dev libelf-dev zlib1g-dev libjson-c-dev libargtable2-dev libmnl-dev \
                   libcap-dev libmicrohttpd-dev libpcap0.8-dev libxdp-dev \
+                  libyaml-dev libgnutls28-dev libcrypt-dev \
                   linux-image-6.12-cloud-$(CROSS_DEB_ARCH)
 CROSS_FLAGS := -I$(SR)/usr/include -I$(SR)/usr/include/$(CROSS_TRIPLE) \
                -L$(SR)/usr/lib/$(CROSS_TRIPLE) -L$(SR)/lib/$(CROSS_TRIPLE) \

@@ -7,6 +7,7 @@ PKGS="make clang llvm gcc libc6-dev pkg-config bpftool libbpf-dev libxdp-dev \
 xdp-tools libpcap-dev libjson-c-dev libargtable2-dev libmnl-dev libcap-dev \
 iproute2 util-linux nftables gojq iperf3 ethtool clang-format cppcheck shellcheck \
 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross busybox-static cpio kmod xz-utils procps libmicrohttpd-dev \
+libyaml-dev libgnutls28-dev libcrypt-dev openssl apache2-utils \
 prometheus protobuf-compiler curl systemd bpftrace \
 dpkg-dev debhelper lintian mmdebstrap podman runc"
 # kubectl (the DaemonSet's offline check): Debian's kubernetes-client,

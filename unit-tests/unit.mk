@@ -13,7 +13,8 @@ SERIES := collector/base/series.c
 RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
-              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test
+              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
+              $(BUILD)/rxlat-web-config-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
@@ -43,12 +44,18 @@ $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.
 OPTIONS_SRC := collector/cli/options.c collector/cli/values.c collector/base/log.c collector/base/cgroup2.c \
-               $(SERIES) collector/attach/kernel/objects.c
+               $(SERIES) collector/attach/kernel/objects.c collector/render/web_config.c
 $(BUILD)/rxlat-options-test: $(UNIT)/options_test.c $(OPTIONS_SRC) collector/cli/options.h \
 		collector/base/options_table.h collector/base/opt.h collector/base/config.h \
 		netns-tests/check.h $(BUILD)/rxlat.8 | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_MAN_PAGE='"$(BUILD)/rxlat.8"' $< $(OPTIONS_SRC) -o $@ \
-		-largtable2 -lbpf -ljson-c -lm
+		-largtable2 -lbpf -ljson-c -lyaml -lgnutls -lcrypt -lm
+
+# --web-config's reading, on files the test writes: no root, no server.
+$(BUILD)/rxlat-web-config-test: $(UNIT)/web_config_test.c collector/render/web_config.c \
+		collector/render/web_config.h collector/base/log.c netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< collector/render/web_config.c collector/base/log.c -o $@ \
+		-lyaml -lgnutls -lcrypt -lbpf
 
 # The attach plan's decisions on made-up kernels: no kernel, no BPF.
 $(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/hooks/plan.c collector/attach/hooks/plan.h \

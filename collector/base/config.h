@@ -56,10 +56,13 @@ struct rxlat_config {
 	struct sockaddr_storage prom_addr;
 	unsigned int prom_buckets; /* exported buckets per power of two, PROM_BUCKETS_DEFAULT */
 	bool prom_classic;	   /* --prometheus-classic: in protobuf too */
-	char cgroup_path[256];	   /* --cgroup, empty when off */
-	bool drops;		   /* --drops: count stamped packets the kernel drops */
-	bool include_ooo;	   /* --include-ooo: held reads are samples too */
-	unsigned int slow_rate;	   /* --slow-rate: records a second per CPU */
+	/* --web-config: the file, read and checked as it was parsed (web_config.h) */
+	char web_config[256];
+	struct web_config *web;
+	char cgroup_path[256];	/* --cgroup, empty when off */
+	bool drops;		/* --drops: count stamped packets the kernel drops */
+	bool include_ooo;	/* --include-ooo: held reads are samples too */
+	unsigned int slow_rate; /* --slow-rate: records a second per CPU */
 	/*
 	 * What the hooks read (include/rxlat.h), set here as the options are
 	 * parsed and handed to BPF whole: --max-ifaces, --max-queues, the

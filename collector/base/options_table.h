@@ -191,6 +191,30 @@ OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR
 	   "interval on, never reset. The port is bound before anything is\n"
 	   "attached; one in use is refused. See docs/prometheus.md.\n")
 
+OPTION(WEB_CONFIG, "", "web-config", STRING(parse_web_config), NEEDS(PROMETHEUS), .metavar = "FILE",
+       .help = "TLS and basic auth for /metrics, as exporter-toolkit's web configuration file",
+       .man = "Serve /metrics as Prometheus' exporters do with their\n"
+	      ".BR \\-\\-web.config.file :\n"
+	      ".I FILE\n"
+	      "is exporter-toolkit's web configuration (YAML), and node_exporter's works\n"
+	      "unchanged: TLS with\n"
+	      ".B tls_server_config\n"
+	      "(cert_file, key_file, min_version, max_version, client_auth_type\n"
+	      "NoClientCert, VerifyClientCertIfGiven or RequireAndVerifyClientCert with\n"
+	      "client_ca_file), HTTP basic auth with\n"
+	      ".B basic_auth_users\n"
+	      "(user: bcrypt hash; any other request gets 401, counted in\n"
+	      "rxlat_http_auth_failures_total), and\n"
+	      ".B http_server_config.headers\n"
+	      "(the security headers). A field rxlat does not support is refused by name.\n"
+	      "The file is read and checked as the command line is parsed (the key must\n"
+	      "match the certificate); a broken one is refused in one line naming the\n"
+	      "field. It is read again on SIGHUP, which then no longer stops rxlat, and when\n"
+	      "it, the certificate, the key or the CA file changes on disk (seen at the next\n"
+	      "connection): a broken new file keeps the old one, said in one line. New\n"
+	      "certificates are served at once, on the same listening socket; connections\n"
+	      "open at that moment are closed. See docs/prometheus.md.\n")
+
 /* 1..8 here, and a power of two: options.c checks that with the same message */
 OPTION(PROMETHEUS_BUCKETS, "", "prometheus-buckets", UINT(prom_buckets), NEEDS(PROMETHEUS),
        .metavar = "1|2|4|8", .def = PROM_BUCKETS_DEFAULT, .min = 1, .max = 8,

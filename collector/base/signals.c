@@ -10,7 +10,7 @@
 #include "signals.h"
 
 static volatile sig_atomic_t stop_sig, deadline_passed;
-static int wake_fd = -1;
+static int wake_fd = -1, reload_fd = -1;
 
 static void on_stop(int sig)
 {
@@ -23,6 +23,18 @@ static void on_stop(int sig)
 	alarm(1);
 	if (wake_fd >= 0 && write(wake_fd, &one, sizeof(one)) < 0) {
 		/* the counter is already non-zero: the loop wakes anyway */
+	}
+	errno = saved;
+}
+
+static void on_reload(int sig)
+{
+	int saved = errno;
+	uint64_t one = 1;
+
+	(void)sig;
+	if (write(reload_fd, &one, sizeof(one)) < 0) {
+		/* the counter is already non-zero: one re-read is due anyway */
 	}
 	errno = saved;
 }
@@ -83,6 +95,28 @@ int signals_init(void)
 	sigaddset(&unblock, SIGALRM);
 	sigprocmask(SIG_UNBLOCK, &unblock, NULL);
 	return 0;
+}
+
+int signals_reload_fd(void)
+{
+	if (reload_fd >= 0)
+		return reload_fd;
+	reload_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (reload_fd < 0) {
+		int err = -errno;
+
+		rxlat_err("eventfd: %s", strerror(-err));
+		return err;
+	}
+	/* over nohup's SIG_IGN too: a re-read stops nothing */
+	return handle(SIGHUP, on_reload) ? -EINVAL : reload_fd;
+}
+
+bool signals_reload(void)
+{
+	uint64_t n;
+
+	return reload_fd >= 0 && read(reload_fd, &n, sizeof(n)) == sizeof(n);
 }
 
 int signals_fd(void)

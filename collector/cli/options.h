@@ -111,12 +111,13 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg);
 
 /*
  * values.c: the values with a syntax of their own (-i, --stages,
- * --prometheus, --port, --cgroup, --slow), each into cfg: 0, or -1 with the
+ * --prometheus, --web-config, --port, --cgroup, --slow), each into cfg: 0, or -1 with the
  * error printed.
  */
 int parse_interface(const char *name, struct rxlat_config *cfg);
 int parse_stages(const char *list, struct rxlat_config *cfg);
 int parse_prometheus(const char *arg, struct rxlat_config *cfg);
+int parse_web_config(const char *path, struct rxlat_config *cfg);
 int parse_ports(const char *list, struct rxlat_config *cfg);
 int parse_cgroup(const char *path, struct rxlat_config *cfg);
 int parse_slow(const char *duration, struct rxlat_config *cfg);

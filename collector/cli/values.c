@@ -23,6 +23,7 @@
 #include "cgroup2.h"
 #include "log.h"
 #include "options.h"
+#include "web_config.h"
 
 int parse_interface(const char *name, struct rxlat_config *cfg)
 {
@@ -151,6 +152,22 @@ int parse_prometheus(const char *arg, struct rxlat_config *cfg)
 	if (strchr(host, ':') || inet_pton(AF_INET, host, &a4->sin_addr) != 1)
 		return bad_listen(arg, "not a numeric IPv4 address (IPv6 goes in brackets)");
 	return parse_port(arg, colon + 1, &a4->sin_port);
+}
+
+/*
+ * Read and checked here, as the command line is parsed: a broken file is
+ * refused before anything is attached, or even looked at.
+ */
+int parse_web_config(const char *path, struct rxlat_config *cfg)
+{
+	if (strlen(path) >= sizeof(cfg->web_config)) {
+		rxlat_err("%s: path too long (at most %zu characters)", opt(OPT_WEB_CONFIG),
+			  sizeof(cfg->web_config) - 1);
+		return -1;
+	}
+	snprintf(cfg->web_config, sizeof(cfg->web_config), "%s", path);
+	web_config_free(cfg->web);
+	return web_config_load(&cfg->web, path, false) ? -1 : 0;
 }
 
 /* ---- the filters -------------------------------------------------------- */

@@ -28,6 +28,7 @@
 #define MEAS  "rxlat_stage_measured"
 #define DROPS "rxlat_drops_total"
 #define UNRE  "rxlat_unreached_interfaces"
+#define AUTHF "rxlat_http_auth_failures_total"
 
 struct prom_metrics {
 	struct rxlat_model *model;
@@ -39,6 +40,7 @@ struct prom_metrics {
 	unsigned int nbuckets;
 	bool classic; /* a protobuf scrape sends the classic buckets too */
 	const struct rxlat_unreached_set *unreached; /* NULL: none */
+	const __u64 *auth_failures;		     /* NULL: no basic auth */
 };
 
 /* ---- text ---------------------------------------------------------- */
@@ -178,6 +180,11 @@ void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unrea
 void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from)
 {
 	m->from = from;
+}
+
+void prom_metrics_set_auth_failures(struct prom_metrics *m, const __u64 *failures)
+{
+	m->auth_failures = failures;
 }
 
 void prom_metrics_set_classic(struct prom_metrics *m)
@@ -776,6 +783,12 @@ static bool produce(struct prom_scrape *s)
 			s->out.nomem = true;
 		/* build_info last: a scrape that ends with it is whole */
 		render_unreached(s);
+		if (s->m->auth_failures) {
+			family(s, AUTHF, PROM_COUNTER,
+			       "Requests refused 401 by --web-config's basic_auth_users.");
+			value(s, &(struct prom_labels){ 0 }, *s->m->auth_failures);
+			family_end(s);
+		}
 		render_measured(s);
 		render_info(s);
 		s->phase++;

@@ -56,6 +56,8 @@ void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unrea
  * (--prometheus-classic).
  */
 void prom_metrics_set_classic(struct prom_metrics *m);
+/* The 401s of basic auth (--web-config), read at each scrape. */
+void prom_metrics_set_auth_failures(struct prom_metrics *m, const __u64 *failures);
 /* --from, in rxlat_build_info (default: stamp). */
 void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from);
 void prom_metrics_free(struct prom_metrics *m);

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /metrics over HTTP with libmicrohttpd, in its external-epoll mode: MHD's
- * epoll fd and a timerfd sit in an epoll set of their own, whose fd rxlat's
- * main loop watches; prom_handle() runs MHD and re-arms the timer to what
- * MHD_get_timeout() asks (0 while MHD has data ready to send: the loop
- * comes back at once, after its other fds had their turn).
+ * epoll fd, a timerfd and an eventfd sit in an epoll set of their own, whose
+ * fd rxlat's main loop watches; prom_handle() runs MHD and re-arms the
+ * timer to what MHD_get_timeout() asks, or, where that is 0 (MHD has data
+ * ready to send), writes the eventfd: the loop comes back at once, after
+ * its other fds had their turn.
  *
  * One thread, so a scrape reads the maps, the interface names and the
  * stamper exactly as the reports do, with no lock, and no thread is left
@@ -22,20 +23,17 @@
  *    (MHD stops accepting at 4 x PROM_CONN_MAX).
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <limits.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +44,10 @@
 #include "log.h"
 #include "opt.h"
 #include "prom.h"
+#include "prom_listen.h"
+#include "prom_web.h"
+#include "signals.h"
+#include "web_config.h"
 
 #define PROM_CONN_MAX	64
 #define PROM_IDLE_S	10 /* MHD's timeout: a connection silent this long is closed */
@@ -65,266 +67,16 @@ struct prom_conn {
 struct prom_server {
 	const struct rxlat_config *cfg;
 	struct MHD_Daemon *d;
-	int ep, tfd;
-	struct prom_metrics *m; /* NULL until measuring starts */
+	int ep, tfd, kick;
+	bool armed;		  /* tfd runs, to deadline */
+	struct timespec deadline; /* CLOCK_MONOTONIC */
+	struct prom_metrics *m;	  /* NULL until measuring starts */
 	struct prom_conn *conns;
 	unsigned int nconns;
+	struct web_config *web; /* --web-config, NULL without */
+	__u64 auth_failures;
+	struct timespec looked; /* at web's files, for a change */
 };
-
-/* ---- the listening address ------------------------------------------- */
-
-/*
- * "ip -n NAME" where rxlat's network namespace is bind-mounted under
- * /run/netns (ip netns), so that a hint works from any shell; else "ip",
- * to be run in this namespace.
- */
-static void ip_command(char *buf, size_t len)
-{
-	struct stat self, st;
-	char path[PATH_MAX];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(buf, len, "ip");
-	if (stat("/proc/self/ns/net", &self) || !(d = opendir("/run/netns")))
-		return;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || strpbrk(e->d_name, " '\"\\$`"))
-			continue;
-		snprintf(path, sizeof(path), "/run/netns/%s", e->d_name);
-		if (!stat(path, &st) && st.st_ino == self.st_ino && st.st_dev == self.st_dev) {
-			snprintf(buf, len, "ip -n %s", e->d_name);
-			break;
-		}
-	}
-	closedir(d);
-}
-
-static bool is_loopback(const struct sockaddr *sa)
-{
-	if (sa->sa_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-	return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-}
-
-static bool same_addr(const struct sockaddr *a, const struct sockaddr *b)
-{
-	if (!a || a->sa_family != b->sa_family)
-		return false;
-	if (a->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
-		       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr));
-}
-
-/* sa as --prometheus takes it: "10.0.0.2:9474", "[fd00::2]:9474" */
-static void put_listen(const struct sockaddr *sa, char *buf, size_t len)
-{
-	char a[INET6_ADDRSTRLEN] = "?";
-
-	if (sa->sa_family == AF_INET) {
-		const struct sockaddr_in *a4 = (const struct sockaddr_in *)sa;
-
-		inet_ntop(AF_INET, &a4->sin_addr, a, sizeof(a));
-		snprintf(buf, len, "%s:%u", a, ntohs(a4->sin_port));
-	} else {
-		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)sa;
-
-		inet_ntop(AF_INET6, &a6->sin6_addr, a, sizeof(a));
-		snprintf(buf, len, "[%s]:%u", a, ntohs(a6->sin6_port));
-	}
-}
-
-/* sa with want's port (and no IPv6 scope) into ss; its length */
-static socklen_t with_port(const struct sockaddr *sa, const struct sockaddr *want,
-			   struct sockaddr_storage *ss)
-{
-	socklen_t len =
-	    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-
-	memset(ss, 0, sizeof(*ss));
-	memcpy(ss, sa, len);
-	if (sa->sa_family == AF_INET6) {
-		((struct sockaddr_in6 *)ss)->sin6_port =
-		    ((const struct sockaddr_in6 *)want)->sin6_port;
-		((struct sockaddr_in6 *)ss)->sin6_scope_id = 0;
-	} else {
-		((struct sockaddr_in *)ss)->sin_port = ((const struct sockaddr_in *)want)->sin_port;
-	}
-	return len;
-}
-
-/* sa binds and listens here now */
-static bool can_listen(const struct sockaddr *sa, socklen_t len)
-{
-	int one = 1, fd, ok;
-
-	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return false;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ok = !bind(fd, sa, len) && !listen(fd, 1);
-	close(fd);
-	return ok;
-}
-
-/* The name of this namespace's loopback interface where it is down; NULL if up. */
-static const char *lo_down(struct ifaddrs *ifs)
-{
-	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
-		if ((i->ifa_flags & IFF_LOOPBACK) && !(i->ifa_flags & IFF_UP))
-			return i->ifa_name;
-	return NULL;
-}
-
-/*
- * "--prometheus A:PORT or --prometheus B:PORT": the addresses of this namespace's interfaces that
- * are up, of want's family, each tried (bound and closed again) with its port; "" if none.
- */
-static void alternatives(struct ifaddrs *ifs, const struct sockaddr *want, char *buf, size_t len)
-{
-	const char *name = opt(OPT_PROMETHEUS);
-	size_t used = 0;
-	int n = 0;
-
-	buf[0] = '\0';
-	for (struct ifaddrs *i = ifs; i && n < 3 && used < len; i = i->ifa_next) {
-		char l[INET6_ADDRSTRLEN + 10];
-		struct sockaddr_storage ss;
-		socklen_t sl;
-
-		if (!i->ifa_addr || i->ifa_addr->sa_family != want->sa_family ||
-		    !(i->ifa_flags & IFF_UP) || same_addr(i->ifa_addr, want))
-			continue;
-		if (want->sa_family == AF_INET6 &&
-		    IN6_IS_ADDR_LINKLOCAL(&((const struct sockaddr_in6 *)i->ifa_addr)->sin6_addr))
-			continue; /* would need its interface: not a plain ADDR:PORT */
-		sl = with_port(i->ifa_addr, want, &ss);
-		if (!can_listen((const struct sockaddr *)&ss, sl))
-			continue;
-		put_listen((const struct sockaddr *)&ss, l, sizeof(l));
-		used += snprintf(buf + used, len - used, "%s%s %s", n ? " or " : "", name, l);
-		n++;
-	}
-}
-
-/*
- * The address is not available (EADDRNOTAVAIL): where it is on an
- * interface that is down (a loopback address: lo down), that interface and
- * the command that brings it up; and only addresses that were just bound
- * with the same port. One line.
- */
-static void say_not_available(const struct rxlat_config *cfg)
-{
-	const struct sockaddr *sa = (const struct sockaddr *)&cfg->prom_addr;
-	const char *arg = cfg->prom_listen, *name = opt(OPT_PROMETHEUS);
-	const char *down = NULL, *lo = NULL;
-	char ip[PATH_MAX + 8], alt[512], where[INET6_ADDRSTRLEN + 40], a[INET6_ADDRSTRLEN] = "?";
-	struct ifaddrs *ifs = NULL;
-
-	if (getifaddrs(&ifs))
-		ifs = NULL;
-	ip_command(ip, sizeof(ip));
-	inet_ntop(sa->sa_family,
-		  sa->sa_family == AF_INET6
-		      ? (const void *)&((const struct sockaddr_in6 *)sa)->sin6_addr
-		      : (const void *)&((const struct sockaddr_in *)sa)->sin_addr,
-		  a, sizeof(a));
-	lo = lo_down(ifs);
-	for (struct ifaddrs *i = ifs; i; i = i->ifa_next)
-		if (!(i->ifa_flags & IFF_UP) && same_addr(i->ifa_addr, sa))
-			down = i->ifa_name;
-	if (is_loopback(sa) && lo)
-		down = lo;
-	alternatives(ifs, sa, alt, sizeof(alt));
-	if (strchr(arg, ':'))
-		snprintf(where, sizeof(where), "%s", a);
-	else
-		snprintf(where, sizeof(where), "a bare port listens on %s, which", a);
-	if (down)
-		rxlat_err("%s %s: %s is on %s, and %s is down in this network namespace: bring it "
-			  "up with '%s link set %s up'%s%s",
-			  name, arg, where, down, down, ip, down,
-			  alt[0] ? ", or listen on an interface that is up: " : "", alt);
-	else if (alt[0])
-		rxlat_err("%s %s: no interface of this network namespace has that address: give "
-			  "one it has, as in %s",
-			  name, arg, alt);
-	else if (lo)
-		rxlat_err(
-		    "%s %s: no interface of this network namespace has that address, and "
-		    "its loopback %s is down: bring it up with '%s link set %s up', then give "
-		    "%s %s:%u",
-		    name, arg, lo, ip, lo, name, sa->sa_family == AF_INET6 ? "[::1]" : "127.0.0.1",
-		    ntohs(((const struct sockaddr_in *)sa)->sin_port));
-	else
-		rxlat_err("%s %s: no interface of this network namespace has that address: see "
-			  "'%s -brief address' for those it has",
-			  name, arg, ip);
-	freeifaddrs(ifs);
-}
-
-/*
- * Listening on a loopback address while lo is down: bound, but nothing can
- * connect. Said in one line, with the command that brings lo up.
- */
-static void check_lo_up(const struct rxlat_config *cfg)
-{
-	const struct sockaddr *sa = (const struct sockaddr *)&cfg->prom_addr;
-	struct ifaddrs *ifs = NULL;
-	char ip[PATH_MAX + 8];
-	const char *lo;
-
-	if (!is_loopback(sa) || getifaddrs(&ifs))
-		return;
-	lo = lo_down(ifs);
-	if (lo) {
-		ip_command(ip, sizeof(ip));
-		rxlat_warn("%s %s: %s is down in this network namespace: nothing can connect "
-			   "until '%s link set %s up'",
-			   opt(OPT_PROMETHEUS), cfg->prom_listen, lo, ip, lo);
-	}
-	freeifaddrs(ifs);
-}
-
-/* The listening socket; -errno with the error printed, naming the fix. */
-static int listen_socket(const struct rxlat_config *cfg)
-{
-	const struct sockaddr *sa = (const struct sockaddr *)&cfg->prom_addr;
-	socklen_t len =
-	    sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
-	const char *arg = cfg->prom_listen, *name = opt(OPT_PROMETHEUS);
-	int one = 1, fd, err;
-
-	fd = socket(sa->sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		err = -errno;
-		rxlat_err("%s %s: cannot make a socket: %s", name, arg, strerror(-err));
-		return err;
-	}
-	/* a restarted rxlat binds at once despite TIME_WAIT; a listener still refuses */
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (!bind(fd, sa, len) && !listen(fd, 64)) {
-		check_lo_up(cfg);
-		return fd;
-	}
-	err = -errno;
-	close(fd);
-	if (err == -EADDRINUSE)
-		rxlat_err("%s %s: the port is in use (another rxlat or exporter?): stop it, or "
-			  "choose another port",
-			  name, arg);
-	else if (err == -EADDRNOTAVAIL)
-		say_not_available(cfg);
-	else if (err == -EACCES)
-		rxlat_err("%s %s: a port below 1024 needs CAP_NET_BIND_SERVICE: choose a port "
-			  "from 1024 up",
-			  name, arg);
-	else
-		rxlat_err("%s %s: cannot listen there: %s", name, arg, strerror(-err));
-	return err;
-}
 
 /* ---- connections ----------------------------------------------------- */
 
@@ -429,7 +181,9 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
 		if (c) {
-			answer_refused(c);
+			/* a TLS client would take a 400 in clear text for garbage */
+			if (!p->web || !p->web->tls)
+				answer_refused(c);
 			*c->pprev = c->next;
 			if (c->next)
 				c->next->pprev = c->pprev;
@@ -439,6 +193,7 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **ctx,
 		*ctx = NULL;
 		return;
 	}
+	prom_web_connection(p->web, conn);
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	c = calloc(1, sizeof(*c));
 	if (!c || !ci) {
@@ -512,8 +267,8 @@ static void free_scrape(void *cls)
 	prom_scrape_free(cls);
 }
 
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int status,
-				  const char *text)
+static enum MHD_Result reply_text(const struct prom_server *p, struct MHD_Connection *conn,
+				  unsigned int status, const char *text)
 {
 	struct MHD_Response *r =
 	    MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
@@ -524,6 +279,7 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned int stat
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	prom_web_headers(p->web, r);
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -537,12 +293,12 @@ static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connectio
 	enum prom_format fmt;
 
 	if (!p->m)
-		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, "rxlat is starting\n");
+		return reply_text(p, conn, MHD_HTTP_SERVICE_UNAVAILABLE, "rxlat is starting\n");
 	fmt = prom_negotiate(
 	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT));
 	s = prom_scrape_new(p->m, fmt);
 	if (!s)
-		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
+		return reply_text(p, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory\n");
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PROM_BLOCK, read_scrape, s,
 					      free_scrape);
 	if (!r) {
@@ -553,6 +309,7 @@ static enum MHD_Result reply_metrics(struct prom_server *p, struct MHD_Connectio
 				fmt == PROM_FORMAT_PROTOBUF ? PROM_PROTOBUF_TYPE : PROM_TEXT_TYPE);
 	/* the format follows the request's Accept: caches must not mix them */
 	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, MHD_HTTP_HEADER_ACCEPT);
+	prom_web_headers(p->web, r);
 	ret = MHD_queue_response(conn, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -565,6 +322,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	const union MHD_ConnectionInfo *ci =
 	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	struct prom_conn *c = ci ? ci->socket_context : NULL;
+	struct prom_server *p = cls;
+	enum MHD_Result ret;
 
 	static int started;
 
@@ -585,7 +344,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	/* answered before any body is read: MHD then closes the connection */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
-		return reply_text(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+		return reply_text(p, conn, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
 	/*
 	 * A response queued at the first call, when the headers are in, makes
 	 * MHD close the connection after it: the second call (the request,
@@ -599,11 +358,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		*upload_size = 0; /* a GET with a body: the body is dropped */
 		return MHD_YES;
 	}
+	if (prom_web_refused(p->web, conn, &p->auth_failures, &ret))
+		return ret;
 	if (!strcmp(url, "/metrics"))
-		return reply_metrics(cls, conn);
+		return reply_metrics(p, conn);
 	if (!strcmp(url, "/"))
-		return reply_text(conn, MHD_HTTP_OK, "rxlat: the metrics are at /metrics\n");
-	return reply_text(conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
+		return reply_text(p, conn, MHD_HTTP_OK, "rxlat: the metrics are at /metrics\n");
+	return reply_text(p, conn, MHD_HTTP_NOT_FOUND, "not found: the metrics are at /metrics\n");
 }
 
 /* MHD's messages (a client's broken request, mostly) with -v only */
@@ -636,15 +397,20 @@ static int start_daemon(struct prom_server *p, int lfd)
 	const union MHD_DaemonInfo *di;
 	/* TURBO: no shutdown() before NOTIFY_CLOSED, for answer_refused() */
 	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_USE_TURBO;
+	struct MHD_OptionItem tls[PROM_WEB_OPTS];
 
 	if (p->cfg->prom_addr.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (prom_web_options(p->web, &flags, tls)) {
+		close(lfd);
+		return -EOPNOTSUPP;
+	}
 	p->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, p, MHD_OPTION_LISTEN_SOCKET, lfd,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(4 * PROM_CONN_MAX),
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)PROM_IDLE_S,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)PROM_HEADER_MEM,
-				MHD_OPTION_NOTIFY_CONNECTION, on_connection, p,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
+				MHD_OPTION_ARRAY, tls, MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned int)(4 * PROM_CONN_MAX), MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned int)PROM_IDLE_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				(size_t)PROM_HEADER_MEM, MHD_OPTION_NOTIFY_CONNECTION,
+				on_connection, p, MHD_OPTION_NOTIFY_COMPLETED, on_completed, p,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, p, MHD_OPTION_END);
 	if (!p->d) {
 		close(lfd); /* MHD owns it only once started */
@@ -670,15 +436,24 @@ int prom_open(struct prom_server **out, const struct rxlat_config *cfg)
 		return -ENOMEM;
 	}
 	p->cfg = cfg;
-	p->tfd = -1;
+	p->tfd = p->kick = -1;
+	p->web = cfg->web; /* the server's from now on: a re-read replaces it */
 	p->ep = epoll_create1(EPOLL_CLOEXEC);
-	lfd = listen_socket(cfg);
+	lfd = prom_listen_socket(cfg);
 	if (lfd < 0) {
 		prom_close(p);
 		return lfd;
 	}
 	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	err = p->ep < 0 || p->tfd < 0 ? -errno : add_fd(p->ep, p->tfd);
+	p->kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	err = p->ep < 0 || p->tfd < 0 || p->kick < 0 ? -errno : add_fd(p->ep, p->tfd);
+	if (!err)
+		err = add_fd(p->ep, p->kick);
+	if (!err && p->web) {
+		int rfd = signals_reload_fd();
+
+		err = rfd < 0 ? rfd : add_fd(p->ep, rfd);
+	}
 	if (err)
 		close(lfd);
 	else
@@ -726,9 +501,12 @@ int prom_start(struct prom_server *p, struct rxlat_model *model,
 		prom_metrics_set_classic(p->m);
 	prom_metrics_set_unreached(p->m, unreached);
 	prom_metrics_set_from(p->m, p->cfg->bpf.from);
-	rxlat_info("metrics at http://%s/metrics (text: %u buckets per histogram; protobuf: "
+	if (p->web)
+		prom_metrics_set_auth_failures(p->m, &p->auth_failures);
+	rxlat_info("metrics at %s://%s/metrics (text: %u buckets per histogram; protobuf: "
 		   "native histograms%s)",
-		   url_host(p->cfg), prom_nr_buckets(p->cfg->prom_buckets),
+		   p->web && p->web->tls ? "https" : "http", url_host(p->cfg),
+		   prom_nr_buckets(p->cfg->prom_buckets),
 		   p->cfg->prom_classic ? " and the text's buckets" : "");
 	return 0;
 }
@@ -738,33 +516,120 @@ int prom_fd(const struct prom_server *p)
 	return p ? p->ep : -1;
 }
 
-/* The next wake-up: what MHD asks for, at most 1 s while connections are policed. */
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
+}
+
+/*
+ * The next wake-up: what MHD asks for, at most 1 s while connections are
+ * policed. A large scrape comes here thousands of times: "at once" is an
+ * eventfd write, and a timer already due no later is left as it is, as
+ * arming a timer costs far more (1 ns timers took a third of a TLS
+ * scrape's CPU in a VM); an early wake-up only comes back here.
+ */
 static void rearm(struct prom_server *p, bool policing)
 {
 	struct itimerspec its = {};
+	struct timespec now;
 	MHD_UNSIGNED_LONG_LONG ms;
 	bool mhd = MHD_get_timeout(p->d, &ms) == MHD_YES;
+	__u64 one = 1;
 
 	if (policing && (!mhd || ms > 1000)) {
 		ms = 1000;
 		mhd = true;
 	}
-	if (mhd) {
-		its.it_value.tv_sec = (time_t)(ms / 1000);
-		its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
-		if (!ms)
-			its.it_value.tv_nsec = 1;
+	if (!mhd)
+		return; /* a timer still running wakes us once for nothing */
+	if (!ms) {
+		/* the count already non-zero: the wake-up is due anyway */
+		(void)!write(p->kick, &one, sizeof(one));
+		return;
 	}
-	timerfd_settime(p->tfd, 0, &its, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	its.it_value.tv_sec = now.tv_sec + (time_t)(ms / 1000);
+	its.it_value.tv_nsec = now.tv_nsec + (long)(ms % 1000) * 1000000L;
+	if (its.it_value.tv_nsec >= 1000000000L) {
+		its.it_value.tv_sec++;
+		its.it_value.tv_nsec -= 1000000000L;
+	}
+	if (p->armed && before(&now, &p->deadline) && before(&p->deadline, &its.it_value))
+		return;
+	if (!timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL)) {
+		p->armed = true;
+		p->deadline = its.it_value;
+	}
+}
+
+/*
+ * The web configuration read again: MHD takes its certificates only as it
+ * starts, so the daemon is restarted on the same listening socket (quiesced:
+ * connections waiting in its queue stay there); those open are closed.
+ */
+static int reload(struct prom_server *p, const char *why)
+{
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(p->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct web_config *w;
+	MHD_socket lfd;
+	int err;
+
+	if (web_config_load(&w, p->cfg->web_config, true)) {
+		web_config_seen(p->web); /* said once: not again until it changes */
+		return 0;
+	}
+	lfd = MHD_quiesce_daemon(p->d);
+	if (lfd == MHD_INVALID_SOCKET) {
+		web_config_free(w);
+		rxlat_err("%s: the HTTP server lost its listening socket", opt(OPT_PROMETHEUS));
+		return -EIO;
+	}
+	if (di)
+		epoll_ctl(p->ep, EPOLL_CTL_DEL, di->epoll_fd, NULL);
+	MHD_stop_daemon(p->d);
+	p->d = NULL;
+	web_config_free(p->web);
+	p->web = w;
+	err = start_daemon(p, lfd);
+	if (err) {
+		rxlat_err("%s %s: cannot start the HTTP server again: %s", opt(OPT_PROMETHEUS),
+			  p->cfg->prom_listen, strerror(-err));
+		return err;
+	}
+	rxlat_info("%s %s: read again (%s)", opt(OPT_WEB_CONFIG), w->path, why);
+	return 0;
+}
+
+/* SIGHUP, or (looked at once a second, at a connection) a file changed */
+static int reload_due(struct prom_server *p)
+{
+	if (!p->web)
+		return 0;
+	if (signals_reload())
+		return reload(p, "SIGHUP");
+	if (since_s(&p->looked) < 1)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &p->looked);
+	return web_config_changed(p->web) ? reload(p, "changed on disk") : 0;
 }
 
 int prom_handle(struct prom_server *p)
 {
 	__u64 ticks;
+	int err;
 
-	/* the timer, if it woke us (else EAGAIN: MHD's fd did) */
-	if (read(p->tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+	/* the timer or the eventfd, if they woke us (else EAGAIN: MHD's fd did) */
+	if (read(p->tfd, &ticks, sizeof(ticks)) < 0) {
+		if (errno != EAGAIN)
+			return -errno;
+	} else {
+		p->armed = false;
+	}
+	if (read(p->kick, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
 		return -errno;
+	err = reload_due(p);
+	if (err)
+		return err;
 	police(p);
 	if (MHD_run(p->d) != MHD_YES) {
 		rxlat_err("%s: the HTTP server failed", opt(OPT_PROMETHEUS));
@@ -781,8 +646,11 @@ void prom_close(struct prom_server *p)
 	if (p->d)
 		MHD_stop_daemon(p->d); /* closes the connections and the listening socket */
 	prom_metrics_free(p->m);
+	web_config_free(p->web);
 	if (p->tfd >= 0)
 		close(p->tfd);
+	if (p->kick >= 0)
+		close(p->kick);
 	if (p->ep >= 0)
 		close(p->ep);
 	free(p);
