@@ -46,7 +46,7 @@ BPF_EXTRA ?=
 BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Iinclude -I$(BPF_SYS_INCLUDE) $(BPF_EXTRA)
 
-all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
+all: $(BUILD)/rxlat $(BUILD)/rxlat-heatmap $(BUILD)/rxlat-heatmap.1 $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
 
 $(BUILD):
 	@mkdir -p $@
@@ -129,7 +129,7 @@ lint:
 		--inline-suppr --std=c11 -Iinclude $(addprefix -I,$(COLLECTOR_DIRS)) \
 		--include=/usr/include/bpf/libbpf_common.h \
 		--include=scripts/cppcheck-macros.h \
-		$(USER_SOURCES) collector/cli/man.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c unit-tests/*.c bench/*.c))
+		$(USER_SOURCES) collector/cli/man.c collector/cli/rxlat_heatmap.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c unit-tests/*.c bench/*.c))
 
 format:
 	clang-format -i $(LINT_SOURCES)
