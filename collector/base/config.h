@@ -60,6 +60,9 @@ struct rxlat_config {
 	bool drops;		   /* --drops: count stamped packets the kernel drops */
 	bool include_ooo;	   /* --include-ooo: held reads are samples too */
 	unsigned int slow_rate;	   /* --slow-rate: records a second per CPU */
+
+	char heatmap_path[4096];     /* --heatmap, empty when off */
+	unsigned int heatmap_window; /* --heatmap-window: reports kept */
 	/*
 	 * What the hooks read (include/rxlat.h), set here as the options are
 	 * parsed and handed to BPF whole: --max-ifaces, --max-queues, the
