@@ -105,6 +105,16 @@ static char *joined(const char *s, const char *t)
 	return r;
 }
 
+/*
+ * The labels that JSON alone carries (RXLAT_LABEL_JSON_ONLY, model_dims.c):
+ * numbers behind the names that are shown, left out of a title as the
+ * text report leaves them out.
+ */
+static bool json_only(const char *key)
+{
+	return !strcmp(key, "ifindex") || !strcmp(key, "netns_ino") || !strcmp(key, "netns_cookie");
+}
+
 /* The panel's names from its labels: title and row, stage and queue. */
 static int panel_names(struct hm_panel *p, const struct heatmap_label *l, unsigned int n)
 {
@@ -126,8 +136,7 @@ static int panel_names(struct hm_panel *p, const struct heatmap_label *l, unsign
 	for (unsigned int i = 0; i < n; i++) {
 		const char *k = l[i].key, *v = l[i].val;
 
-		/* the ifindex repeats the ifname */
-		if (!v || !strcmp(k, "stage") || !strcmp(k, "ifindex") || !strcmp(k, "queue"))
+		if (!v || !strcmp(k, "stage") || !strcmp(k, "queue") || json_only(k))
 			continue;
 		if (!strcmp(k, "ifname"))
 			snprintf(part, sizeof(part), "%s", v);
