@@ -26,11 +26,12 @@ struct input {
 
 static void usage(FILE *f)
 {
-	fputs("usage: rxlat-heatmap [-o OUT.svg] [-n N] [FILE]\n"
+	fputs("usage: rxlat-heatmap [-o OUT.svg] [-n N] [-t TITLE] [FILE]\n"
 	      "The latency heatmap of what rxlat -o json wrote to FILE (default: stdin), as\n"
 	      "one SVG file: a panel per series, time across, latency up.\n"
 	      "  -o, --output OUT.svg  write the picture there (default: stdout)\n"
 	      "  -n, --last N          only the last N reports (default: all)\n"
+	      "  -t, --title TITLE     the picture's heading (default: FILE)\n"
 	      "  -h, --help            print this help and exit\n"
 	      "  -V, --version         print the version and exit\n",
 	      f);
@@ -206,9 +207,9 @@ static int read_input(struct input *in, FILE *f)
 	return err;
 }
 
-static int write_out(const struct input *in, const char *out)
+static int write_out(const struct input *in, const char *out, const char *title)
 {
-	int err = out ? heatmap_write(in->h, in->name, out) : heatmap_svg(in->h, in->name, stdout);
+	int err = out ? heatmap_write(in->h, title, out) : heatmap_svg(in->h, title, stdout);
 
 	if (err)
 		fprintf(stderr, "rxlat-heatmap: cannot write %s: %s\n", out ? out : "stdout",
@@ -226,16 +227,19 @@ int main(int argc, char **argv)
 		{},
 	};
 	struct input in = { .name = "stdin" };
-	const char *out = NULL;
+	const char *out = NULL, *title = NULL;
 	unsigned long last = 0;
 	FILE *f = stdin;
 	char *end;
 	int c, err;
 
-	while ((c = getopt_long(argc, argv, "o:n:hV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:n:t:hV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
+			break;
+		case 't':
+			title = optarg;
 			break;
 		case 'n':
 			errno = 0;
@@ -280,7 +284,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "rxlat-heatmap: out of memory\n");
 	/* bad input: no picture at all, rather than one of part of it */
 	if (!err)
-		err = write_out(&in, out);
+		err = write_out(&in, out, title ? title : in.name);
 	if (!err && !heatmap_samples(in.h)) {
 		fprintf(stderr,
 			"rxlat-heatmap: %s: no samples in its %lu reports: the picture says so, "
