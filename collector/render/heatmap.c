@@ -115,54 +115,70 @@ static bool json_only(const char *key)
 	return !strcmp(key, "ifindex") || !strcmp(key, "netns_ino") || !strcmp(key, "netns_cookie");
 }
 
-/* The panel's names from its labels: title and row, stage and queue. */
+/* *s + " " + t, *s replaced: 0 or -ENOMEM */
+static int append(char **s, const char *t)
+{
+	char *r = joined(*s, t);
+
+	if (!r)
+		return -ENOMEM;
+	free(*s);
+	*s = r;
+	return 0;
+}
+
+/* The label with this key, NULL if none or null */
+static const char *label(const struct heatmap_label *l, unsigned int n, const char *key)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!strcmp(l[i].key, key))
+			return l[i].val;
+	return NULL;
+}
+
+/*
+ * The panel's names from its labels, "stage ifname queue N others" as
+ * title, the same without the queue as row: the queues of a series side by
+ * side. A container's cgroup is its id, shortened as docker ps does.
+ */
 static int panel_names(struct hm_panel *p, const struct heatmap_label *l, unsigned int n)
 {
+	const char *stage = label(l, n, "stage"), *ifname = label(l, n, "ifname");
+	const char *queue = label(l, n, "queue"), *container = label(l, n, "container");
 	char part[2 * RXLAT_LABEL_LEN + 16];
-	const char *stage = "?";
-	char *t;
+	char *rest = strdup("");
+	int err = 0;
 
+	if (!rest)
+		return -ENOMEM;
 	p->stage = RXLAT_NR_STAGES;
-	p->queue = -1;
-	for (unsigned int i = 0; i < n; i++)
-		if (!strcmp(l[i].key, "stage") && l[i].val)
-			stage = l[i].val;
-	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+	for (int s = 0; stage && s < RXLAT_NR_STAGES; s++)
 		if (!strcmp(stage, rxlat_stage_names[s]))
 			p->stage = s;
-	p->row = strdup(stage);
-	if (!p->row)
-		return -ENOMEM;
-	for (unsigned int i = 0; i < n; i++) {
+	p->queue = !queue ? -1 : strcmp(queue, "other") ? strtol(queue, NULL, 10) : LONG_MAX;
+	for (unsigned int i = 0; !err && i < n; i++) {
 		const char *k = l[i].key, *v = l[i].val;
 
-		if (!v || !strcmp(k, "stage") || !strcmp(k, "queue") || json_only(k))
+		if (!v || !strcmp(k, "stage") || !strcmp(k, "queue") || !strcmp(k, "ifname") ||
+		    json_only(k) || (container && !strcmp(k, "cgroup")))
 			continue;
-		if (!strcmp(k, "ifname"))
-			snprintf(part, sizeof(part), "%s", v);
-		else if (!strcmp(k, "container"))
-			/* as docker ps shortens it */
+		if (!strcmp(k, "container"))
 			snprintf(part, sizeof(part), "%s=%.12s", k, v);
-		else if (!strcmp(k, "cgroup") && strrchr(v, '/') && strrchr(v, '/')[1])
-			snprintf(part, sizeof(part), "%s=.../%s", k, strrchr(v, '/') + 1);
 		else
 			snprintf(part, sizeof(part), "%s=%s", k, v);
-		t = joined(p->row, part);
-		if (!t)
-			return -ENOMEM;
-		free(p->row);
-		p->row = t;
+		err = append(&rest, part);
 	}
-	for (unsigned int i = 0; i < n; i++) {
-		if (strcmp(l[i].key, "queue") || !l[i].val)
-			continue;
-		p->queue = strcmp(l[i].val, "other") ? strtol(l[i].val, NULL, 10) : LONG_MAX;
-		snprintf(part, sizeof(part), "queue %s", l[i].val);
-		p->title = joined(p->row, part);
-		return p->title ? 0 : -ENOMEM;
-	}
-	p->title = strdup(p->row);
-	return p->title ? 0 : -ENOMEM;
+	snprintf(part, sizeof(part), "%s%s%s", stage ? stage : "?", ifname ? " " : "",
+		 ifname ? ifname : "");
+	p->row = strdup(part);
+	if (queue)
+		snprintf(part + strlen(part), sizeof(part) - strlen(part), " queue %s", queue);
+	p->title = strdup(part);
+	if (!err && (!p->row || !p->title ||
+		     (rest[0] && (append(&p->row, rest + 1) || append(&p->title, rest + 1)))))
+		err = -ENOMEM;
+	free(rest);
+	return err;
 }
 
 int heatmap_series(struct heatmap *h, const struct heatmap_label *l, unsigned int n)
