@@ -20,6 +20,9 @@ DESTDIR  ?=
 BINDIR   := $(PREFIX)/sbin
 LIBDIR   := $(PREFIX)/lib/rxlat
 MANDIR   := $(PREFIX)/share/man/man8
+# rxlat-heatmap draws what rxlat wrote, needing no privilege: a user's command
+USERBINDIR := $(PREFIX)/bin
+MAN1DIR  := $(PREFIX)/share/man/man1
 SHAREDIR := $(PREFIX)/share/rxlat
 UNITDIR  ?= /etc/systemd/system
 
@@ -139,6 +142,8 @@ install: all
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
 	install -D -m 0644 $(BUILD)/rxlat_tc.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_tc.bpf.o
 	install -D -m 0644 $(BUILD)/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
+	install -D -m 0755 $(BUILD)/rxlat-heatmap $(DESTDIR)$(USERBINDIR)/rxlat-heatmap
+	install -D -m 0644 $(BUILD)/rxlat-heatmap.1 $(DESTDIR)$(MAN1DIR)/rxlat-heatmap.1
 	install -D -m 0644 $(BUILD)/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
 	install -D -m 0644 $(BUILD)/libxdp/xdp-dispatcher.o $(DESTDIR)$(LIBDIR)/xdp-dispatcher.o
 	install -d $(DESTDIR)$(SHAREDIR)
@@ -149,6 +154,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rxlat $(DESTDIR)$(MANDIR)/rxlat.8 $(DESTDIR)$(UNITDIR)/rxlat.service
+	rm -f $(DESTDIR)$(USERBINDIR)/rxlat-heatmap $(DESTDIR)$(MAN1DIR)/rxlat-heatmap.1
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(SHAREDIR)
 
 clean:
