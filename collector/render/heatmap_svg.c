@@ -58,7 +58,13 @@ static void fmt_bucket(char *buf, size_t n, __u32 b)
 /* "15:00:01.123" (UTC), or with the date "2026-12-02 15:00:01" */
 static void fmt_clock(char *buf, size_t n, double s, bool date, bool ms)
 {
-	time_t t = (time_t)floor(s);
+	/*
+	 * in whole ms, truncated as the JSON's time is; the 1 us added makes
+	 * up for a decimal fraction that a double holds a little low (.123
+	 * as .12299999...), far above a double's error at 2e12 ms
+	 */
+	long long total = (long long)floor(s * 1000 + 1e-3);
+	time_t t = (time_t)(total / 1000);
 	struct tm tm;
 	size_t k;
 
@@ -68,7 +74,7 @@ static void fmt_clock(char *buf, size_t n, double s, bool date, bool ms)
 	}
 	k = strftime(buf, n, date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm);
 	if (ms && k)
-		snprintf(buf + k, n - k, ".%03d", (int)((s - floor(s)) * 1000) % 1000);
+		snprintf(buf + k, n - k, ".%03lld", total % 1000);
 }
 
 /* s, XML-escaped, cut to max characters with "..." where longer */
