@@ -265,6 +265,40 @@ render()	# FILE
 	assert_ge render_cells_coloured 1 "${colours##* }" "heatmap colours in the screenshot"
 }
 
+# --heatmap beside the text report and without a report (-o none): the
+# series reach the picture as the report takes them, or without one. N
+# datagrams, every one at ip_rcv and udp_queue_rcv.
+live_other_outputs()
+{
+	local out n=300 f sums
+	need || return 1
+	ns_pair || t_abort setup "cannot create the namespaces"
+	for out in text none; do
+		f=$T_DIR/live-$out.svg
+		: >"$T_DIR/rxlat.err"
+		t_bg "rxlat_$out" in_ns "$NS_B" "$RXLAT" --xdp-mode native -i "$IF_B" \
+			-o "$out" -r 0.5 --heatmap "$f"
+		RXLAT_PID=$BG_PID
+		t_wait_line "$T_DIR/rxlat_$out.err" 'map memory' 30 "$RXLAT_PID" ||
+			t_abort "rxlat_$out" "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat_$out.err")"
+		pair_udp "udp_$out" "$NS_A" "$n"
+		sleep 0.6
+		kill -INT "$RXLAT_PID"
+		t_wait_pid "$RXLAT_PID" 15
+		assert_eq "${out}_exit" 0 "$?"
+		assert_cmd "${out}_live_is_xml" xmllint --noout "$f"
+		sums=$(svg_cells "$f" | cell_sums | grep -E '^(ip_rcv|udp_queue_rcv) ')
+		assert_eq "${out}_live_cells" "ip_rcv $n"$'\n'"udp_queue_rcv $n" "$sums" \
+			"samples per stage in the live file"
+	done
+	if [[ -s $T_DIR/rxlat_none.out ]]; then
+		fail none_prints_nothing "-o none wrote: $(head -c 200 "$T_DIR/rxlat_none.out")"
+	else
+		pass none_prints_nothing
+	fi
+	assert_match text_report_printed "^report at " "$(head -n 1 "$T_DIR/rxlat_text.out")"
+}
+
 bad_input()
 {
 	local f=$T_DIR/in rc
@@ -301,5 +335,6 @@ bad_input()
 
 suite_begin
 run_test heatmap_phases one_vm_kernel 6.12 heatmap_phases
+run_test heatmap_live_other_outputs one_vm_kernel 6.12 live_other_outputs
 run_test heatmap_bad_input one_vm_kernel 6.12 bad_input
 suite_end

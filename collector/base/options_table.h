@@ -175,7 +175,9 @@ OPTION(OUTPUT, "o", "output",
 	      ".B none\n"
 	      "prints no report: with\n"
 	      ".B \\-\\-prometheus\n"
-	      "only, rxlat runs as a pure exporter.\n")
+	      "only, rxlat runs as a pure exporter, with\n"
+	      ".B \\-\\-heatmap\n"
+	      "only it draws.\n")
 
 OPTION(HEATMAP, "", "heatmap", STRING(parse_heatmap), .metavar = "FILE",
        .help = "rewrite FILE after every report: a latency heatmap (SVG) of the last reports",
