@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* --heatmap (heatmap_live.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "heatmap.h"
@@ -17,13 +18,14 @@ struct heatmap_live {
 	int err; /* of the last write, said once */
 };
 
-static int write_file(struct heatmap_live *hl)
+/* At start-up a failure ends the run; later it is said once, and retried. */
+static int write_file(struct heatmap_live *hl, bool starting)
 {
 	int err = heatmap_write(hl->h, "rxlat --heatmap", hl->path);
 
 	if (err && err != hl->err)
-		rxlat_err("%s %s: cannot write it: %s (tried again after each report)",
-			  opt(OPT_HEATMAP), hl->path, strerror(-err));
+		rxlat_err("%s %s: cannot write it: %s%s", opt(OPT_HEATMAP), hl->path,
+			  strerror(-err), starting ? "" : " (tried again after each report)");
 	else if (!err && hl->err)
 		rxlat_info("%s %s: written again", opt(OPT_HEATMAP), hl->path);
 	hl->err = err;
@@ -46,7 +48,7 @@ int heatmap_live_open(struct heatmap_live **hl, const struct rxlat_config *cfg)
 		return -ENOMEM;
 	}
 	n->path = cfg->heatmap_path;
-	if (write_file(n)) {
+	if (write_file(n, true)) {
 		heatmap_live_close(n);
 		return -EIO;
 	}
@@ -89,7 +91,7 @@ int heatmap_live_end(struct heatmap_live *hl, struct rxlat_report *r)
 	if (got < 0)
 		return got;
 	/* a failed write is said, and the run goes on */
-	write_file(hl);
+	write_file(hl, false);
 	return 0;
 }
 
