@@ -331,6 +331,11 @@ bad_input()
 	assert_match not_json_message "^rxlat-heatmap: stdin:1: not JSON" "$(cat "$T_DIR/text.err")"
 	assert_eq not_json_one_line 1 "$(wc -l <"$T_DIR/text.err")"
 	assert_eq not_json_no_picture 0 "$(wc -c <"$T_DIR/text.svg")"
+
+	# rxlat --heatmap where no file can be written: refused before it attaches
+	rxlat_refused live_unwritable \
+		"^rxlat: error: --heatmap $T_DIR/none/x.svg: cannot write it: No such file or directory\$" \
+		-o none --heatmap "$T_DIR/none/x.svg"
 }
 
 suite_begin
