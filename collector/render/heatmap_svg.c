@@ -11,8 +11,12 @@
 #include "rxlat_hist.h"
 #include "heatmap_impl.h"
 
-/* Yellow to dark red, for counts on a log scale (ColorBrewer YlOrRd). */
-static const char *const colours[] = { "#ffeda0", "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a",
+/*
+ * Yellow to dark red, for counts on a log scale (ColorBrewer's YlOrRd
+ * without its two palest, which a lone sample's cell, often the one to
+ * see, would all but hide in).
+ */
+static const char *const colours[] = { "#fed976", "#feb24c", "#fd8d3c", "#fc4e2a",
 				       "#e31a1c", "#bd0026", "#800026", "#4a0014" };
 #define NCOLOURS ((int)(sizeof(colours) / sizeof(colours[0])))
 
@@ -165,7 +169,7 @@ static void layout_of(struct layout *L, const struct heatmap *h, struct hm_panel
 	L->yhi = L->yhi < (int)RXLAT_HIST_BUCKETS - 3 ? L->yhi + 2 : (int)RXLAT_HIST_BUCKETS - 1;
 	nrows = L->yhi - L->ylo + 1;
 	L->cw = fmin(40, PLOT_W / (double)h->niv);
-	L->rh = fmax(1, fmin(8, PLOT_H / nrows));
+	L->rh = fmax(2, fmin(8, PLOT_H / nrows));
 	L->pw = L->cw * (double)h->niv;
 	L->ph = L->rh * nrows;
 	L->panel_w = AXIS_W + fmax(L->pw, 200) + MARGIN;
@@ -243,7 +247,7 @@ static void panel_svg(FILE *f, const struct layout *L, const struct hm_panel *p,
 		"samples</text>\n",
 		x, y + 28, (unsigned long long)p->samples);
 	fprintf(f,
-		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#f4f4f4\" "
+		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fcfcfc\" "
 		"stroke=\"#bbb\"/>\n",
 		x0, y0 - L->ph, L->pw, L->ph);
 	for (size_t k = 0; k < p->n; k++) {
