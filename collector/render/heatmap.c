@@ -199,10 +199,10 @@ int heatmap_series(struct heatmap *h, const struct heatmap_label *l, unsigned in
 	}
 	if (h->np == h->pcap) {
 		size_t cap = h->pcap ? 2 * h->pcap : 16;
-		struct hm_panel *np = realloc(h->p, cap * sizeof(*np));
+		/* the index is returned as an int */
+		struct hm_panel *np = cap <= INT_MAX ? realloc(h->p, cap * sizeof(*np)) : NULL;
 
-		if (!np || cap > INT_MAX) {
-			free(np == h->p ? NULL : np);
+		if (!np) {
 			panel_free(&p);
 			return -ENOMEM;
 		}
