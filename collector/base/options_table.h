@@ -195,13 +195,13 @@ OPTION(HEATMAP, "", "heatmap", STRING(parse_heatmap), .metavar = "FILE",
 	      "a failed write is said on stderr and tried again after the next report.\n")
 
 OPTION(HEATMAP_WINDOW, "", "heatmap-window", UINT(heatmap_window), NEEDS(HEATMAP), .metavar = "N",
-       .def = 300, .min = 2, .max = 100000,
+       .def = 120, .min = 2, .max = 100000,
        .range = "%s %.0f: give a number of reports from %s to %s",
        .help = "reports the --heatmap picture keeps, the oldest dropped",
        .man = "The reports the\n"
 	      ".B \\-\\-heatmap\n"
-	      "picture keeps (default @DEF@, @MIN@ to @MAX@): the memory it takes is bounded by\n"
-	      "them, the older ones are dropped.\n")
+	      "picture keeps (default @DEF@, @MIN@ to @MAX@), the older ones dropped: with its\n"
+	      "64 panels at most, they bound the memory it takes and the file's size.\n")
 
 OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR:]PORT",
        .help = "serve /metrics there (a bare port: 127.0.0.1)",

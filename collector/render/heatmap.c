@@ -31,6 +31,9 @@ void heatmap_free(struct heatmap *h)
 		return;
 	for (size_t i = 0; i < h->np; i++)
 		panel_free(&h->p[i]);
+	for (size_t i = 0; i < h->nleft; i++)
+		free(h->left[i].title);
+	free(h->left);
 	free(h->p);
 	free(h->iv);
 	free(h);
@@ -56,6 +59,15 @@ static void drop_before(struct heatmap *h, __u64 seq)
 		h->p[kept++] = *p;
 	}
 	h->np = kept;
+	kept = 0;
+	for (size_t i = 0; i < h->nleft; i++) {
+		if (h->left[i].seq < seq)
+			free(h->left[i].title);
+		else
+			h->left[kept++] = h->left[i];
+	}
+	h->left_more = h->left_more && kept == h->nleft;
+	h->nleft = kept;
 }
 
 int heatmap_interval(struct heatmap *h, double end_s, double interval_s)
@@ -181,6 +193,33 @@ static int panel_names(struct hm_panel *p, const struct heatmap_label *l, unsign
 	return err;
 }
 
+/* p past the panel limit: named for the note (p's names taken or freed). */
+static int left_out(struct heatmap *h, struct hm_panel *p)
+{
+	struct hm_left *e = NULL;
+
+	for (size_t i = 0; i < h->nleft && !e; i++)
+		if (h->left[i].hash == p->hash && !strcmp(h->left[i].title, p->title))
+			e = &h->left[i];
+	if (!e && h->nleft < HM_LEFT_MAX) {
+		if (!h->left)
+			h->left = calloc(HM_LEFT_MAX, sizeof(*h->left));
+		if (!h->left) {
+			panel_free(p);
+			return -ENOMEM;
+		}
+		e = &h->left[h->nleft++];
+		*e = (struct hm_left){ p->title, p->hash, 0 };
+		p->title = NULL;
+	}
+	if (e)
+		e->seq = h->seq;
+	else
+		h->left_more = true;
+	panel_free(p);
+	return -ENOSPC;
+}
+
 int heatmap_series(struct heatmap *h, const struct heatmap_label *l, unsigned int n)
 {
 	struct hm_panel p = {};
@@ -197,6 +236,8 @@ int heatmap_series(struct heatmap *h, const struct heatmap_label *l, unsigned in
 			return (int)i;
 		}
 	}
+	if (h->np == HEATMAP_MAX_PANELS)
+		return left_out(h, &p);
 	if (h->np == h->pcap) {
 		size_t cap = h->pcap ? 2 * h->pcap : 16;
 		/* the index is returned as an int */
@@ -260,7 +301,7 @@ int heatmap_add(struct heatmap *h, const struct rxlat_series *s)
 	}
 	p = heatmap_series(h, l, s->nlabels);
 	if (p < 0)
-		return p;
+		return p == -ENOSPC ? 0 : p;
 	for (__u32 b = 0; !err && b < RXLAT_HIST_BUCKETS; b++)
 		err = heatmap_cell(h, p, b, s->st.buckets[b]);
 	return err;

@@ -14,7 +14,11 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-/* Panels drawn at most; the others are named in a note under them. */
+/*
+ * Panels at most, given to the first series seen (in the window): the
+ * cells of the others are not kept, which bounds the memory; a note under
+ * the panels names them.
+ */
 #define HEATMAP_MAX_PANELS 64
 
 struct heatmap;
@@ -36,7 +40,8 @@ void heatmap_free(struct heatmap *h);
 int heatmap_interval(struct heatmap *h, double end_s, double interval_s);
 /*
  * The panel of the series with these labels (a "stage" among them), made
- * on its first use: its index, or a negative errno.
+ * on its first use: its index, -ENOSPC past the panel limit (the series is
+ * named in the note, its cells are not kept), or -ENOMEM.
  */
 int heatmap_series(struct heatmap *h, const struct heatmap_label *l, unsigned int n);
 /* A series of rxlat's own report (series.h), labels and buckets. 0 or -errno. */

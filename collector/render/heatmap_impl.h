@@ -6,6 +6,7 @@
 #ifndef RXLAT_HEATMAP_IMPL_H
 #define RXLAT_HEATMAP_IMPL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
 #include "heatmap.h"
@@ -27,6 +28,16 @@ struct hm_panel {
 	__u64 samples;
 };
 
+/* A series past the panel limit: named in the note, its cells not kept. */
+struct hm_left {
+	char *title;
+	unsigned int hash;
+	__u64 seq; /* the last interval it had samples in */
+};
+
+/* Series left out that are named; past it, "and more". */
+#define HM_LEFT_MAX 1024
+
 struct hm_interval {
 	__u64 seq;
 	double end_s, len_s;
@@ -39,6 +50,9 @@ struct heatmap {
 	__u64 seq; /* the current interval's */
 	struct hm_panel *p;
 	size_t np, pcap;
+	struct hm_left *left; /* HM_LEFT_MAX of them */
+	size_t nleft;
+	bool left_more; /* more series left out than named */
 };
 
 #endif

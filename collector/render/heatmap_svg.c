@@ -336,11 +336,35 @@ static void head_svg(FILE *f, const struct heatmap *h, const char *what, double 
 	}
 }
 
+/* Whether panel i starts a row: per-queue series of one name side by side. */
+static bool new_row(struct hm_panel **p, size_t i, size_t col, int perrow)
+{
+	return col == (size_t)perrow || (i && p[i]->queue >= 0 && strcmp(p[i]->row, p[i - 1]->row));
+}
+
+/* The series past the panel limit, under the panels at y. */
+static void note_svg(FILE *f, const struct heatmap *h, double y)
+{
+	fprintf(f,
+		"<text class=\"note\" x=\"%d\" y=\"%.1f\">%s%zu more series not drawn (%d panels "
+		"at most, for the first series seen): ",
+		MARGIN, y, h->left_more ? "over " : "", h->nleft, HEATMAP_MAX_PANELS);
+	for (size_t i = 0; i < h->nleft; i++) {
+		if (i == 8) {
+			fputs(", ...", f);
+			break;
+		}
+		fputs(i ? ", " : "", f);
+		put_escaped(f, h->left[i].title);
+	}
+	fputs("</text>\n", f);
+}
+
 int heatmap_svg(const struct heatmap *h, const char *what, FILE *f)
 {
 	struct hm_panel **p = malloc((h->np ? h->np : 1) * sizeof(*p));
-	size_t np = 0, drawn, col = 0;
-	double x = MARGIN, y = HEAD_H, w, hgt, rowmax;
+	double x = MARGIN, y = HEAD_H, w, hgt, rowmax = 0;
+	size_t np = 0, col = 0;
 	struct layout L;
 	int perrow;
 
@@ -359,57 +383,32 @@ int heatmap_svg(const struct heatmap *h, const char *what, FILE *f)
 		return fflush(f) || ferror(f) ? -EIO : 0;
 	}
 	qsort(p, np, sizeof(*p), by_stage);
-	drawn = np > HEATMAP_MAX_PANELS ? HEATMAP_MAX_PANELS : np;
-	layout_of(&L, h, p, drawn);
+	layout_of(&L, h, p, np);
 	perrow = (int)fmax(1, floor(ROW_MAX / L.panel_w));
-	/* the rows: per-queue series of one name side by side, else as they fit */
-	rowmax = 0;
 	hgt = HEAD_H;
-	for (size_t i = 0; i < drawn; i++) {
-		bool newrow = col == (size_t)perrow ||
-			      (i && p[i]->queue >= 0 && strcmp(p[i]->row, p[i - 1]->row));
-
-		if (newrow) {
+	for (size_t i = 0; i < np; i++, col++) {
+		if (new_row(p, i, col, perrow)) {
 			col = 0;
 			hgt += L.panel_h;
 		}
-		col++;
-		rowmax = fmax(rowmax, (double)col * L.panel_w);
+		rowmax = fmax(rowmax, (double)(col + 1) * L.panel_w);
 	}
-	hgt += L.panel_h + (drawn < np ? 40 : 0) + MARGIN;
+	hgt += L.panel_h + (h->nleft ? 40 : 0) + MARGIN;
 	w = fmax(rowmax + 2 * MARGIN, 1180);
 	head_svg(f, h, what, w, hgt);
 	legend_svg(f, &L, MARGIN, 56);
 	col = 0;
-	for (size_t i = 0; i < drawn; i++) {
-		bool newrow = col == (size_t)perrow ||
-			      (i && p[i]->queue >= 0 && strcmp(p[i]->row, p[i - 1]->row));
-
-		if (newrow) {
+	for (size_t i = 0; i < np; i++, col++) {
+		if (new_row(p, i, col, perrow)) {
 			col = 0;
 			x = MARGIN;
 			y += L.panel_h;
 		}
 		panel_svg(f, &L, p[i], x, y);
 		x += L.panel_w;
-		col++;
 	}
-	if (drawn < np) {
-		fprintf(
-		    f,
-		    "<text class=\"note\" x=\"%d\" y=\"%.1f\">%zu more series not drawn (at most "
-		    "%d panels): ",
-		    MARGIN, y + L.panel_h + 20, np - drawn, HEATMAP_MAX_PANELS);
-		for (size_t i = drawn; i < np; i++) {
-			if (i > drawn + 8) {
-				fputs(", ...", f);
-				break;
-			}
-			fputs(i > drawn ? ", " : "", f);
-			put_escaped(f, p[i]->title);
-		}
-		fputs("</text>\n", f);
-	}
+	if (h->nleft)
+		note_svg(f, h, y + L.panel_h + 20);
 	fputs("</svg>\n", f);
 	free(p);
 	return fflush(f) || ferror(f) ? -EIO : 0;
