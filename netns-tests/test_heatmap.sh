@@ -256,8 +256,12 @@ render()	# FILE
 		return 0
 	fi
 	require_cmd render python3 || return 1
-	timeout 60 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T_DIR/chromium" \
-		--screenshot="$png" --window-size=1280,900 "file://$1" >/dev/null 2>&1
+	# its profile, caches and crash database in the test's directory, not in ~
+	mkdir -p "$T_DIR/home" || return 1
+	HOME=$T_DIR/home XDG_CONFIG_HOME=$T_DIR/home/.config XDG_CACHE_HOME=$T_DIR/home/.cache \
+		timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-crash-reporter \
+		--user-data-dir="$T_DIR/home/chromium" --screenshot="$png" --window-size=1280,900 \
+		"file://$1" >/dev/null 2>&1
 	assert_true render_screenshot "chromium wrote no screenshot" test -s "$png" || return 1
 	colours=$(png_colours "$png")
 	log "screenshot: $colours"
