@@ -692,12 +692,10 @@ int main(int argc, char **argv)
 		return 1;
 	/* the port first: one in use is refused before anything is attached */
 	err = prom_open(&c.prom, &cfg);
-	if (!err && heatmap_live_open(&c.heat, &cfg)) {
+	if (err || heatmap_live_open(&c.heat, &cfg)) {
 		prom_close(c.prom);
 		return 1;
 	}
-	if (err)
-		return 1;
 	/* subscribed first: a named interface deleted while starting is seen */
 	err = links_open(&c.links);
 	if (stopped() || err)
