@@ -20,6 +20,9 @@ DESTDIR  ?=
 BINDIR   := $(PREFIX)/sbin
 LIBDIR   := $(PREFIX)/lib/rxlat
 MANDIR   := $(PREFIX)/share/man/man8
+# rxlat-heatmap draws what rxlat wrote, needing no privilege: a user's command
+USERBINDIR := $(PREFIX)/bin
+MAN1DIR  := $(PREFIX)/share/man/man1
 SHAREDIR := $(PREFIX)/share/rxlat
 UNITDIR  ?= /etc/systemd/system
 
@@ -46,7 +49,7 @@ BPF_EXTRA ?=
 BPF_CFLAGS := -g -O2 -Werror -Wall -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) \
               -I$(BUILD) -Iinclude -I$(BPF_SYS_INCLUDE) $(BPF_EXTRA)
 
-all: $(BUILD)/rxlat $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
+all: $(BUILD)/rxlat $(BUILD)/rxlat-heatmap $(BUILD)/rxlat-heatmap.1 $(BUILD)/rxlat_xdp.bpf.o $(BUILD)/rxlat_tc.bpf.o $(BUILD)/rxlat.8 $(BUILD)/rxlat.service
 
 $(BUILD):
 	@mkdir -p $@
@@ -129,7 +132,7 @@ lint:
 		--inline-suppr --std=c11 -Iinclude $(addprefix -I,$(COLLECTOR_DIRS)) \
 		--include=/usr/include/bpf/libbpf_common.h \
 		--include=scripts/cppcheck-macros.h \
-		$(USER_SOURCES) collector/cli/man.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c unit-tests/*.c bench/*.c))
+		$(USER_SOURCES) collector/cli/man.c collector/cli/rxlat_heatmap.c $(filter-out %.bpf.c,$(wildcard netns-tests/*.c unit-tests/*.c bench/*.c))
 
 format:
 	clang-format -i $(LINT_SOURCES)
@@ -139,6 +142,8 @@ install: all
 	install -D -m 0644 $(BUILD)/rxlat_xdp.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_xdp.bpf.o
 	install -D -m 0644 $(BUILD)/rxlat_tc.bpf.o $(DESTDIR)$(LIBDIR)/rxlat_tc.bpf.o
 	install -D -m 0644 $(BUILD)/rxlat.8 $(DESTDIR)$(MANDIR)/rxlat.8
+	install -D -m 0755 $(BUILD)/rxlat-heatmap $(DESTDIR)$(USERBINDIR)/rxlat-heatmap
+	install -D -m 0644 $(BUILD)/rxlat-heatmap.1 $(DESTDIR)$(MAN1DIR)/rxlat-heatmap.1
 	install -D -m 0644 $(BUILD)/rxlat.service $(DESTDIR)$(UNITDIR)/rxlat.service
 	install -D -m 0644 $(BUILD)/libxdp/xdp-dispatcher.o $(DESTDIR)$(LIBDIR)/xdp-dispatcher.o
 	install -d $(DESTDIR)$(SHAREDIR)
@@ -149,6 +154,7 @@ install: all
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/rxlat $(DESTDIR)$(MANDIR)/rxlat.8 $(DESTDIR)$(UNITDIR)/rxlat.service
+	rm -f $(DESTDIR)$(USERBINDIR)/rxlat-heatmap $(DESTDIR)$(MAN1DIR)/rxlat-heatmap.1
 	rm -rf $(DESTDIR)$(LIBDIR) $(DESTDIR)$(SHAREDIR)
 
 clean:

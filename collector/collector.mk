@@ -28,8 +28,9 @@
 ATTACH_ROOMS   := kernel stampers hooks groups ifaces
 COLLECTOR_DIRS := collector/base $(addprefix collector/attach/,$(ATTACH_ROOMS)) collector/read \
                   collector/render collector/cli
-# cli/man.c is a build tool: it makes the man page from the option table
-USER_SOURCES := $(filter-out %.bpf.c collector/cli/man.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
+# cli/man.c is a build tool: it makes the man page from the option table;
+# cli/rxlat_heatmap.c is the main() of rxlat-heatmap
+USER_SOURCES := $(filter-out %.bpf.c collector/cli/man.c collector/cli/rxlat_heatmap.c,$(wildcard $(addsuffix /*.c,$(COLLECTOR_DIRS))))
 USER_HEADERS := $(wildcard $(addsuffix /*.h,$(COLLECTOR_DIRS)))
 LINT_SOURCES  = $(wildcard include/*.h xdp/*.c tc/*.c $(addsuffix /*.c,$(COLLECTOR_DIRS)) \
                  $(USER_HEADERS) netns-tests/*.c netns-tests/*.h unit-tests/*.c \
@@ -58,3 +59,11 @@ $(BUILD)/collector/%.o: collector/%.c $(SKELS) include/*.h $(USER_HEADERS) | $(B
 
 $(BUILD)/rxlat: $(patsubst collector/%.c,$(BUILD)/collector/%.o,$(USER_SOURCES))
 	$(CC) $(CFLAGS) $^ -o $@ $(USER_LIBS)
+
+# rxlat-heatmap: rxlat's heatmap writer, fed from rxlat -o json; no BPF
+HEATMAP_OBJS := $(addprefix $(BUILD)/collector/,cli/rxlat_heatmap.o render/heatmap.o render/heatmap_svg.o base/series.o)
+$(BUILD)/rxlat-heatmap: $(HEATMAP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ -ljson-c -lm
+
+$(BUILD)/rxlat-heatmap.1: collector/cli/rxlat-heatmap.1 VERSION | $(BUILD)
+	sed -e 's|@VERSION@|$(VERSION)|g' $< > $@.tmp && mv $@.tmp $@

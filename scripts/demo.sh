@@ -16,9 +16,10 @@
 # (napi_wait); for part of the run a SCHED_FIFO busy loop takes the
 # CPU of pod-dns's queues 40 ms in every 100, as a real-time task on a
 # queue's interrupt CPU would. The demo prints rxlat's start-up lines, one
-# line per report, a table of the whole run per pod, stage and queue, and a
-# summary that points at the queues that waited; it leaves nothing behind
-# on any exit path.
+# line per report, a table of the whole run per pod, stage and queue, a
+# summary that points at the queues that waited, and where the run's
+# heatmap is (build/demo-heatmap.svg); it leaves nothing behind on any
+# exit path.
 
 # shellcheck source=netns-tests/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../netns-tests/lib.sh"
@@ -266,3 +267,12 @@ done
 sleep 0.2
 gojq -r -s --arg prefix "$PREFIX" --arg mode end --arg hog_cpu "$HOG_CPU" \
 	--argjson pins "$PINS" -f "$JQ" "$TMP/report.json"
+
+# The heatmap of napi_wait and of each pod's stages per h0 queue, kept in
+# the build tree: the temporary directory goes with the demo
+HEATMAP_SVG=$BUILD/demo-heatmap.svg
+gojq -c 'if .series then .series |= map(select(.stage == "napi_wait" or .netns != null)) else . end' \
+	"$TMP/report.json" |
+	"$BUILD/rxlat-heatmap" -t "make demo: napi_wait and each pod's stages per h0 queue" \
+		-o "$HEATMAP_SVG" &&
+	echo "demo: the run's heatmap (napi_wait and each pod's stages, per h0 queue; hover a cell for its numbers): $HEATMAP_SVG"

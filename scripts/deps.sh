@@ -9,7 +9,7 @@ iproute2 util-linux nftables gojq iperf3 ethtool clang-format cppcheck shellchec
 qemu-system-x86 qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross busybox-static cpio kmod xz-utils procps libmicrohttpd-dev \
 libyaml-dev libgnutls28-dev libcrypt-dev openssl apache2-utils \
 prometheus protobuf-compiler curl systemd bpftrace \
-dpkg-dev debhelper lintian mmdebstrap podman runc"
+dpkg-dev debhelper lintian mmdebstrap podman runc libxml2-utils chromium"
 # kubectl (the DaemonSet's offline check): Debian's kubernetes-client,
 # unless a kubectl is installed already (its files would clash)
 command -v kubectl >/dev/null 2>&1 || PKGS="$PKGS kubernetes-client"

@@ -8,7 +8,8 @@
 #
 # mmdebstrap makes a Debian 12 root (variant essential) with the package
 # DEB installed by apt, which brings its libraries. The image keeps only
-# what rxlat runs with: the package's files, the libraries ldd names and
+# what rxlat runs with: the package's files (rxlat-heatmap among them,
+# whose libraries are rxlat's too), the libraries ldd names and
 # the links that lead to them, with the copyright files of the packages
 # they come from. No shell, no package manager: nothing the exporter
 # does not run. configs/Containerfile puts that root into an image FROM

@@ -256,8 +256,9 @@ static void check_errors(void)
 		  "--prometheus-buckets 3: choose 1, 2, 4 or 8 buckets per power of two" },
 		{ "--prometheus-buckets 4", "--prometheus-buckets applies to --prometheus only: "
 					    "give --prometheus [ADDR:]PORT too" },
-		{ "-o none", "-o none prints no report: give --prometheus [ADDR:]PORT to export "
-			     "the metrics, or choose -o text or -o json" },
+		{ "-o none",
+		  "-o none prints no report: give --prometheus [ADDR:]PORT to export "
+		  "the metrics or --heatmap FILE to draw them, or choose -o text or -o json" },
 		{ "--no-xdp --stamp packet", "--no-xdp uses a stamper loaded elsewhere: --xdp-mode "
 					     "and --stamp do not apply" },
 		{ "--tc", "--tc applies to -i only: give -i IFACE too" },

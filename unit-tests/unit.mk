@@ -14,7 +14,7 @@ RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
-              $(BUILD)/rxlat-web-config-test
+              $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
 		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
@@ -25,6 +25,11 @@ $(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixtu
 		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
 		netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
+
+HEATMAP_SRC := $(SERIES) collector/render/heatmap.c collector/render/heatmap_svg.c
+$(BUILD)/rxlat-heatmap-test: $(UNIT)/heatmap_test.c $(HEATMAP_SRC) collector/render/heatmap.h \
+		collector/render/heatmap_impl.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(HEATMAP_SRC) -o $@ -lm
 
 $(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
 		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)

@@ -59,10 +59,12 @@ struct rxlat_config {
 	/* --web-config: the file, read and checked as it was parsed (web_config.h) */
 	char web_config[256];
 	struct web_config *web;
-	char cgroup_path[256];	/* --cgroup, empty when off */
-	bool drops;		/* --drops: count stamped packets the kernel drops */
-	bool include_ooo;	/* --include-ooo: held reads are samples too */
-	unsigned int slow_rate; /* --slow-rate: records a second per CPU */
+	char cgroup_path[256];	     /* --cgroup, empty when off */
+	bool drops;		     /* --drops: count stamped packets the kernel drops */
+	bool include_ooo;	     /* --include-ooo: held reads are samples too */
+	unsigned int slow_rate;	     /* --slow-rate: records a second per CPU */
+	char heatmap_path[4096];     /* --heatmap, empty when off */
+	unsigned int heatmap_window; /* --heatmap-window: reports kept */
 	/*
 	 * What the hooks read (include/rxlat.h), set here as the options are
 	 * parsed and handed to BPF whole: --max-ifaces, --max-queues, the

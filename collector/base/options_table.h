@@ -175,7 +175,33 @@ OPTION(OUTPUT, "o", "output",
 	      ".B none\n"
 	      "prints no report: with\n"
 	      ".B \\-\\-prometheus\n"
-	      "only, rxlat runs as a pure exporter.\n")
+	      "only, rxlat runs as a pure exporter, with\n"
+	      ".B \\-\\-heatmap\n"
+	      "only it draws.\n")
+
+OPTION(HEATMAP, "", "heatmap", STRING(parse_heatmap), .metavar = "FILE",
+       .help = "rewrite FILE after every report: a latency heatmap (SVG) of the last reports",
+       .man = "After every report, rewrite\n"
+	      ".I FILE\n"
+	      "with the latency heatmap of the last reports (see\n"
+	      ".BR \\-\\-heatmap\\-window ),\n"
+	      "the picture\n"
+	      ".BR rxlat\\-heatmap (1)\n"
+	      "draws: written to\n"
+	      ".I FILE.tmp\n"
+	      "and renamed, so that a browser reloading it never reads half a file. With any\n"
+	      ".BR \\-o ,\n"
+	      "none included. A file that cannot be written at start-up is refused; later,\n"
+	      "a failed write is said on stderr and tried again after the next report.\n")
+
+OPTION(HEATMAP_WINDOW, "", "heatmap-window", UINT(heatmap_window), NEEDS(HEATMAP), .metavar = "N",
+       .def = 120, .min = 2, .max = 100000,
+       .range = "%s %.0f: give a number of reports from %s to %s",
+       .help = "reports the --heatmap picture keeps, the oldest dropped",
+       .man = "The reports the\n"
+	      ".B \\-\\-heatmap\n"
+	      "picture keeps (default @DEF@, @MIN@ to @MAX@), the older ones dropped: with its\n"
+	      "64 panels at most, they bound the memory it takes and the file's size.\n")
 
 OPTION(PROMETHEUS, "", "prometheus", STRING(parse_prometheus), .metavar = "[ADDR:]PORT",
        .help = "serve /metrics there (a bare port: 127.0.0.1)",

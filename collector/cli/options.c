@@ -334,10 +334,11 @@ static int check_together(const struct cli *c, const struct rxlat_config *cfg)
 	const char *out = opt_short(OPT_OUTPUT), *prom = opt(OPT_PROMETHEUS);
 	const char *xdp_mode = opt(OPT_XDP_MODE), *stamp = opt(OPT_STAMP);
 
-	if (cfg->output == RXLAT_OUT_NONE && !given(c, OPT_PROMETHEUS)) {
-		rxlat_err("%s none prints no report: give %s %s to export the metrics, or choose "
-			  "%s text or %s json",
-			  out, prom, options[OPT_PROMETHEUS].metavar, out, out);
+	if (cfg->output == RXLAT_OUT_NONE && !given(c, OPT_PROMETHEUS) && !given(c, OPT_HEATMAP)) {
+		rxlat_err("%s none prints no report: give %s %s to export the metrics or %s %s to "
+			  "draw them, or choose %s text or %s json",
+			  out, prom, options[OPT_PROMETHEUS].metavar, opt(OPT_HEATMAP),
+			  options[OPT_HEATMAP].metavar, out, out);
 		return -1;
 	}
 	if (cfg->prom_buckets & (cfg->prom_buckets - 1))

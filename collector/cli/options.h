@@ -111,8 +111,8 @@ int options_parse(int argc, char **argv, struct rxlat_config *cfg);
 
 /*
  * values.c: the values with a syntax of their own (-i, --stages,
- * --prometheus, --web-config, --port, --cgroup, --slow), each into cfg: 0, or -1 with the
- * error printed.
+ * --prometheus, --web-config, --port, --cgroup, --slow, --heatmap), each into cfg: 0, or -1 with
+ * the error printed.
  */
 int parse_interface(const char *name, struct rxlat_config *cfg);
 int parse_stages(const char *list, struct rxlat_config *cfg);
@@ -121,6 +121,7 @@ int parse_web_config(const char *path, struct rxlat_config *cfg);
 int parse_ports(const char *list, struct rxlat_config *cfg);
 int parse_cgroup(const char *path, struct rxlat_config *cfg);
 int parse_slow(const char *duration, struct rxlat_config *cfg);
+int parse_heatmap(const char *path, struct rxlat_config *cfg);
 
 /* A number of the table as people write it: "0.01", "1000000", "1e9". */
 static inline const char *opt_num(double v, char *buf, size_t len)

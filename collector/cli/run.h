@@ -34,6 +34,7 @@ struct rxlat_run {
 	__u32 stamps_gone;	     /* --no-xdp: where the found stamper went away, said */
 	struct rxlat_groups *groups; /* --by netns or cgroup, else NULL */
 	struct rxlat_out out;	     /* stdout */
+	struct heatmap_live *heat;   /* --heatmap, else NULL */
 };
 
 /* The model of the run, reading the maps of c: 0 or -ENOMEM (said). */

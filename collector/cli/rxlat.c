@@ -32,6 +32,7 @@
 #include "stamping.h"
 #include "tc.h"
 #include "drops.h"
+#include "heatmap_live.h"
 #include "links.h"
 #include "log.h"
 #include "options.h"
@@ -116,7 +117,7 @@ static int report_out(struct rxlat_run *c, bool final)
 	grow(c);
 	hooks_new_epoch(c->hooks, &old_epoch);
 	/* -o none: the epoch still advances, which refreshes the clock offset */
-	if (c->cfg->output == RXLAT_OUT_NONE)
+	if (c->cfg->output == RXLAT_OUT_NONE && !c->heat)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	clock_gettime(CLOCK_REALTIME, &r.time);
@@ -149,7 +150,13 @@ static int report_out(struct rxlat_run *c, bool final)
 	memcpy(r.unavailable, c->info.unavailable, sizeof(r.unavailable));
 	memcpy(r.coverage, c->info.coverage, sizeof(r.coverage));
 	r.unreached = ifaces_unreached(c->ifaces);
-	err = out_render(&c->out, &r, &buf, &len);
+	err = heatmap_live_begin(c->heat, &r);
+	if (!err && c->cfg->output == RXLAT_OUT_NONE) {
+		err = heatmap_live_end(c->heat, &r);
+		goto out;
+	}
+	if (!err)
+		err = out_render(&c->out, &r, &buf, &len);
 	if (err) {
 		rxlat_err("cannot format the report: %s", strerror(-err));
 		goto out;
@@ -162,6 +169,8 @@ static int report_out(struct rxlat_run *c, bool final)
 	} else if (err) {
 		rxlat_err("cannot write the report to stdout: %s", strerror(-err));
 	}
+	if (!err)
+		err = heatmap_live_end(c->heat, &r);
 out:
 	model_iter_free(it);
 	free(xdp);
@@ -683,8 +692,10 @@ int main(int argc, char **argv)
 		return 1;
 	/* the port first: one in use is refused before anything is attached */
 	err = prom_open(&c.prom, &cfg);
-	if (err)
+	if (err || heatmap_live_open(&c.heat, &cfg)) {
+		prom_close(c.prom);
 		return 1;
+	}
 	/* subscribed first: a named interface deleted while starting is seen */
 	err = links_open(&c.links);
 	if (stopped() || err)
@@ -765,5 +776,6 @@ out:
 	ifaces_free(c.ifaces);
 	stamping_free(c.stamping);
 	out_free(&c.out);
+	heatmap_live_close(c.heat);
 	return err && !signals_stop() ? 1 : 0;
 }

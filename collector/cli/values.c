@@ -390,3 +390,16 @@ int parse_slow(const char *duration, struct rxlat_config *cfg)
 		  duration, name, name);
 	return -1;
 }
+
+int parse_heatmap(const char *path, struct rxlat_config *cfg)
+{
+	/* room for the ".tmp" it is written to first */
+	if (!path[0] || strlen(path) + 4 >= sizeof(cfg->heatmap_path)) {
+		rxlat_err(
+		    "%s '%s': give the path of the SVG file to write (at most %zu characters)",
+		    opt(OPT_HEATMAP), path, sizeof(cfg->heatmap_path) - 5);
+		return -1;
+	}
+	snprintf(cfg->heatmap_path, sizeof(cfg->heatmap_path), "%s", path);
+	return 0;
+}
