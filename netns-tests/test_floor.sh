@@ -27,7 +27,7 @@ below_floor()
 # no_trace NAME IF NS: nothing rxlat attaches is left on IF of namespace NS
 no_trace()
 {
-	assert_eq "$1_no_clsact" "" "$(ip -n "$3" -d qdisc show dev "$2" | grep -o clsact)" "qdiscs of $2" &&
+	assert_eq "$1_no_clsact" "" "$(tc -n "$3" qdisc show dev "$2" | grep -o clsact)" "qdiscs of $2" &&
 		assert_eq "$1_no_xdp" "" "$(ip -n "$3" -d link show dev "$2" | grep -o 'prog/xdp')" "XDP on $2"
 }
 
