@@ -40,10 +40,10 @@ $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/ch
 
 # The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
 # that never go down.
-$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_pb.c collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
+$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c collector/render/prom_pb.c collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
 		$(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
 		netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_pb.c $(MODEL) $(SERIES) \
+	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c collector/render/prom_pb.c $(MODEL) $(SERIES) \
 		-o $@ -ljson-c -lm
 
 # The option table: names, defaults, fields, exact error lines, and the man

@@ -13,10 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "model.h"
 #include "opt.h"
 #include "prom.h"
+#include "prom_impl.h"
 #include "prom_pb.h"
 #include "rxlat_hist.h"
 
@@ -29,19 +29,6 @@
 #define DROPS "rxlat_drops_total"
 #define UNRE  "rxlat_unreached_interfaces"
 #define AUTHF "rxlat_http_auth_failures_total"
-
-struct prom_metrics {
-	struct rxlat_model *model;
-	unsigned int per_pow2;
-	const char *attach[RXLAT_NR_STAGES];
-	enum rxlat_from from;
-	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
-	struct prom_bucket *buckets;
-	unsigned int nbuckets;
-	bool classic; /* a protobuf scrape sends the classic buckets too */
-	const struct rxlat_unreached_set *unreached; /* NULL: none */
-	const __u64 *auth_failures;		     /* NULL: no basic auth */
-};
 
 /* ---- text ---------------------------------------------------------- */
 
@@ -62,7 +49,7 @@ static void put_u64(struct pbuf *b, __u64 v)
 }
 
 /* ns as seconds, exactly: the decimal fraction of an integer ns has 9 digits */
-static void put_seconds(struct pbuf *b, __u64 ns)
+void prom_put_seconds(struct pbuf *b, __u64 ns)
 {
 	char frac[10];
 	int n = 9;
@@ -101,193 +88,6 @@ static void put_labels(struct pbuf *b, const struct prom_labels *l)
 			put(b, ",", 1);
 		put_label(b, l->key[i], l->val[i]);
 	}
-}
-
-/* ---- the metrics' state ---------------------------------------------- */
-
-unsigned int prom_nr_buckets(unsigned int per_pow2)
-{
-	/* the underflow, per_pow2 per power of two, +Inf */
-	return 2 + RXLAT_HIST_OCTAVES * per_pow2;
-}
-
-/*
- * Exported bucket e sums fine buckets up to .last; its le is the largest
- * value the last of them holds, which is exact whatever the grouping, as
- * the groups never split a fine bucket.
- */
-static int make_buckets(struct prom_metrics *m)
-{
-	unsigned int k = m->per_pow2, group, e = 0;
-
-	if (k != 1 && k != 2 && k != 4 && k != 8)
-		return -EINVAL;
-	group = RXLAT_HIST_SUB / k;
-	m->nbuckets = prom_nr_buckets(k);
-	m->buckets = calloc(m->nbuckets, sizeof(*m->buckets));
-	if (!m->buckets)
-		return -ENOMEM;
-	m->buckets[e++].last = 0;
-	for (__u32 last = group; last <= RXLAT_HIST_LINEAR; last += group)
-		m->buckets[e++].last = last;
-	m->buckets[e].last = RXLAT_HIST_BUCKETS - 1;
-	for (e = 0; e + 1 < m->nbuckets; e++) {
-		struct pbuf b = {};
-
-		put_seconds(&b, rxlat_hist_le(m->buckets[e].last));
-		if (b.nomem || b.len >= sizeof(m->buckets[e].le)) {
-			free(b.p);
-			return -ENOMEM;
-		}
-		memcpy(m->buckets[e].le, b.p, b.len);
-		free(b.p);
-	}
-	strcpy(m->buckets[e].le, "+Inf");
-	return 0;
-}
-
-int prom_metrics_new(struct prom_metrics **out, struct rxlat_model *model, unsigned int per_pow2,
-		     const char *const attach[RXLAT_NR_STAGES],
-		     const struct rxlat_coverage coverage[RXLAT_NR_STAGES])
-{
-	struct prom_metrics *m = calloc(1, sizeof(*m));
-	int err;
-
-	*out = NULL;
-	if (!m)
-		return -ENOMEM;
-	m->model = model;
-	m->per_pow2 = per_pow2;
-	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
-		m->attach[s] = attach ? attach[s] : NULL;
-		if (coverage)
-			m->coverage[s] = coverage[s];
-	}
-	err = make_buckets(m);
-	if (err) {
-		prom_metrics_free(m);
-		return err;
-	}
-	*out = m;
-	return 0;
-}
-
-void prom_metrics_set_unreached(struct prom_metrics *m, const struct rxlat_unreached_set *u)
-{
-	m->unreached = u;
-}
-
-void prom_metrics_set_from(struct prom_metrics *m, enum rxlat_from from)
-{
-	m->from = from;
-}
-
-void prom_metrics_set_auth_failures(struct prom_metrics *m, const __u64 *failures)
-{
-	m->auth_failures = failures;
-}
-
-void prom_metrics_set_classic(struct prom_metrics *m)
-{
-	m->classic = true;
-}
-
-void prom_metrics_free(struct prom_metrics *m)
-{
-	if (!m)
-		return;
-	free(m->buckets);
-	free(m);
-}
-
-/* ---- content negotiation --------------------------------------------- */
-
-/* s[0..n) without the blanks around it, and its length */
-static const char *trim(const char *s, size_t *n)
-{
-	while (*n && (*s == ' ' || *s == '\t')) {
-		s++;
-		(*n)--;
-	}
-	while (*n && (s[*n - 1] == ' ' || s[*n - 1] == '\t'))
-		(*n)--;
-	return s;
-}
-
-static bool same(const char *s, size_t n, const char *word)
-{
-	return strlen(word) == n && !strncasecmp(s, word, n);
-}
-
-/*
- * One media range of an Accept header, "type/sub;k=v;...;q=0.5": its q, and
- * which of rxlat's formats it names (-1: none).
- */
-static int media_range(const char *s, size_t n, double *q)
-{
-	size_t end = strcspn(s, ";"), tn;
-	const char *type;
-	bool proto = false, delimited = true, version = true;
-	int fmt;
-
-	if (end > n)
-		end = n;
-	tn = end;
-	type = trim(s, &tn);
-	*q = 1;
-	for (size_t at = end; at < n;) {
-		const char *p = s + at + 1, *v;
-		size_t pn = strcspn(p, ";"), kn, vn;
-
-		if (pn > n - at - 1)
-			pn = n - at - 1;
-		at += pn + 1;
-		kn = strcspn(p, "=");
-		if (kn >= pn)
-			continue;
-		vn = pn - kn - 1;
-		v = trim(p + kn + 1, &vn);
-		if (vn >= 2 && v[0] == '"' && v[vn - 1] == '"') {
-			v++;
-			vn -= 2;
-		}
-		p = trim(p, &kn);
-		if (same(p, kn, "q"))
-			*q = strtod(v, NULL);
-		else if (same(p, kn, "proto"))
-			proto = vn == strlen("io.prometheus.client.MetricFamily") &&
-				!strncmp(v, "io.prometheus.client.MetricFamily", vn);
-		else if (same(p, kn, "encoding"))
-			delimited = same(v, vn, "delimited");
-		else if (same(p, kn, "version"))
-			version = same(v, vn, "0.0.4");
-	}
-	if (same(type, tn, "application/vnd.google.protobuf"))
-		fmt = proto && delimited ? PROM_FORMAT_PROTOBUF : -1;
-	else if (same(type, tn, "text/plain"))
-		fmt = version ? PROM_FORMAT_TEXT : -1;
-	else if (same(type, tn, "text/*") || same(type, tn, "*/*"))
-		fmt = PROM_FORMAT_TEXT;
-	else
-		fmt = -1;
-	return fmt;
-}
-
-enum prom_format prom_negotiate(const char *accept)
-{
-	double best[2] = { 0, 0 };
-
-	while (accept && *accept) {
-		size_t n = strcspn(accept, ",");
-		double q;
-		int fmt = media_range(accept, n, &q);
-
-		if (fmt >= 0 && q > best[fmt])
-			best[fmt] = q;
-		accept += n + (accept[n] == ',');
-	}
-	return best[PROM_FORMAT_PROTOBUF] > best[PROM_FORMAT_TEXT] ? PROM_FORMAT_PROTOBUF
-								   : PROM_FORMAT_TEXT;
 }
 
 /* ---- one scrape ------------------------------------------------------ */
@@ -420,7 +220,7 @@ static void text_hist(struct prom_scrape *s, const struct prom_labels *l,
 	puts_(b, LAT "_sum{");
 	puts_(b, s->prefix);
 	put(b, "} ", 2);
-	put_seconds(b, h->sum_ns);
+	prom_put_seconds(b, h->sum_ns);
 	puts_(b, "\n" LAT "_count{");
 	puts_(b, s->prefix);
 	put(b, "} ", 2);
