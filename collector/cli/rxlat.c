@@ -9,16 +9,12 @@
  * interfaces when they go and come back.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <net/if.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,13 +22,13 @@
 #include "ifaces.h"
 #include "config.h"
 #include "model.h"
-#include "holders.h"
 #include "hooks.h"
 #include "stamper.h"
 #include "stamping.h"
 #include "tc.h"
 #include "drops.h"
 #include "heatmap_live.h"
+#include "startup.h"
 #include "links.h"
 #include "log.h"
 #include "options.h"
@@ -310,42 +306,6 @@ static int report(struct rxlat_run *c, bool final)
 
 /* ---- setup and the main loop ---------------------------------------- */
 
-/*
- * One line per stage asked for: its attach point and the protocols it
- * measures ("tp_btf:tcp_probe [tcp]"), and why it fell back, or why it is
- * unavailable. A protocol left out has its reason among the fallback's.
- */
-static void print_plan(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info, FILE *f,
-		       const char *prefix, const bool *extra)
-{
-	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
-		char protos[32], more[160] = "";
-
-		if (!cfg->stages[s])
-			continue;
-		/* where a wait before the stamp ends depends on the stamper */
-		if (s == RXLAT_STAGE_NAPI_WAIT && info->attach[s])
-			snprintf(more, sizeof(more),
-				 " (to the poll's stamp: in XDP its start, at tc ingress its first "
-				 "packet, after GRO)");
-		if (extra && extra[s])
-			snprintf(more + strlen(more), sizeof(more) - strlen(more),
-				 " (not by default: %s +%s)", opt(OPT_STAGES),
-				 rxlat_stage_names[s]);
-		rxlat_protos_str(info->coverage[s].measured, protos, sizeof(protos));
-		if (info->attach[s] && info->fallback_why[s])
-			fprintf(f, "%s%-15s %s [%s] (fallback: %s)%s\n", prefix,
-				rxlat_stage_names[s], info->attach[s], protos,
-				info->fallback_why[s], more);
-		else if (info->attach[s])
-			fprintf(f, "%s%-15s %s [%s]%s\n", prefix, rxlat_stage_names[s],
-				info->attach[s], protos, more);
-		else
-			fprintf(f, "%s%-15s unavailable: %s%s\n", prefix, rxlat_stage_names[s],
-				info->unavailable[s], more);
-	}
-}
-
 static int arm_timer(int fd, double seconds, bool repeat)
 {
 	struct itimerspec its = {};
@@ -510,37 +470,6 @@ out:
 	return err;
 }
 
-/*
- * fds 0-2 closed at exec would be taken by rxlat's next open files (a BPF
- * object's fd as stdout): closed stdin and stderr get /dev/null, a closed
- * stdout is an error, as the reports go there. 0 or -EBADF, printed.
- */
-static int check_std_fds(void)
-{
-	bool out_closed = false;
-
-	for (int fd = 0; fd <= 2; fd++) {
-		int got;
-
-		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
-			continue;
-		/* the lowest free fd: this one, as those below are open */
-		got = open("/dev/null", fd ? O_WRONLY : O_RDONLY);
-		if (got != fd) {
-			if (got >= 0)
-				close(got);
-			return -EBADF;
-		}
-		out_closed |= fd == STDOUT_FILENO;
-	}
-	if (out_closed) {
-		rxlat_err("stdout is closed: rxlat writes its reports there; redirect it to a "
-			  "file or to /dev/null");
-		return -EBADF;
-	}
-	return 0;
-}
-
 /* Between the steps of start-up: true (and said) when a stop signal came. */
 static bool stopped(void)
 {
@@ -549,51 +478,6 @@ static bool stopped(void)
 	rxlat_info("SIG%s during start-up: stopped before the first report",
 		   sigabbrev_np(signals_stop()));
 	return true;
-}
-
-/*
- * Generic XDP stamps in __netif_receive_skb_core(), after the tracepoint
- * that is ip_rcv's fallback, where napi_wait reads an XDP stamp: with
- * --xdp-mode skb on that set napi_wait, and --from schedule with it, would
- * measure nothing. Refused before anything is attached to a device: true
- * (said).
- */
-static bool skb_mode_wait(const struct rxlat_config *cfg, const struct rxlat_hooks_info *info)
-{
-	const char *ip = info->attach[RXLAT_STAGE_IP_RCV];
-
-	if (!cfg->xdp_forced || cfg->xdp_mode != RXLAT_XDP_SKB ||
-	    !cfg->stages[RXLAT_STAGE_NAPI_WAIT] || !ip || !strstr(ip, "netif_receive_skb"))
-		return false;
-	rxlat_err("%s skb: generic XDP stamps after ip_rcv's fallback (%s), where %s reads an "
-		  "XDP stamp: it would measure nothing on this kernel%s; leave out %s to measure "
-		  "it from the tc stamp",
-		  opt(OPT_XDP_MODE), ip, rxlat_stage_names[RXLAT_STAGE_NAPI_WAIT],
-		  cfg->bpf.from == RXLAT_FROM_SCHEDULE ? ", nor the stages from the schedule" : "",
-		  opt(OPT_XDP_MODE));
-	return true;
-}
-
-/*
- * No stamper of any kind (no -i, none loaded): said, and napi_wait, which
- * measures a poll by its stamp, is not measured, whatever its programs.
- */
-static void no_stamper(const struct rxlat_config *cfg, struct rxlat_hooks_info *info)
-{
-	static const char why[] = "no stamper: a poll is known by its stamp (name an interface "
-				  "with -i)";
-	struct rxlat_coverage *w = &info->coverage[RXLAT_STAGE_NAPI_WAIT];
-
-	rxlat_info("no XDP stamper attached (no %s given and none loaded): only kernel receive "
-		   "timestamps can be measured%s",
-		   opt_short(OPT_INTERFACE),
-		   cfg->stages[RXLAT_STAGE_NAPI_WAIT] ? ", and no napi_wait" : "");
-	if (!cfg->stages[RXLAT_STAGE_NAPI_WAIT])
-		return;
-	for (int p = 0; p < RXLAT_NR_PROTOS; p++)
-		if (w->measured & RXLAT_PROTO_BIT(p))
-			w->why_not[p] = why;
-	w->measured = 0;
 }
 
 /* Everything attached: from here every report covers its own interval. */
@@ -645,6 +529,132 @@ static int start_measuring(struct rxlat_run *c)
 	return 0;
 }
 
+/* The readers beside the hooks: --by's groups, --drops' reasons, --slow's ring. */
+static int open_readers(struct rxlat_run *c)
+{
+	const struct rxlat_config *cfg = c->cfg;
+	int err;
+
+	if (cfg->bpf.by != RXLAT_BY_NONE && groups_new(&c->groups, cfg, c->hooks)) {
+		rxlat_err("out of memory");
+		return -ENOMEM;
+	}
+	if (cfg->drops) {
+		err = drops_open(&c->drops);
+		if (err) {
+			rxlat_err("%s: cannot read the kernel's drop reasons from its BTF (enum "
+				  "skb_drop_reason): %s",
+				  opt(OPT_DROPS), strerror(-err));
+			return err;
+		}
+	}
+	if (cfg->bpf.slow_ns) {
+		err = slow_open(&c->slow, hooks_slow_fd(c->hooks), slow_render,
+				cfg->output == RXLAT_OUT_JSON, c->ifaces, c->drops);
+		if (err) {
+			rxlat_err("%s: cannot read the ring buffer: %s", opt(OPT_SLOW),
+				  strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* A step of start-up's outcome: err, or -EINTR when a stop signal came (said). */
+static int step(int err)
+{
+	return stopped() && !err ? -EINTR : err;
+}
+
+/*
+ * The stampers: XDP on the interfaces that get it (or the one xdp-loader
+ * attached), tc on the others, bound to their interfaces.
+ */
+static int attach_stampers(struct rxlat_run *c)
+{
+	int err = 0;
+
+	if (stamping_attaches_xdp(c->stamping))
+		err = stamping_attach_xdp(c->stamping, &c->stamper);
+	else if (c->cfg->no_xdp)
+		err = stamper_find(&c->stamper, false);
+	else if (stamper_find(&c->stamper, true) && !stamping_any_tc(c->stamping))
+		no_stamper(c->cfg, &c->info);
+	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
+	err = step(err);
+	if (err)
+		return err;
+	ifaces_bind(c->ifaces, c->hooks, c->stamping, c->stamper, &c->tc, c->links);
+	err = step(ifaces_attach_tc(c->ifaces));
+	if (err)
+		return err;
+	links_track_addrs(c->links, tc_addrs_fd(c->tc));
+	ifaces_warn_down(c->ifaces);
+	return 0;
+}
+
+/*
+ * Everything attached, in the order that refuses a run before it touches a
+ * device: the links subscribed first (a named interface deleted while
+ * starting is seen), then the hooks (a run that could measure nothing is
+ * refused before any XDP), the readers, the stampers.
+ */
+static int start(struct rxlat_run *c)
+{
+	int err = step(links_open(&c->links));
+
+	if (!err)
+		err = step(hooks_attach(&c->hooks, c->cfg, &c->info));
+	if (!err && skb_mode_wait(c->cfg, &c->info))
+		err = -EOPNOTSUPP;
+	if (!err)
+		err = open_readers(c);
+	if (!err)
+		err = attach_stampers(c);
+	if (!err)
+		err = step(start_measuring(c));
+	return err;
+}
+
+/* Said once everything is attached: the plan as it came out, and the map memory. */
+static void say_started(const struct rxlat_run *c)
+{
+	const struct rxlat_config *cfg = c->cfg;
+
+	print_plan(cfg, &c->info, stderr, "rxlat: stage ", NULL);
+	if (stamping_any_tc(c->stamping) && c->info.attach[RXLAT_STAGE_IP_RCV] &&
+	    strstr(c->info.attach[RXLAT_STAGE_IP_RCV], "netif_receive_skb"))
+		rxlat_info("ip_rcv is measured before tc ingress here (its fallback, tp_btf "
+			   "netif_receive_skb): packets stamped at tc count there as none, and "
+			   "are measured from the next stage on");
+	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u group slots x %u interface "
+		   "slots x %u queue slots, %zu bytes each, made as they come into use, in chunks "
+		   "of %u)",
+		   hooks_map_bytes(c->hooks) / 1024.0, rxlat_nr_series(rxlat_config_dims(cfg)),
+		   RXLAT_NR_STAGES, rxlat_group_slots(cfg->bpf.max_groups), cfg->bpf.max_ifaces + 1,
+		   cfg->bpf.max_queues + 1, sizeof(struct rxlat_hist), RXLAT_CHUNK_SERIES);
+}
+
+/* Everything closed, whatever was opened; the exit status of err. */
+static int finish(struct rxlat_run *c, int err)
+{
+	/* links are closed here; the kernel detaches them even if we die */
+	prom_close(c->prom);
+	slow_close(c->slow);
+	drops_close(c->drops);
+	hooks_destroy(c->hooks);
+	tc_destroy(c->tc);
+	stamper_destroy(c->stamper);
+	links_close(c->links);
+	groups_free(c->groups);
+	model_free(c->model);
+	ifaces_free(c->ifaces);
+	stamping_free(c->stamping);
+	out_free(&c->out);
+	heatmap_live_close(c->heat);
+	return err && !signals_stop() ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct rxlat_config cfg = {};
@@ -664,30 +674,13 @@ int main(int argc, char **argv)
 		ifaces_free(c.ifaces);
 		return 1;
 	}
-
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
 		rxlat_err("/sys/kernel/btf/vmlinux is missing: rxlat needs a kernel built with "
 			  "CONFIG_DEBUG_INFO_BTF=y");
 		return 1;
 	}
-	if (cfg.list_stages) {
-		bool extra[RXLAT_NR_STAGES] = { false }, dflt = true;
-
-		/* the default stages: the others too, said to be asked for by name */
-		for (int s = 0; s < RXLAT_NR_STAGES; s++)
-			dflt = dflt && cfg.stages[s] == !RXLAT_STAGE_OPT_IN(s);
-		for (int s = 0; s < RXLAT_NR_STAGES && dflt; s++)
-			if (RXLAT_STAGE_OPT_IN(s))
-				cfg.stages[s] = extra[s] = true;
-		err = hooks_plan(&cfg, &c.info);
-		if (err == -EINTR)
-			return 0; /* stopped by a signal: no plan to print */
-		/* a plan without a stage is printed too (it says why); any other error is said */
-		if (err && err != -EOPNOTSUPP)
-			return 1;
-		print_plan(&cfg, &c.info, stdout, "", extra);
-		return 0;
-	}
+	if (cfg.list_stages)
+		return list_stages(&cfg, &c.info);
 	if (caps_check())
 		return 1;
 	/* the port first: one in use is refused before anything is attached */
@@ -696,86 +689,10 @@ int main(int argc, char **argv)
 		prom_close(c.prom);
 		return 1;
 	}
-	/* subscribed first: a named interface deleted while starting is seen */
-	err = links_open(&c.links);
-	if (stopped() || err)
-		goto out;
-	/* then the hooks: a run that could measure nothing is refused before any XDP */
-	err = hooks_attach(&c.hooks, &cfg, &c.info);
-	if (stopped() || err)
-		goto out;
-	if (skb_mode_wait(&cfg, &c.info)) {
-		err = -EOPNOTSUPP;
-		goto out;
+	err = start(&c);
+	if (!err) {
+		say_started(&c);
+		err = run_loop(&c);
 	}
-	if (cfg.bpf.by != RXLAT_BY_NONE && groups_new(&c.groups, &cfg, c.hooks)) {
-		rxlat_err("out of memory");
-		err = -ENOMEM;
-		goto out;
-	}
-	if (cfg.drops) {
-		err = drops_open(&c.drops);
-		if (err) {
-			rxlat_err("%s: cannot read the kernel's drop reasons from its BTF (enum "
-				  "skb_drop_reason): %s",
-				  opt(OPT_DROPS), strerror(-err));
-			goto out;
-		}
-	}
-	if (cfg.bpf.slow_ns) {
-		err = slow_open(&c.slow, hooks_slow_fd(c.hooks), slow_render,
-				cfg.output == RXLAT_OUT_JSON, c.ifaces, c.drops);
-		if (err) {
-			rxlat_err("%s: cannot read the ring buffer: %s", opt(OPT_SLOW),
-				  strerror(-err));
-			goto out;
-		}
-	}
-	if (stamping_attaches_xdp(c.stamping))
-		err = stamping_attach_xdp(c.stamping, &c.stamper);
-	else if (cfg.no_xdp)
-		err = stamper_find(&c.stamper, false);
-	else if (stamper_find(&c.stamper, true) && !stamping_any_tc(c.stamping))
-		no_stamper(&cfg, &c.info);
-	/* a load cut short by the signal (EAGAIN, EINTR) is no error of its own */
-	if (stopped() || err)
-		goto out;
-	ifaces_bind(c.ifaces, c.hooks, c.stamping, c.stamper, &c.tc, c.links);
-	err = ifaces_attach_tc(c.ifaces);
-	if (stopped() || err)
-		goto out;
-	links_track_addrs(c.links, tc_addrs_fd(c.tc));
-	ifaces_warn_down(c.ifaces);
-	err = start_measuring(&c);
-	if (stopped() || err)
-		goto out;
-	print_plan(&cfg, &c.info, stderr, "rxlat: stage ", NULL);
-	if (stamping_any_tc(c.stamping) && c.info.attach[RXLAT_STAGE_IP_RCV] &&
-	    strstr(c.info.attach[RXLAT_STAGE_IP_RCV], "netif_receive_skb"))
-		rxlat_info("ip_rcv is measured before tc ingress here (its fallback, tp_btf "
-			   "netif_receive_skb): packets stamped at tc count there as none, and "
-			   "are measured from the next stage on");
-	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u group slots x %u interface "
-		   "slots x %u queue slots, %zu bytes each, made as they come into use, in chunks "
-		   "of %u)",
-		   hooks_map_bytes(c.hooks) / 1024.0, rxlat_nr_series(rxlat_config_dims(&cfg)),
-		   RXLAT_NR_STAGES, rxlat_group_slots(cfg.bpf.max_groups), cfg.bpf.max_ifaces + 1,
-		   cfg.bpf.max_queues + 1, sizeof(struct rxlat_hist), RXLAT_CHUNK_SERIES);
-	err = run_loop(&c);
-out:
-	/* links are closed here; the kernel detaches them even if we die */
-	prom_close(c.prom);
-	slow_close(c.slow);
-	drops_close(c.drops);
-	hooks_destroy(c.hooks);
-	tc_destroy(c.tc);
-	stamper_destroy(c.stamper);
-	links_close(c.links);
-	groups_free(c.groups);
-	model_free(c.model);
-	ifaces_free(c.ifaces);
-	stamping_free(c.stamping);
-	out_free(&c.out);
-	heatmap_live_close(c.heat);
-	return err && !signals_stop() ? 1 : 0;
+	return finish(&c, err);
 }
