@@ -157,6 +157,18 @@ ds_args()
 		"$DAEMONSET"
 }
 
+# The DaemonSet's --web-config file (the last two arguments)
+ds_web_config()
+{
+	ds_args | tail -n 2 | sed -n '1{/^--web-config$/!q};2p'
+}
+
+# The DaemonSet's arguments less --web-config: the image's CMD
+ds_cmd_args()
+{
+	ds_args | head -n -2
+}
+
 ds_field()	# JQ-PATH (of the first container)
 {
 	gojq --yaml-input -r "select(.kind == \"DaemonSet\") | .spec.template.spec.containers[0] | $1" \
@@ -201,7 +213,7 @@ ds_decode()	# FILE
 
 test_daemonset()
 {
-	local out names
+	local out names web
 	require_cmd tools kubectl gojq || return 1
 	# every object of the file parses (kubectl reads them without a cluster)
 	names=$(kubectl label --local -f "$DAEMONSET" checked=yes -o name 2>&1 | paste -sd ' ' -)
@@ -219,8 +231,18 @@ test_daemonset()
 		assert_true "refuses_$out" "a broken manifest passed" \
 			eval '! ds_decode "$T_DIR/$out.yaml" >/dev/null'
 	done
-	assert_eq args_equal_image_cmd "$(containerfile_cmd | paste -sd ' ' -)" "$(ds_args | paste -sd ' ' -)" \
-		"the DaemonSet's args against configs/Containerfile's CMD"
+	assert_eq args_equal_image_cmd "$(containerfile_cmd | paste -sd ' ' -)" \
+		"$(ds_cmd_args | paste -sd ' ' -)" "the DaemonSet's args, less --web-config, against configs/Containerfile's CMD"
+	# /metrics behind TLS and basic auth, from the Secret, mounted read-only
+	web=$(ds_web_config)
+	assert_eq web_config_in_secret "${web%/*} true rxlat-web" \
+		"$(ds_field '.volumeMounts[] | select(.name == "web") | "\(.mountPath) \(.readOnly)"') $(gojq --yaml-input -r \
+			'select(.kind == "DaemonSet") | .spec.template.spec.volumes[] | select(.name == "web") | .secret.secretName' \
+			"$DAEMONSET")" "--web-config's folder, its mount and the Secret"
+	assert_eq scrape_scheme https "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
+		.spec.template.metadata.annotations["prometheus.io/scheme"]' "$DAEMONSET")"
+	assert_eq probe_port "$PROM" "$(ds_field .livenessProbe.tcpSocket.port)" \
+		"the liveness probe (a kubelet probe has no credentials)"
 	assert_eq host_network_pid "true true" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
 		.spec.template.spec | "\(.hostNetwork) \(.hostPID)"' "$DAEMONSET")"
 	assert_eq not_privileged false "$(ds_field .securityContext.privileged)"
@@ -232,7 +254,7 @@ test_daemonset()
 		.spec.template.spec.tolerations[].operator' "$DAEMONSET")"
 	assert_eq scrape_port "$PROM" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
 		.spec.template.metadata.annotations["prometheus.io/port"]' "$DAEMONSET")"
-	assert_match args_port ":$PROM\$" "$(ds_args | paste -sd ' ' -)" "the DaemonSet's --prometheus"
+	assert_match args_port ":$PROM\$" "$(ds_cmd_args | paste -sd ' ' -)" "the DaemonSet's --prometheus"
 	assert_eq node_arch "$(dpkg --print-architecture)" "$(gojq --yaml-input -r 'select(.kind == "DaemonSet") |
 		.spec.template.spec.nodeSelector["kubernetes.io/arch"]' "$DAEMONSET")" \
 		"the DaemonSet's nodes: those of the image make image makes here"
@@ -468,27 +490,49 @@ metric_sum()	# METRIC LABEL=VALUE...
 		END { print s + 0 }' "$T_DIR/metrics.txt"
 }
 
-# The image run as the DaemonSet runs it
+# The Secret rxlat-web as the DaemonSet mounts it, in $T_DIR/web: web.yml
+# naming tls.crt and tls.key beside it, and the scraper's user, owned by
+# root at the Secret's mode; the CA that signed tls.crt in $T_DIR/ca.
+WEB_USER=prometheus WEB_PASSWORD='scrape me'
+web_secret()
+{
+	tls_certs "$T_DIR/ca" || return 1
+	mkdir -p "$T_DIR/web" && cp "$T_DIR/ca/server.crt" "$T_DIR/web/tls.crt" &&
+		cp "$T_DIR/ca/server.key" "$T_DIR/web/tls.key" || return 1
+	printf 'tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\nbasic_auth_users:\n  %s: %s\n' \
+		"$WEB_USER" "$(bcrypt_hash "$WEB_PASSWORD")" >"$T_DIR/web/web.yml" || return 1
+	chmod 0400 "$T_DIR"/web/*
+}
+
+# The image run as the DaemonSet runs it, the Secret's files where it mounts them
 podman_run()	# NAME
 {
-	local caps cg
+	local caps cg web
 	caps=$(ds_field '.securityContext.capabilities.add[]' | sed 's/^/CAP_/' | paste -sd , -)
 	cg=$(cgroup2_root)
+	web=$(ds_field '.volumeMounts[] | select(.name == "web") | .mountPath')
 	mapfile -t ARGS < <(ds_args)
 	# the DaemonSet's arguments as they are: rxlat's default, the tc stamper
 	podman run -d --name "$1" --network "ns:/run/netns/$NS_H" --pid host \
 		--cap-drop all --cap-add "$caps" --security-opt no-new-privileges --read-only \
-		-v "$RXLAT_BPFFS:/sys/fs/bpf" ${cg:+-v "$cg:/sys/fs/cgroup:ro"} \
+		-v "$RXLAT_BPFFS:/sys/fs/bpf" ${cg:+-v "$cg:/sys/fs/cgroup:ro"} -v "$T_DIR/web:$web:ro" \
 		"$IMAGE" "${ARGS[@]}" >"$T_DIR/podman_run.out" 2>&1
 }
 
-# Waits until /metrics answers from the node's namespace, outside the
-# container; 1 after 30 s
+# /metrics from the node's namespace, outside the container, as the
+# scraper gets it (https, the CA, the user): into FILE, or nowhere
+scrape()	# [FILE]
+{
+	in_ns "$NS_H" curl -sf --max-time 5 --cacert "$T_DIR/ca/ca.crt" -u "$WEB_USER:$WEB_PASSWORD" \
+		-o "${1:-/dev/null}" "https://127.0.0.1:$PROM/metrics"
+}
+
+# Waits until /metrics answers; 1 after 30 s
 metrics_up()
 {
 	local i
 	for ((i = 0; i < 150; i++)); do
-		in_ns "$NS_H" curl -sf -o /dev/null "http://127.0.0.1:$PROM/metrics" && return 0
+		scrape && return 0
 		sleep 0.2
 	done
 	return 1
@@ -497,7 +541,7 @@ metrics_up()
 test_image()
 {
 	local t0 size name pid ids out rss hwm limit
-	require_cmd tools mmdebstrap podman curl gojq || return 1
+	require_cmd tools mmdebstrap podman curl gojq openssl htpasswd || return 1
 	dep_begin
 	[[ -e $DEB ]] || make deb >"$T_DIR/deb.log" 2>&1 || t_abort deb "make deb failed"
 	IMAGE=localhost/$T_PREFIX:test
@@ -514,16 +558,22 @@ test_image()
 	assert_eq image_arch "$(dpkg-deb -f "$DEB" Architecture)" \
 		"$(podman image inspect --format '{{.Architecture}}' "$IMAGE")" "the image's architecture against its package's"
 	assert_eq entrypoint /usr/sbin/rxlat "$(podman image inspect --format '{{join .Config.Entrypoint " "}}' "$IMAGE")"
-	assert_eq cmd_is_daemonset_args "$(ds_args | paste -sd ' ' -)" \
+	assert_eq cmd_is_daemonset_args "$(ds_cmd_args | paste -sd ' ' -)" \
 		"$(podman image inspect --format '{{join .Config.Cmd " "}}' "$IMAGE")"
 	assert_match version "^rxlat $VERSION " "$(podman run --rm --network none "$IMAGE" --version 2>&1)"
 
 	node_setup || t_abort setup "cannot make the node"
+	web_secret || t_abort web_secret "openssl or htpasswd could not make the Secret's files"
 	name=$T_PREFIX-rxlat
 	DEP_CONTAINERS+=("$name")
 	podman_run "$name" || t_abort podman_run "$(tail -n 2 "$T_DIR/podman_run.out")"
 	metrics_up || t_abort metrics_up "no /metrics on the node's port $PROM: $(podman logs "$name" 2>&1 | tail -n 2)"
 	pass runs_with_daemonset_args
+	# the node's address serves no metrics in clear text, nor to a client without the password
+	assert_eq no_clear_text "" "$(in_ns "$NS_H" curl -s --max-time 5 "http://127.0.0.1:$PROM/metrics" 2>/dev/null |
+		grep -m 1 -o '^rxlat_[a-z_]*')" "/metrics over http"
+	assert_eq no_password 401 "$(in_ns "$NS_H" curl -s --max-time 5 --cacert "$T_DIR/ca/ca.crt" -o /dev/null \
+		-w '%{http_code}' "https://127.0.0.1:$PROM/metrics")" "/metrics over https without the password"
 	pid=$(podman inspect --format '{{.State.Pid}}' "$name")
 	log "rxlat in the container: $(podman logs "$name" 2>&1 | grep -m 1 'map memory')"
 
@@ -535,8 +585,7 @@ test_image()
 	t_wait_pid "$recv" 40
 	assert_eq received "received 200 valid 200 invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv.out")"
 	sleep 1.2
-	in_ns "$NS_H" curl -sf "http://127.0.0.1:$PROM/metrics" >"$T_DIR/metrics.txt" ||
-		t_abort scrape "curl from the node's namespace failed"
+	scrape "$T_DIR/metrics.txt" || t_abort scrape "curl from the node's namespace failed"
 	# the node's own ip_rcv (no netns label; from tc where it runs after tc
 	# ingress, else counted as none) and the pod's stages (its label), from
 	# the tc stamp that crossed into the pod

@@ -1096,3 +1096,31 @@ prog_count_settles()	# WANT
 	done
 	echo "$n"
 }
+
+# ---------------------------------------------------------------- TLS
+# For the tests of --web-config and of the image the DaemonSet runs.
+
+# A CA, a server certificate for 127.0.0.1 and a client one, in DIR.
+tls_certs()	# DIR [SERVER-NAME]
+{
+	local d=$1 ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
+	mkdir -p "$d"
+	[[ -e $d/ca.crt ]] ||
+		openssl req -x509 "${ec[@]}" -keyout "$d/ca.key" -out "$d/ca.crt" -days 2 \
+			-subj /CN=rxlat-test-ca 2>/dev/null || return 1
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/san"
+	openssl req "${ec[@]}" -keyout "$d/server.key" -out "$d/server.csr" \
+		-subj "/CN=${2:-rxlat}" 2>/dev/null &&
+		openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+			-CAcreateserial -out "$d/server.crt" -days 2 -extfile "$d/san" 2>/dev/null &&
+		openssl req "${ec[@]}" -keyout "$d/client.key" -out "$d/client.csr" \
+			-subj /CN=prometheus 2>/dev/null &&
+		openssl x509 -req -in "$d/client.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+			-CAcreateserial -out "$d/client.crt" -days 2 2>/dev/null
+}
+
+# bcrypt of PASSWORD, as exporter-toolkit's documentation makes it
+bcrypt_hash()	# PASSWORD
+{
+	htpasswd -nbBC 10 x "$1" | cut -d: -f2
+}

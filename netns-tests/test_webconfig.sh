@@ -42,31 +42,6 @@ vm_skip()	# NAME
 
 need() { need_rxlat curl openssl htpasswd "$@"; }
 
-# A CA, a server certificate for 127.0.0.1 and a client one, in DIR.
-make_certs()	# DIR [SERVER-NAME]
-{
-	local d=$1 ec=(-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes)
-	mkdir -p "$d"
-	[[ -e $d/ca.crt ]] ||
-		openssl req -x509 "${ec[@]}" -keyout "$d/ca.key" -out "$d/ca.crt" -days 2 \
-			-subj /CN=rxlat-test-ca 2>/dev/null || return 1
-	printf 'subjectAltName=IP:127.0.0.1\n' >"$d/san"
-	openssl req "${ec[@]}" -keyout "$d/server.key" -out "$d/server.csr" \
-		-subj "/CN=${2:-rxlat}" 2>/dev/null &&
-		openssl x509 -req -in "$d/server.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
-			-CAcreateserial -out "$d/server.crt" -days 2 -extfile "$d/san" 2>/dev/null &&
-		openssl req "${ec[@]}" -keyout "$d/client.key" -out "$d/client.csr" \
-			-subj /CN=prometheus 2>/dev/null &&
-		openssl x509 -req -in "$d/client.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
-			-CAcreateserial -out "$d/client.crt" -days 2 2>/dev/null
-}
-
-# bcrypt of PASSWORD, as exporter-toolkit's documentation makes it
-bcrypt()	# PASSWORD
-{
-	htpasswd -nbBC 10 x "$1" | cut -d: -f2
-}
-
 # rxlat in NS_B exporting with --web-config FILE; returns once it measures.
 start_exporter()	# FILE [ARGS...]
 {
@@ -142,7 +117,7 @@ prometheus_https()
 	local d=$T_DIR/tls t0 t1 c0 c1 i
 	vm_skip prometheus_https && return 0
 	need prometheus gojq || return 1
-	make_certs "$d" || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" || t_abort certs "openssl could not make the certificates"
 	cat >"$d/web.yml" <<-EOF
 		tls_server_config:
 		  cert_file: server.crt
@@ -154,7 +129,7 @@ prometheus_https()
 		  headers:
 		    X-Content-Type-Options: nosniff
 		basic_auth_users:
-		  prometheus: $(bcrypt 'scrape me')
+		  prometheus: $(bcrypt_hash 'scrape me')
 	EOF
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_exporter "$d/web.yml" || return 1
@@ -220,7 +195,7 @@ configs_https_job()
 	local d=$T_DIR/tls
 	vm_skip configs_https_job && return 0
 	need promtool || return 1
-	make_certs "$d" || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" || t_abort certs "openssl could not make the certificates"
 	echo 'scrape me' >"$d/password"
 	{
 		echo 'scrape_configs:'
@@ -241,7 +216,7 @@ reload()
 	local d=$T_DIR/tls old new
 	vm_skip reload && return 0
 	need || return 1
-	make_certs "$d" first || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" first || t_abort certs "openssl could not make the certificates"
 	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n' \
 		"$d/server.crt" "$d/server.key" >"$d/web.yml"
 	ns_pair || t_abort setup "cannot create the namespaces"
@@ -249,7 +224,7 @@ reload()
 	old=$(fingerprint "$d/server.crt")
 	assert_eq first_cert_served "$old" "$(served_fingerprint)"
 
-	make_certs "$d" second || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" second || t_abort certs "openssl could not make the certificates"
 	new=$(fingerprint "$d/server.crt")
 	kill -HUP "$RXLAT_PID"
 	t_wait_line "$T_DIR/rxlat.err" 'read again \(SIGHUP\)' 5 "$RXLAT_PID"
@@ -272,7 +247,7 @@ reload()
 		"refusals after connections to an unchanged broken file"
 
 	# the good file back and a third certificate, no signal: seen at a connection
-	make_certs "$d" third || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" third || t_abort certs "openssl could not make the certificates"
 	cp "$d/web.yml.good" "$d/web.yml"
 	sleep 1.1 # files are looked at once a second at most
 	served_fingerprint >/dev/null
@@ -313,7 +288,7 @@ secret_rotation()
 	need setpriv || return 1
 	bset=$(awk -F= '$1 == "CapabilityBoundingSet" { print $2 }' "$RXLAT_ROOT/configs/rxlat.service.in" |
 		tr '[:upper:]' '[:lower:]' | sed -e 's/cap_/+/g' -e 's/ /,/g' -e 's/^/-all,/')
-	make_certs "$d" first || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" first || t_abort certs "openssl could not make the certificates"
 	secret_update "$s" "$d" 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	: >"$T_DIR/rxlat.err"
@@ -323,7 +298,7 @@ secret_rotation()
 	t_wait_line "$T_DIR/rxlat.err" 'map memory' 30 "$RXLAT_PID" ||
 		t_abort rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
 	assert_eq secret_cert_served "$(fingerprint "$d/server.crt")" "$(served_fingerprint)"
-	make_certs "$d" second || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" second || t_abort certs "openssl could not make the certificates"
 	secret_update "$s" "$d" 2
 	sleep 1.1 # files are looked at once a second at most
 	served_fingerprint >/dev/null
@@ -363,7 +338,7 @@ handshake_flood()
 	local d=$T_DIR/tls flood_pid ok=0 i t0 ms worst=0
 	vm_skip handshake_flood && return 0
 	need || return 1
-	make_certs "$d" || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" || t_abort certs "openssl could not make the certificates"
 	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$d/web.yml"
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_exporter "$d/web.yml" || return 1
@@ -404,7 +379,7 @@ bad_files()
 	local d=$T_DIR/tls f
 	vm_skip bad_files && return 0
 	need || return 1
-	make_certs "$d" || t_abort certs "openssl could not make the certificates"
+	tls_certs "$d" || t_abort certs "openssl could not make the certificates"
 	f=$d/web.yml
 	ns_pair || t_abort setup "cannot create the namespaces"
 	printf 'tls_server_config:\n  cert_file: %s\n  key_file: %s\n  cert_chain: x\n' \
