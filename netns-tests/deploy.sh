@@ -443,30 +443,11 @@ test_deb()
 
 # ------------------------------------------------------------ the image
 
-# The node: outside NS_O --(o0 / eth0, 4 queues)-- node NS_H, which routes
-# 10.41.1.0/24 to a pod NS_P over a veth pair (h1 / p0), as a routed CNI
-# does. Static neighbours: nothing but the datagrams in the counts.
+# The node NS_H, its uplink eth0, and a routed pod NS_P behind it (lib.sh)
 node_setup()
 {
-	local mac_o mac_h mac_h1 mac_p
-	ns_create NS_O && ns_create NS_H && ns_create NS_P || return 1
-	ip -n "$NS_O" link add o0 numrxqueues 4 numtxqueues 4 type veth peer name eth0 \
-		netns "$NS_H" numrxqueues 4 numtxqueues 4 &&
-		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$NS_P" || return 1
-	ip -n "$NS_O" addr add 10.41.0.1/24 dev o0 && ip -n "$NS_H" addr add 10.41.0.2/24 dev eth0 &&
-		ip -n "$NS_H" addr add 10.41.1.1/24 dev h1 && ip -n "$NS_P" addr add 10.41.1.2/24 dev p0 &&
-		ip -n "$NS_O" link set o0 up && ip -n "$NS_H" link set eth0 up &&
-		ip -n "$NS_H" link set h1 up && ip -n "$NS_P" link set p0 up &&
-		ip -n "$NS_O" route add 10.41.0.0/16 via 10.41.0.2 &&
-		ip -n "$NS_P" route add default via 10.41.1.1 || return 1
-	mac_o=$(link_mac "$NS_O" o0) mac_h=$(link_mac "$NS_H" eth0)
-	mac_h1=$(link_mac "$NS_H" h1) mac_p=$(link_mac "$NS_P" p0)
-	MAC_H=$mac_h
-	ip -n "$NS_O" neigh replace 10.41.0.2 lladdr "$mac_h" dev o0 nud permanent &&
-		ip -n "$NS_H" neigh replace 10.41.0.1 lladdr "$mac_o" dev eth0 nud permanent &&
-		ip -n "$NS_H" neigh replace 10.41.1.2 lladdr "$mac_p" dev h1 nud permanent &&
-		ip -n "$NS_P" neigh replace 10.41.1.1 lladdr "$mac_h1" dev p0 nud permanent &&
-		in_ns "$NS_H" sysctl -qw net.ipv4.ip_forward=1 || return 1
+	pod_behind_host eth0 || return 1
+	MAC_H=$MAC_UP
 	sleep 1 # the links' own IPv6 reports go before rxlat counts
 }
 

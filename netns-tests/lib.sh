@@ -1124,3 +1124,58 @@ bcrypt_hash()	# PASSWORD
 {
 	htpasswd -nbBC 10 x "$1" | cut -d: -f2
 }
+
+# COUNT connections to PORT of 127.0.0.1 that each send FIRST (printf %b:
+# half a request, a TLS record header) and wait, held SECONDS: prints how
+# many of them the server had closed by then.
+half_open_flood()	# PORT COUNT SECONDS FIRST
+{
+	local fds=() fd i closed=0 line
+	for ((i = 0; i < $2; i++)); do
+		exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || { closed=$((closed + 1)); continue; }
+		printf '%b' "$4" 2>/dev/null 1>&"$fd"
+		fds+=("$fd")
+	done
+	sleep "$3"
+	for fd in "${fds[@]}"; do
+		# EOF (after an alert, or none): status 1 at once; still open: a timeout (> 128)
+		IFS= read -r -t 0.2 -u "$fd" line
+		(($? <= 128)) && closed=$((closed + 1))
+		exec {fd}<&-
+	done
+	echo "$closed"
+}
+
+# FUNCTION of this shell with ARGS, run in namespace NS
+in_ns_fn()	# NS FUNCTION ARGS...
+{
+	local ns=$1 fn=$2
+	shift 2
+	in_ns "$ns" bash -c "$(declare -f "$fn"); $fn $(printf '%q ' "$@")"
+}
+
+# A host with a routed pod, as a routed CNI makes one: outside NS_O
+# --(o0 / UPLINK, 4 queues)-- host NS_H --(h1 / p0)-- pod NS_P, 10.41.0.0/24
+# outside, 10.41.1.0/24 to the pod; static neighbours, so that nothing but
+# the test's datagrams is in the counts. MAC_UP: UPLINK's address.
+# shellcheck disable=SC2153 # ns_create sets NS_O, NS_H and NS_P
+pod_behind_host()	# UPLINK
+{
+	local up=$1
+	ns_create NS_O && ns_create NS_H && ns_create NS_P || return 1
+	ip -n "$NS_O" link add o0 numrxqueues 4 numtxqueues 4 type veth peer name "$up" \
+		netns "$NS_H" numrxqueues 4 numtxqueues 4 &&
+		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$NS_P" || return 1
+	ip -n "$NS_O" addr add 10.41.0.1/24 dev o0 && ip -n "$NS_H" addr add 10.41.0.2/24 dev "$up" &&
+		ip -n "$NS_H" addr add 10.41.1.1/24 dev h1 && ip -n "$NS_P" addr add 10.41.1.2/24 dev p0 &&
+		ip -n "$NS_O" link set o0 up && ip -n "$NS_H" link set "$up" up &&
+		ip -n "$NS_H" link set h1 up && ip -n "$NS_P" link set p0 up &&
+		ip -n "$NS_O" route add 10.41.0.0/16 via 10.41.0.2 &&
+		ip -n "$NS_P" route add default via 10.41.1.1 || return 1
+	MAC_UP=$(link_mac "$NS_H" "$up")
+	ip -n "$NS_O" neigh replace 10.41.0.2 lladdr "$MAC_UP" dev o0 nud permanent &&
+		ip -n "$NS_H" neigh replace 10.41.0.1 lladdr "$(link_mac "$NS_O" o0)" dev "$up" nud permanent &&
+		ip -n "$NS_H" neigh replace 10.41.1.2 lladdr "$(link_mac "$NS_P" p0)" dev h1 nud permanent &&
+		ip -n "$NS_P" neigh replace 10.41.1.1 lladdr "$(link_mac "$NS_H" h1)" dev p0 nud permanent &&
+		in_ns "$NS_H" sysctl -qw net.ipv4.ip_forward=1
+}

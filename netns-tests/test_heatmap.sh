@@ -24,7 +24,7 @@ HEATMAP=$BUILD/rxlat-heatmap
 PKTGEN=$BUILD/rxlat-pktgen
 TCPSTREAM=$BUILD/rxlat-tcpstream
 PORT=7800
-NS_O='' NS_H='' NS_P='' MAC_H0='' # set by pod_setup
+NS_O='' NS_H='' NS_P='' # set by pod_setup
 # the injected wait, in us: 24.2 ms, low in its bucket (24.10 to 26.28
 # ms), so that the forwarding and the reader's wake-up stay in it
 DELAY_US=24200
@@ -37,27 +37,12 @@ need()
 		require_file build "$TCPSTREAM" "run 'make test-binaries'"
 }
 
-# Outside NS_O --(o0/h0, 4 queues)-- host NS_H --(h1/p0)-- pod NS_P, with
-# static neighbours; rxlat runs in the host (NS_B, for start_rxlat).
+# A routed pod behind the host's uplink h0 (lib.sh); rxlat runs in the
+# host (NS_B, for start_rxlat).
 pod_setup()
 {
-	ns_create NS_O && ns_create NS_H && ns_create NS_P || return 1
+	pod_behind_host h0 || return 1
 	NS_B=$NS_H
-	ip -n "$NS_O" link add o0 numrxqueues 4 numtxqueues 4 type veth peer name h0 \
-		netns "$NS_H" numrxqueues 4 numtxqueues 4 &&
-		ip -n "$NS_H" link add h1 type veth peer name p0 netns "$NS_P" || return 1
-	ip -n "$NS_O" addr add 10.41.0.1/24 dev o0 && ip -n "$NS_H" addr add 10.41.0.2/24 dev h0 &&
-		ip -n "$NS_H" addr add 10.41.1.1/24 dev h1 && ip -n "$NS_P" addr add 10.41.1.2/24 dev p0 &&
-		ip -n "$NS_O" link set o0 up && ip -n "$NS_H" link set h0 up &&
-		ip -n "$NS_H" link set h1 up && ip -n "$NS_P" link set p0 up &&
-		ip -n "$NS_O" route add 10.41.0.0/16 via 10.41.0.2 &&
-		ip -n "$NS_P" route add default via 10.41.1.1 || return 1
-	MAC_H0=$(link_mac "$NS_H" h0)
-	ip -n "$NS_O" neigh replace 10.41.0.2 lladdr "$MAC_H0" dev o0 nud permanent &&
-		ip -n "$NS_H" neigh replace 10.41.0.1 lladdr "$(link_mac "$NS_O" o0)" dev h0 nud permanent &&
-		ip -n "$NS_H" neigh replace 10.41.1.2 lladdr "$(link_mac "$NS_P" p0)" dev h1 nud permanent &&
-		ip -n "$NS_P" neigh replace 10.41.1.1 lladdr "$(link_mac "$NS_H" h1)" dev p0 nud permanent &&
-		in_ns "$NS_H" sysctl -qw net.ipv4.ip_forward=1
 }
 
 # The cells of heatmap FILE, one line each: "PANEL-TITLE|TOOLTIP".

@@ -505,26 +505,6 @@ slow_client()	# PORT
 	echo "completed"
 }
 
-# COUNT connections that send half a request and wait; prints how many the
-# server had closed after SECONDS.
-flood_client()	# PORT COUNT SECONDS
-{
-	local fds=() fd i closed=0 line
-	for ((i = 0; i < $2; i++)); do
-		exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || { closed=$((closed + 1)); continue; }
-		printf 'GET /metrics HTTP/1.1\r\nHost: x\r\n' 2>/dev/null 1>&"$fd"
-		fds+=("$fd")
-	done
-	sleep "$3"
-	for fd in "${fds[@]}"; do
-		# EOF: status 1 at once; still open: a timeout (> 128)
-		IFS= read -r -t 0.2 -u "$fd" line
-		(($? <= 128)) && closed=$((closed + 1))
-		exec {fd}<&-
-	done
-	echo "$closed"
-}
-
 in_nsb_fn()	# FUNCTION ARGS...
 {
 	local fn=$1
@@ -591,7 +571,8 @@ hostile_clients()
 	# a slow client and a flood of half requests, while scrapes go on
 	in_nsb_fn slow_client "$MPORT" >"$T_DIR/slow.out" 2>&1 &
 	slow_pid=$!
-	in_nsb_fn flood_client "$MPORT" 300 14 >"$T_DIR/flood.out" 2>&1 &
+	in_ns_fn "$NS_B" half_open_flood "$MPORT" 300 14 'GET /metrics HTTP/1.1\r\nHost: x\r\n' \
+		>"$T_DIR/flood.out" 2>&1 &
 	flood_pid=$!
 	sleep 1
 	mkdir -p "$T_DIR/conc"

@@ -310,27 +310,6 @@ secret_rotation()
 	assert_eq rxlat_exit 0 "$?"
 }
 
-# COUNT connections to PORT that begin a TLS handshake and never finish it
-# (a record header, no ClientHello), held SECONDS: prints how many of them
-# rxlat had closed by then.
-tls_flood()	# PORT COUNT SECONDS
-{
-	local fds=() fd i closed=0 line
-	for ((i = 0; i < $2; i++)); do
-		exec {fd}<>"/dev/tcp/127.0.0.1/$1" 2>/dev/null || { closed=$((closed + 1)); continue; }
-		printf '\x16\x03\x01\x02' 2>/dev/null 1>&"$fd"
-		fds+=("$fd")
-	done
-	sleep "$3"
-	for fd in "${fds[@]}"; do
-		# EOF (after an alert, or none): status 1 at once; still open: a timeout (> 128)
-		IFS= read -r -t 0.2 -u "$fd" line
-		(($? <= 128)) && closed=$((closed + 1))
-		exec {fd}<&-
-	done
-	echo "$closed"
-}
-
 # 300 handshakes that never finish, while good TLS scrapes go on: every
 # scrape answered, none slowed past 2 s, the 300 closed within 14 s.
 handshake_flood()
@@ -342,7 +321,8 @@ handshake_flood()
 	printf 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n' >"$d/web.yml"
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_exporter "$d/web.yml" || return 1
-	in_ns "$NS_B" bash -c "$(declare -f tls_flood); tls_flood $MPORT 300 14" >"$T_DIR/flood.out" 2>&1 &
+	# a TLS record header, and no ClientHello
+	in_ns_fn "$NS_B" half_open_flood "$MPORT" 300 14 '\x16\x03\x01\x02' >"$T_DIR/flood.out" 2>&1 &
 	flood_pid=$!
 	sleep 1
 	for ((i = 0; i < 10; i++)); do
