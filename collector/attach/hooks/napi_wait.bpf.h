@@ -229,8 +229,15 @@ static __always_inline void napi_wait_count(__u32 idx, int why, __u32 src, __u64
 	if (!h)
 		return;
 	if (why >= 0) {
-		if ((unsigned int)why < RXLAT_NR_COUNTS)
-			__sync_fetch_and_add(&h->counts[why], 1);
+		__u64 c = (unsigned int)why;
+
+		/*
+		 * The bound checked on the register that indexes: 6.1's verifier
+		 * loses it when clang checks a 32-bit copy and indexes with another.
+		 */
+		barrier_var(c);
+		if (c < RXLAT_NR_COUNTS)
+			__sync_fetch_and_add(&h->counts[c], 1);
 		return;
 	}
 	__sync_fetch_and_add(&h->sources[src & (RXLAT_NR_SOURCES - 1)], 1);
