@@ -377,8 +377,9 @@ test_deb()
 	fi
 	rm -f "$root/tmp/${DEB##*/}"
 	assert_match version "^rxlat $VERSION " "$(chroot "$root" rxlat --version 2>&1)"
+	assert_eq heatmap_version "rxlat-heatmap $VERSION" "$(chroot "$root" rxlat-heatmap --version 2>&1)"
 	missing=''
-	for f in usr/sbin/rxlat usr/lib/rxlat/rxlat_xdp.bpf.o usr/lib/rxlat/rxlat_tc.bpf.o \
+	for f in usr/sbin/rxlat usr/bin/rxlat-heatmap usr/share/man/man1/rxlat-heatmap.1.gz usr/lib/rxlat/rxlat_xdp.bpf.o usr/lib/rxlat/rxlat_tc.bpf.o \
 		usr/lib/rxlat/xdp-dispatcher.o usr/share/man/man8/rxlat.8.gz lib/systemd/system/rxlat.service \
 		etc/default/rxlat usr/share/rxlat/prometheus.yml usr/share/rxlat/rxlat.rules.yml \
 		usr/share/rxlat/rxlat-dashboard.json; do
@@ -542,6 +543,8 @@ test_image()
 	assert_eq cmd_is_daemonset_args "$(ds_cmd_args | paste -sd ' ' -)" \
 		"$(podman image inspect --format '{{join .Config.Cmd " "}}' "$IMAGE")"
 	assert_match version "^rxlat $VERSION " "$(podman run --rm --network none "$IMAGE" --version 2>&1)"
+	assert_eq heatmap_runs "rxlat-heatmap $VERSION" "$(podman run --rm --network none \
+		--entrypoint /usr/bin/rxlat-heatmap "$IMAGE" --version 2>&1)" "the image's rxlat-heatmap"
 
 	node_setup || t_abort setup "cannot make the node"
 	web_secret || t_abort web_secret "openssl or htpasswd could not make the Secret's files"
