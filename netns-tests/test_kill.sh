@@ -104,13 +104,32 @@ clean_start()	# TAG
 	left=$(rxlat_leftovers "$ids" "$NS_B" "$IF_B") || echo "$1: after the clean run: $left"
 }
 
+# What rxlat_leftovers found, less the one thing a SIGKILL leaves by design
+# on a kernel without tcx links (before 6.6): the tc stamper's program in
+# its cls_bpf filter on IF_B, which stamps nothing once rxlat is gone
+# (docs/tc-stamper.md) and which the next start replaces.
+filter_kept()	# LEFTOVERS
+{
+	local w out=() filters i
+	filters=$(tc -n "$NS_B" filter show dev "$IF_B" ingress 2>/dev/null | grep -oE ' id [0-9]+' | awk '{print $2}')
+	read -r -a w <<<"$1"
+	for ((i = 0; i < ${#w[@]}; i++)); do
+		if [[ ${w[i]} == program ]] && grep -qx -- "${w[i + 1]}" <<<"$filters"; then
+			((i++))
+			continue
+		fi
+		out+=("${w[i]}")
+	done
+	echo "${out[*]}"
+}
+
 # Each round's start also shows that the round before left nothing in the
 # way: a leftover stamper would make it fail at once (the link is busy), so
 # at its kill it must still be running with no error printed. Every tenth
 # round a full run follows, exit 0 and a final report.
 sigkill_rounds()
 {
-	local r ms left bad=() unclean=() early=0 min=99999 max=0 out
+	local r ms left bad=() unclean=() early=0 min=99999 max=0 out kept=0
 	need || return 1
 	traffic
 	for ((r = 1; r <= KILL_ROUNDS; r++)); do
@@ -125,13 +144,18 @@ sigkill_rounds()
 		fi
 		signal_snap KILL "$BG_PID"
 		t_wait_pid "$BG_PID" 10 2>/dev/null
-		left=$(rxlat_leftovers "$IDS" "$NS_B" "$IF_B") || bad+=("round $r at $ms ms: $left")
+		if ! left=$(rxlat_leftovers "$IDS" "$NS_B" "$IF_B"); then
+			out=$(filter_kept "$left")
+			(($(wc -w <<<"$out") == $(wc -w <<<"$left"))) || ((kept++))
+			left=$out
+		fi
+		[[ -z ${left// /} ]] || bad+=("round $r at $ms ms: $left")
 		if ((r % 10 == 0 || r == KILL_ROUNDS)); then
 			out=$(clean_start "round $r")
 			[[ -z $out ]] || unclean+=("$out")
 		fi
 	done
-	log "kill: $KILL_ROUNDS SIGKILL rounds under $TRAFFIC, $early of them before 'map memory', delays ${min}..${max} ms"
+	log "kill: $KILL_ROUNDS SIGKILL rounds under $TRAFFIC, $early of them before 'map memory', delays ${min}..${max} ms; $kept with the cls_bpf filter left as documented (no tcx links)"
 	assert_eq nothing_left "" "${bad[*]}" "left behind after SIGKILL"
 	assert_eq next_start_clean "" "${unclean[*]}"
 }
