@@ -55,22 +55,6 @@ start_exporter()	# FILE [ARGS...]
 	fail rxlat_start "rxlat did not start: $(tail -n 1 "$T_DIR/rxlat.err")"
 }
 
-# N datagrams from NS_A to NS_B, all received.
-send_udp()	# CHECK N
-{
-	local check=$1 n=$2 pid
-	t_bg "recv_$check" in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$n" --timeout 60
-	pid=$BG_PID
-	t_wait_line "$T_DIR/recv_$check.out" '^ready$' 10 "$pid" ||
-		t_abort "${check}_receiver" "rxlat-pktgen recv did not start"
-	assert_cmd "${check}_send" in_ns "$NS_A" timeout 90 "$PKTGEN" send --dev "$IF_A" \
-		--dst-mac "$MAC_B" --src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" \
-		--count "$n" --flows 8
-	t_wait_pid "$pid" 60
-	assert_eq "${check}_recv" "received $n valid $n invalid 0 duplicate 0" \
-		"$(tail -n 1 "$T_DIR/recv_$check.out")"
-}
-
 # curl in NS_B against the endpoint: prints the HTTP status ("000": no answer)
 status()	# CURL-ARGS...
 {
@@ -155,7 +139,7 @@ prometheus_https()
 		return 1
 	t0=$(date +%s.%N)
 	sleep 1.2
-	send_udp traffic "$N"
+	pair_udp traffic "$NS_A" "$N"
 	sleep 3 # two scrapes and more after the last datagram
 	t1=$(date +%s.%N)
 	c0=$(promv 'sum(rxlat_stage_latency_seconds_count{stage="udp_queue_rcv"})' "$t0")
