@@ -287,6 +287,24 @@ ns_sysfs_read()	# NS PATH
 	ip netns exec "$1" cat "$2"
 }
 
+# veth's own count of frames it ran through XDP, "Q N" per receive queue
+# (rx_queue_Q_xdp_packets in ethtool -S): what a stamper saw, counted by the
+# driver rather than by a tracepoint.
+veth_xdp_queues()	# NS IF
+{
+	in_ns "$1" ethtool -S "$2" |
+		awk -F'[_:]' '/rx_queue_[0-9]+_xdp_packets:/ { gsub(/ /, "", $NF); print $3, $NF }'
+}
+
+# [{"n":N,"q":Q}...] of the queues whose count grew between two snapshots of
+# veth_xdp_queues, in queue order; keys as gojq -c prints them (sorted)
+queue_delta()	# BEFORE-FILE AFTER-FILE
+{
+	awk 'NR == FNR { b[$1] = $2; next }
+		{ d = $2 - b[$1]; if (d) printf "%s{\"n\":%d,\"q\":%d}", (n++ ? "," : "["), d, $1 }
+		END { print n ? "]" : "[]" }' "$1" "$2"
+}
+
 _t_link_json()	# NS IF
 {
 	ip -n "$1" -j link show dev "$2"

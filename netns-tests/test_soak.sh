@@ -15,7 +15,7 @@ PORT=7400
 SOAK_S=${RXLAT_TEST_SOAK_S:-60} RSS_FROM_S=10
 RSS_SLACK_KB=1024 # growth allowed after RSS_FROM_S: a few pages of stdio and libc
 
-need() { need_rxlat timeout; }
+need() { need_rxlat timeout ethtool; }
 
 # UDP counters of namespace NS: "InDatagrams NoPorts InErrors RcvbufErrors".
 # /proc/net follows the reader's network namespace: read it from inside.
@@ -26,19 +26,12 @@ udp_snmp()	# NS
 		$1 == "Udp:" { print $col["InDatagrams"], $col["NoPorts"], $col["InErrors"], $col["RcvbufErrors"] }'
 }
 
-# Per-queue XDP packets veth counted on IF, "q n" lines (ethtool -S).
-veth_xdp_per_queue()	# NS IF
-{
-	in_ns "$1" ethtool -S "$2" | awk -F'[ _:]+' '/rx_queue_[0-9]+_xdp_packets/ { print $4, $NF }'
-}
-
 soak()
 {
-	local s0 s1 x0 x1 pid i t rss=() hwm have_ethtool=
+	local s0 s1 pid i t rss=() hwm
 	host_only "a long run's sums and memory (the exact-count tests run here)" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
-	command -v ethtool >/dev/null && have_ethtool=1
 
 	t_bg rxlat in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native --per-queue -o json -r 0.1
 	pid=$BG_PID
@@ -50,7 +43,7 @@ soak()
 		t_abort receiver "rxlat-pktgen recv did not start: $(tail -n 1 "$T_DIR/recv.err")"
 	# rxlat's start-up is over: from here on only the sender's datagrams
 	read -r -a s0 <<<"$(udp_snmp "$NS_B")"
-	[[ -n $have_ethtool ]] && x0=$(veth_xdp_per_queue "$NS_B" "$IF_B")
+	veth_xdp_queues "$NS_B" "$IF_B" >"$T_DIR/xdp.before"
 
 	t_bg send in_ns "$NS_A" timeout -s INT "$SOAK_S" "$PKTGEN" send --dev "$IF_A" \
 		--dst-mac "$MAC_B" --src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" \
@@ -63,7 +56,7 @@ soak()
 	t_wait_pid "$send_pid" 10 >/dev/null 2>&1
 	sleep 0.5 # the last datagrams through the stack
 	read -r -a s1 <<<"$(udp_snmp "$NS_B")"
-	[[ -n $have_ethtool ]] && x1=$(veth_xdp_per_queue "$NS_B" "$IF_B")
+	veth_xdp_queues "$NS_B" "$IF_B" >"$T_DIR/xdp.after"
 	hwm=$(proc_status_kb "$pid" VmHWM)
 	sleep 0.3 # one more interval
 	kill -INT "$pid"
@@ -97,14 +90,9 @@ soak()
 		| group_by(.queue) | map({q: .[0].queue, n: (map(.stamped) | add)})')
 	assert_eq per_queue_udp_equals_xdp "$per_q_xdp" "$per_q_udp" "per-queue udp_queue_rcv vs XDP stamped"
 	assert_ge queues_used 2 "$(gojq length <<<"$per_q_udp")" "queues with datagrams"
-	if [[ -n $have_ethtool ]]; then
-		assert_eq per_queue_xdp_equals_veth "$per_q_xdp" "$(join <(sort <<<"$x0") <(sort <<<"$x1") |
-			awk '$3 != $2 { print $1, $3 - $2 }' |
-			gojq -Rsc 'split("\n") | map(select(length > 0) | split(" ") | map(tonumber) | {q: .[0], n: .[1]}) | sort_by(.q)')" \
-			"per-queue XDP stamped vs veth's rx_queue_N_xdp_packets (ethtool -S)"
-	else
-		log "soak: ethtool not found: per-queue counts not compared with veth's own"
-	fi
+	assert_eq per_queue_xdp_equals_veth "$per_q_xdp" \
+		"$(queue_delta "$T_DIR/xdp.before" "$T_DIR/xdp.after" | gojq -c 'map({q, n})')" \
+		"per-queue XDP stamped vs veth's rx_queue_N_xdp_packets (ethtool -S)"
 	# within one report the numbers agree: a series' count is the sum of
 	# its sources
 	assert_eq reports_consistent 0 \

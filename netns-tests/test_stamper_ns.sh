@@ -39,23 +39,8 @@ setup()
 		t_abort setup "ifindex of $IF_A ($IFINDEX_A) and $IF_B ($IFINDEX_B) differ"
 }
 
-# "q n" per receive queue: veth's own count of frames run through XDP
-xdp_queues()	# NS IF
-{
-	in_ns "$1" ethtool -S "$2" |
-		awk -F'[_:]' '/rx_queue_[0-9]+_xdp_packets:/ { gsub(/ /, "", $NF); print $3, $NF }'
-}
-
-# [{"n":N,"q":Q}...] of the queues whose count grew between two snapshots,
-# keys in the order gojq prints them (sorted)
-queue_delta()	# BEFORE-FILE AFTER-FILE
-{
-	awk 'NR == FNR { b[$1] = $2; next }
-		{ d = $2 - b[$1]; if (d) printf "%s{\"n\":%d,\"q\":%d}", (n++ ? "," : "["), d, $1 }
-		END { print n ? "]" : "[]" }' "$1" "$2"
-}
-
-# The same from rxlat's reports (JSON lines in FILE), for one ifindex
+# rxlat's per-queue frames seen (JSON lines in FILE) for one ifindex, as
+# queue_delta prints veth's
 rxlat_queues()	# FILE IFINDEX
 {
 	gojq -sc --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i)]
@@ -127,13 +112,13 @@ assert_exact_counts()	# NAME NS IF IFINDEX COUNT NOISE
 {
 	local name=$1 ns=$2 other=$NS_A
 	[[ $ns == "$NS_A" ]] && other=$NS_B
-	xdp_queues "$ns" "$3" >"$T_DIR/$name.before"
+	veth_xdp_queues "$ns" "$3" >"$T_DIR/$name.before"
 	pair_udp "${name}_in" "$other" "$5" || return 1
 	if (($6)); then
 		pair_udp "${name}_noise" "$ns" "$6" || return 1
 	fi
 	sleep 0.6 # one more report
-	xdp_queues "$ns" "$3" >"$T_DIR/$name.after"
+	veth_xdp_queues "$ns" "$3" >"$T_DIR/$name.after"
 	stop_named_rxlat "$name" || return 1
 	assert_eq "${name}_per_queue" "$(queue_delta "$T_DIR/$name.before" "$T_DIR/$name.after")" \
 		"$(rxlat_queues "$T_DIR/$name.out" "$4")" "rxlat per queue vs ethtool rx_queue_N_xdp_packets"
@@ -175,13 +160,13 @@ foreign_counters()
 	setup || return 1
 	t_xdp_load "$NS_B" "$IF_B" native "$STAMPER" "$(t_pin_dir b)" ||
 		t_abort load_b "xdp-loader load in $NS_B failed"
-	xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.before"
+	veth_xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.before"
 	if start_named_rxlat only_b "$NS_A" --no-xdp -i "$IF_A" --per-queue; then
 		pair_udp into_b "$NS_A" "$N" || return 1
 		sleep 0.6
 		stop_named_rxlat only_b
 	fi
-	xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.after"
+	veth_xdp_queues "$NS_A" "$IF_A" >"$T_DIR/a.after"
 	assert_eq ethtool_no_xdp_in_a "[]" "$(queue_delta "$T_DIR/a.before" "$T_DIR/a.after")" \
 		"XDP frames on $IF_A by ethtool"
 	assert_eq not_reported_in_a 0 "$(rxlat_seen "$T_DIR/only_b.out" "$IFINDEX_A")" \

@@ -202,9 +202,14 @@ test_rxlat_loader()	# XDP-MODE STAMP
 # rxlat's poll health of IF_B (the JSON reports in OUT) against the probe's
 # own count of napi:napi_poll events of IF_B's NAPI instances that took
 # packets, per receive queue (LINE: "queue_polls=Q:N,... queue_work=Q:N,...
-# queue_full=Q:N,... queue_ksoftirqd=Q:N,..."): the polls, their packets
-# against rxlat's stamped ones, those that used their whole budget and
-# those run in ksoftirqd (the probe reads the task's name with the helper).
+# queue_full=Q:N,... queue_ksoftirqd=Q:N,..."): the polls, those that used
+# their whole budget and those run in ksoftirqd (the probe reads the task's
+# name with the helper). The stamped packets per queue are checked against
+# veth's own count (XDP), not against the events' work: under two senders
+# the work that napi:napi_poll reports falls short of what veth ran through
+# XDP one run in about eight (6.18: 59755 of 60000, with rx_queue_0_
+# xdp_packets at 60000 and no recursion miss), and rxlat's polls, which
+# start at those events, fall short with it.
 check_polls()	# LINE OUT
 {
 	local line=$1 out=$2 polls
@@ -213,8 +218,6 @@ check_polls()	# LINE OUT
 	log "probe: $line"
 	assert_eq polls_per_queue "$polls" "$(_rxlat_per_queue "$out" .polls)" \
 		"rxlat's polls per queue vs napi:napi_poll"
-	assert_eq stamped_per_queue "$(_probe_field "$line" queue_work)" \
-		"$(_rxlat_per_queue "$out" .stamped)" "rxlat's stamped packets per queue vs those polls' work"
 	assert_eq full_per_queue "$(_probe_field "$line" queue_full)" \
 		"$(_rxlat_per_queue "$out" .polls_full)" "polls that used their whole budget"
 	assert_eq ksoftirqd_per_queue "$(_probe_field "$line" queue_ksoftirqd)" \
@@ -246,7 +249,7 @@ test_poll_contention()
 {
 	local pid c n=$((N * 30)) senders=()
 	need_test_binaries "$PROBE" "$BUILD/meta_probe.bpf.o" || return 1
-	require_cmd tools taskset || return 1
+	require_cmd tools taskset ethtool || return 1
 	(($(nproc) >= 2)) || {
 		skip two_cpus "one CPU here: two senders cannot contend"
 		return 0
@@ -257,6 +260,7 @@ test_poll_contention()
 	t_wait_line "$T_DIR/probe.out" '^attached$' 10 "$pid" ||
 		t_abort probe "rxlat-meta-probe did not attach: $(tail -n 1 "$T_DIR/probe.err")"
 	start_rxlat -i "$IF_B" || return 1
+	veth_xdp_queues "$NS_B" "$IF_B" >"$T_DIR/xdp.before"
 	for c in 0 1; do
 		t_bg "send$c" in_ns "$NS_A" taskset -c "$c" "$PKTGEN" send --dev "$IF_A" \
 			--dst-mac "$MAC_B" --src-ip "$IP4_A" --dst-ip "$IP4_B" --dport "$PORT" \
@@ -268,11 +272,16 @@ test_poll_contention()
 		assert_eq sender_exit 0 "$?" "rxlat-pktgen send exit status"
 	done
 	sleep 0.6 # one more report interval
+	veth_xdp_queues "$NS_B" "$IF_B" >"$T_DIR/xdp.after"
 	stop_rxlat || return 1
 	kill -INT "$pid"
 	t_wait_pid "$pid" 20
 	assert_eq probe_exit 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe.err"))"
 	assert_eq stamped $((2 * n)) "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .stamped)"
+	assert_eq stamped_per_queue "$(queue_delta "$T_DIR/xdp.before" "$T_DIR/xdp.after")" \
+		"$(gojq -sc --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
+		| group_by(.queue) | map({q: .[0].queue, n: (map(.stamped) | add)}) | map(select(.n > 0))' \
+		"$T_DIR/rxlat.out")" "rxlat's stamped packets per queue vs veth's rx_queue_N_xdp_packets"
 	check_polls "$(grep '^queue_polls=' "$T_DIR/probe.out")" "$T_DIR/rxlat.out"
 	assert_ge polls_full 1 "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .polls_full)" \
 		"polls that used their whole budget under two senders"
