@@ -51,6 +51,9 @@ run_item()
 	rc=$?
 	if ((rc != 0 && FAILED == f0)); then
 		report FAIL "$name" "exited with status $rc without reporting a failed check"
+	elif ((PASSED + FAILED + SKIPPED == p0 + f0 + s0)) && [[ -n $SEL_CASE && $kind == file ]]; then
+		# run_one's kind and f: a case asked of a test file that has none such
+		report FAIL "$name" "no test $name/$SEL_CASE; its tests: $(sed -n 's/^run_test \([^ $]*\) .*/\1/p' "$f" | tr '\n' ' ')"
 	elif ((PASSED + FAILED + SKIPPED == p0 + f0 + s0)); then
 		report FAIL "$name" "reported no check at all"
 	fi
@@ -253,7 +256,8 @@ run_one()	# NAME KIND PATH
 			[[ -z $_T_STOP ]] && run_item "$name-fallback" env RXLAT_TEST_ATTACH=fallback \
 				RXLAT_TEST_FILTER='^udp' bash "$f"
 		elif [[ -n $SEL_CASE ]]; then
-			run_item "$name" env RXLAT_TEST_FILTER="^$SEL_CASE\$" bash "$f"
+			# the case by its own name or by the one its lines carry
+			run_item "$name" env RXLAT_TEST_FILTER="^($name\\.)?$SEL_CASE\$" bash "$f"
 		else
 			run_item "$name" bash "$f"
 		fi
