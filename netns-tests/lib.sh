@@ -305,6 +305,15 @@ queue_delta()	# BEFORE-FILE AFTER-FILE
 		END { print n ? "]" : "[]" }' "$1" "$2"
 }
 
+# The same from rxlat's JSON reports in FILE: FIELD of the stamper rows of
+# one ifindex, summed per queue, the queues where it is not 0
+rxlat_queue_counts()	# FILE IFINDEX FIELD
+{
+	gojq -sc --argjson i "$2" "[.[].xdp[]? | select(.ifindex == \$i)]
+		| group_by(.queue) | map({q: .[0].queue, n: (map(.$3) | add)})
+		| map(select(.n > 0))" "$1"
+}
+
 _t_link_json()	# NS IF
 {
 	ip -n "$1" -j link show dev "$2"

@@ -94,11 +94,9 @@ int BPF_PROG(meta_probe_poll, struct napi_struct *napi, int work, int budget)
 			 * Atomic: the tracepoint fires after the driver's poll
 			 * returned, which may have completed the instance, so
 			 * that its next poll's event runs on another CPU at the
-			 * same time (two senders on two CPUs: 4301 of 60000
-			 * packets' work lost by plain adds, one run in many).
+			 * same time (two senders on two CPUs).
 			 */
 			__sync_fetch_and_add(&p->polls, 1);
-			__sync_fetch_and_add(&p->work, work);
 			if (work >= budget)
 				__sync_fetch_and_add(&p->full, 1);
 			/* the name as the helper copies it, not as rxlat reads it */

@@ -426,8 +426,7 @@ static void probe_detach(struct probe *p)
  * The polls of the interface's NAPI instances that took packets, per
  * receive queue (the one each instance's stamped packets came from; -1: no
  * stamped packet reached tc), in queue order:
- *   queue_polls=Q:POLLS,... queue_work=Q:PACKETS,... queue_full=Q:POLLS,...
- *   queue_ksoftirqd=Q:POLLS,...
+ *   queue_polls=Q:POLLS,... queue_full=Q:POLLS,... queue_ksoftirqd=Q:POLLS,...
  * (full: polls that used their whole budget; ksoftirqd: run in ksoftirqd)
  */
 static void print_queue_polls(const struct meta_probe *skel)
@@ -460,7 +459,6 @@ static void print_queue_polls(const struct meta_probe *skel)
 		size_t off;
 	} fields[] = {
 		{ "queue_polls", offsetof(struct meta_probe_polls, polls) },
-		{ "queue_work", offsetof(struct meta_probe_polls, work) },
 		{ "queue_full", offsetof(struct meta_probe_polls, full) },
 		{ "queue_ksoftirqd", offsetof(struct meta_probe_polls, ksoftirqd) },
 	};

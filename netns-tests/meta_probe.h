@@ -35,7 +35,6 @@ struct meta_probe_event {
 /* The polls of the probed interface's NAPI instance NAPI_ID that took packets. */
 struct meta_probe_polls {
 	__u64 polls;
-	__u64 work;
 	__u64 full;	 /* that used their whole budget */
 	__u64 ksoftirqd; /* run in ksoftirqd (by the task's name) */
 };

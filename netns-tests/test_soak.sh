@@ -91,7 +91,7 @@ soak()
 	assert_eq per_queue_udp_equals_xdp "$per_q_xdp" "$per_q_udp" "per-queue udp_queue_rcv vs XDP stamped"
 	assert_ge queues_used 2 "$(gojq length <<<"$per_q_udp")" "queues with datagrams"
 	assert_eq per_queue_xdp_equals_veth "$per_q_xdp" \
-		"$(queue_delta "$T_DIR/xdp.before" "$T_DIR/xdp.after" | gojq -c 'map({q, n})')" \
+		"$(queue_delta "$T_DIR/xdp.before" "$T_DIR/xdp.after")" \
 		"per-queue XDP stamped vs veth's rx_queue_N_xdp_packets (ethtool -S)"
 	# within one report the numbers agree: a series' count is the sum of
 	# its sources

@@ -39,15 +39,6 @@ setup()
 		t_abort setup "ifindex of $IF_A ($IFINDEX_A) and $IF_B ($IFINDEX_B) differ"
 }
 
-# rxlat's per-queue frames seen (JSON lines in FILE) for one ifindex, as
-# queue_delta prints veth's
-rxlat_queues()	# FILE IFINDEX
-{
-	gojq -sc --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i)]
-		| group_by(.queue) | map({q: .[0].queue, n: (map(.seen) | add)})
-		| map(select(.n > 0))' "$1"
-}
-
 rxlat_seen()	# FILE IFINDEX
 {
 	gojq -s --argjson i "$2" '[.[].xdp[]? | select(.ifindex == $i) | .seen] | add // 0' "$1"
@@ -121,7 +112,7 @@ assert_exact_counts()	# NAME NS IF IFINDEX COUNT NOISE
 	veth_xdp_queues "$ns" "$3" >"$T_DIR/$name.after"
 	stop_named_rxlat "$name" || return 1
 	assert_eq "${name}_per_queue" "$(queue_delta "$T_DIR/$name.before" "$T_DIR/$name.after")" \
-		"$(rxlat_queues "$T_DIR/$name.out" "$4")" "rxlat per queue vs ethtool rx_queue_N_xdp_packets"
+		"$(rxlat_queue_counts "$T_DIR/$name.out" "$4" seen)" "rxlat per queue vs ethtool rx_queue_N_xdp_packets"
 	assert_eq "${name}_seen" "$5" "$(rxlat_seen "$T_DIR/$name.out" "$4")" "frames seen on $3"
 }
 

@@ -201,8 +201,8 @@ test_rxlat_loader()	# XDP-MODE STAMP
 
 # rxlat's poll health of IF_B (the JSON reports in OUT) against the probe's
 # own count of napi:napi_poll events of IF_B's NAPI instances that took
-# packets, per receive queue (LINE: "queue_polls=Q:N,... queue_work=Q:N,...
-# queue_full=Q:N,... queue_ksoftirqd=Q:N,..."): the polls, those that used
+# packets, per receive queue (LINE: "queue_polls=Q:N,... queue_full=Q:N,...
+# queue_ksoftirqd=Q:N,..."): the polls, those that used
 # their whole budget and those run in ksoftirqd (the probe reads the task's
 # name with the helper). The stamped packets per queue are checked against
 # veth's own count (XDP), not against the events' work: under two senders
@@ -279,9 +279,8 @@ test_poll_contention()
 	assert_eq probe_exit 0 "$?" "rxlat-meta-probe exit status ($(tail -n 1 "$T_DIR/probe.err"))"
 	assert_eq stamped $((2 * n)) "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .stamped)"
 	assert_eq stamped_per_queue "$(queue_delta "$T_DIR/xdp.before" "$T_DIR/xdp.after")" \
-		"$(gojq -sc --argjson i "$IFINDEX_B" '[.[].xdp[] | select(.ifindex == $i)]
-		| group_by(.queue) | map({q: .[0].queue, n: (map(.stamped) | add)}) | map(select(.n > 0))' \
-		"$T_DIR/rxlat.out")" "rxlat's stamped packets per queue vs veth's rx_queue_N_xdp_packets"
+		"$(rxlat_queue_counts "$T_DIR/rxlat.out" "$IFINDEX_B" stamped)" \
+		"rxlat's stamped packets per queue vs veth's rx_queue_N_xdp_packets"
 	check_polls "$(grep '^queue_polls=' "$T_DIR/probe.out")" "$T_DIR/rxlat.out"
 	assert_ge polls_full 1 "$(_rxlat_xdp_sum "$T_DIR/rxlat.out" .polls_full)" \
 		"polls that used their whole budget under two senders"
