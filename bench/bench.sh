@@ -118,6 +118,9 @@
 #   BENCH_UDP_FLOWS       parallel UDP clients, one port each (default 4)
 #   BENCH_COST_SECONDS    length of each cost run (default 3)
 #   BENCH_COST_LOADS      loads of part 3 (default "udp tcp")
+#   BENCH_COST_BASE       an rxlat binary (its BPF objects beside it, as a
+#                         build/ has them) part 3 measures beside this one,
+#                         program by program, each rxlat alone
 #   BENCH_E2E_ROUNDS      rounds of part 4 (default 3)
 #   BENCH_ACC_SECONDS     length of each phase of part 5 (default 5)
 #   BENCH_MEM_SIZES       IFACESxQUEUES list (default "16x16 64x64 256x256")

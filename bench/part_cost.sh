@@ -76,6 +76,11 @@ cost_one()	# LOAD CONF
 		rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" -d $((COST_SECS + 60)) -o json
 		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
 		;;
+	base) # BENCH_COST_BASE, started as xdp is
+		RXLAT=$BENCH_COST_BASE rxlat_start_or_die "$T_DIR/rx-cost.json" -i "$IF_R" \
+			-d $((COST_SECS + 60)) -o json
+		mapfile -t ids < <(pid_bpf_ids "$RX_PID" prog)
+		;;
 	pass) xdp_attach "$PASS_OBJ" ;;
 	floor) xdp_attach "$XDP_FLOOR_OBJ" ;;
 	clock) xdp_attach "$XDP_CLOCK_OBJ" ;;
@@ -102,7 +107,7 @@ cost_one()	# LOAD CONF
 		_t_kill_pid "$fl_pid"
 		rxlat_stop
 		;;
-	tc | xdp)
+	tc | xdp | base)
 		record_stats "$load" "$conf" "" "${ids[@]}"
 		rxlat_stop
 		;;
@@ -121,12 +126,12 @@ cost_one()	# LOAD CONF
 }
 
 # cost_of LOAD NAME [CONF]: "ns_per_run run_cnt" of a program, summed over
-# the runs of CONF, or of all but tc, xdp and stamp (their table lines are
-# read on their own)
+# the runs of CONF, or of all but tc, xdp, base and stamp (their table
+# lines are read on their own)
 cost_of()
 {
 	awk -F'\t' -v l="$1" -v n="$2" -v r="${3:-}" '$1 == l && $3 == n &&
-		(r == "" ? $2 != "tc" && $2 != "xdp" && $2 != "stamp" : $2 == r) { c += $5; t += $6 }
+		(r == "" ? $2 != "tc" && $2 != "xdp" && $2 != "base" && $2 != "stamp" : $2 == r) { c += $5; t += $6 }
 		END { if (c > 0) printf "%.1f %d\n", t / c, c; else print "- 0" }' "$COST_ROWS"
 }
 
@@ -163,14 +168,38 @@ tc_vs_xdp()
 		"$worst ns ($what)" "<= +20 ns" "$(verdict "$worst" '<=' 20)"
 }
 
+# base_vs_xdp LOAD: with BENCH_COST_BASE, each of rxlat's programs that
+# LOAD runs, ns per run in this build against in the base build, each
+# rxlat alone (runs xdp and base, alternated and summed).
+base_vs_xdp()
+{
+	local load=$1 n x xn b bn what=""
+	[ -n "${BENCH_COST_BASE:-}" ] || return 0
+	while read -r n; do
+		read -r x xn < <(cost_of "$load" "$n" xdp)
+		read -r b bn < <(cost_of "$load" "$n" base)
+		if [ "$x" = - ] || [ "$b" = - ] || [ "$xn" -lt 1000 ] || [ "$bn" -lt 1000 ]; then
+			continue
+		fi
+		what+="${what:+; }$n $x vs $b ($(ratio "$x" "$b")x)"
+	done < <(awk -F'\t' -v l="$load" '$1 == l && $2 == "base" { print $3 }' "$COST_ROWS" | sort -u)
+	row "rxlat's programs, $load: this build vs BENCH_COST_BASE (ns per run, each alone)" \
+		"${what:-no program with 1000 runs in both}" "(printed)" "-"
+}
+
 part_cost()
 {
 	local load conf stage rx em fl st pl at r e f s rn en fn sn x net fnet snet sfnet sx v xp xf xs xc pkts rs rc
 	STATS_OLD=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
 	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
 	: >"$COST_ROWS"
+	local confs="rxlat xdp tc xdp tc pass floor clock stamp"
+	if [ -n "${BENCH_COST_BASE:-}" ]; then
+		[ -x "$BENCH_COST_BASE" ] || die "BENCH_COST_BASE: $BENCH_COST_BASE is not an executable"
+		confs="rxlat xdp tc base xdp tc base pass floor clock stamp"
+	fi
 	for load in $COST_LOADS; do
-		for conf in rxlat xdp tc xdp tc pass floor clock stamp; do
+		for conf in $confs; do
 			note "cost: $load load, $conf"
 			cost_one "$load" "$conf"
 		done
@@ -185,7 +214,8 @@ part_cost()
 	echo "   first) and bpftrace under UDP in one run; XDP_PASS, the XDP floor and the XDP clock floor each in"
 	echo "   a run of its own; stamp: the stamp floors with xdp-loader's stamper, no hooks; tc: rxlat --tc,"
 	echo "   the tc ingress stamper instead of XDP (its hooks convert realtime stamps); xdp: rxlat alone,"
-	echo "   as tc, to set the two side by side (xdp and tc run twice, alternated, their runs summed)."
+	echo "   as tc, to set the two side by side (xdp and tc run twice, alternated, their runs summed);"
+	echo "   base: BENCH_COST_BASE's rxlat, alone as xdp is, alternated with it (only with BENCH_COST_BASE)."
 	echo "   runs/pkt: run_cnt / run_cnt of that run's XDP (tc: sched_cls) program (hooks also see other"
 	echo "   traffic of the host)"
 	echo
@@ -273,6 +303,7 @@ part_cost()
 		# the same hooks reading an XDP stamp, same run of the part; the
 		# fallback ip_rcv runs before tc ingress and reads no tc stamp
 		tc_vs_xdp "$load"
+		base_vs_xdp "$load"
 		read -r rs rc < <(cost_of "$load" rxlat_napi_rese)
 		read -r _ pkts < <(cost_of "$load" rxlat_xdp)
 		if [ "$rs" != - ] && [ "$pkts" -gt 0 ]; then
