@@ -31,7 +31,7 @@ $(BUILD)/rxlat-heatmap-test: $(UNIT)/heatmap_test.c $(HEATMAP_SRC) collector/ren
 		collector/render/heatmap_impl.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(HEATMAP_SRC) -o $@ -lm
 
-$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
+$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h collector/attach/hooks/series_store.h \
 		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
@@ -42,7 +42,7 @@ $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/ch
 # that never go down.
 $(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c collector/render/prom_pb.c collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
 		$(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		netns-tests/check.h | $(BUILD)
+		collector/attach/hooks/series_store.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c collector/render/prom_pb.c $(MODEL) $(SERIES) \
 		-o $@ -ljson-c -lm
 

@@ -47,6 +47,27 @@ static void snapshot(const struct rxlat_hist *live, const struct rxlat_hist *pre
 
 static const struct rxlat_hist zero;
 
+/*
+ * The histogram of series idx in the hooks' store (series_store.h), NULL
+ * while it has none: its place and the chunks mapped, each loaded with
+ * acquire, as the hooks publish them.
+ */
+static struct rxlat_hist *store_hist(const struct series_store *s, __u32 idx)
+{
+	__u64 place;
+	__u32 chunk;
+
+	if (idx >= s->nr_series)
+		return NULL;
+	place = __atomic_load_n(&s->series_of[idx], __ATOMIC_ACQUIRE);
+	if (!place)
+		return NULL;
+	chunk = (place - 1) >> RXLAT_CHUNK_SHIFT;
+	if (chunk >= __atomic_load_n(s->nchunks, __ATOMIC_ACQUIRE))
+		return NULL;
+	return &s->chunks[chunk][(place - 1) & (RXLAT_CHUNK_SERIES - 1)];
+}
+
 static struct rxlat_hist *kept(struct rxlat_hist **a, __u32 idx)
 {
 	if (!a[idx])
@@ -119,7 +140,7 @@ int model_start(struct rxlat_model *m)
 	int err;
 
 	for (__u32 i = 0; i < m->nr_series; i++) {
-		struct rxlat_hist *h = live_at(&m->src.live, i), *prev, *base;
+		struct rxlat_hist *h = store_hist(&m->src.store, i), *prev, *base;
 
 		if (!h)
 			continue;
@@ -346,7 +367,7 @@ struct delta_sum {
 static int add_delta(struct model_iter *it, __u32 idx, void *arg)
 {
 	struct delta_sum *ds = arg;
-	struct rxlat_hist cur, *prev, *h = live_at(&it->m->src.live, idx);
+	struct rxlat_hist cur, *prev, *h = store_hist(&it->m->src.store, idx);
 	struct rxlat_stats d = {};
 
 	if (!h)
@@ -411,7 +432,7 @@ int model_report_next(struct model_iter *it, struct rxlat_series *out)
 /* h += live[idx] less its baseline; buckets before counters, as the reports read */
 static int add_total(struct model_iter *it, __u32 idx, void *arg)
 {
-	const struct rxlat_hist *live = live_at(&it->m->src.live, idx);
+	const struct rxlat_hist *live = store_hist(&it->m->src.store, idx);
 	const struct rxlat_hist *base = it->m->base[idx] ? it->m->base[idx] : &zero;
 	struct rxlat_hist *h = arg;
 
@@ -574,7 +595,7 @@ __u64 model_total_overflow(struct rxlat_model *m, enum model_dim_id od, __u32 st
  */
 static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, void *arg)
 {
-	struct rxlat_hist *h = live_at(&m->src.live, idx), *base, tot = {};
+	struct rxlat_hist *h = store_hist(&m->src.store, idx), *base, tot = {};
 	struct model_iter it = { .m = m, .total = true };
 	struct rxlat_series s;
 
