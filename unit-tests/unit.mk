@@ -10,20 +10,20 @@ UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
 MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/model_rows.c collector/read/model_frozen.c \
           collector/read/tally.c
 SERIES := collector/base/series.c
-RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c
+RENDER := $(SERIES) collector/render/text.c collector/render/json.c collector/render/heatmap.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
               $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		netns-tests/check.h | $(BUILD)
+		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		netns-tests/check.h | $(BUILD)
+		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 HEATMAP_SRC := $(SERIES) collector/render/heatmap.c collector/render/heatmap_svg.c
