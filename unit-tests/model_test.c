@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the model (collector/read) without BPF: a plain array of
- * struct rxlat_hist stands in for the mapped series array, plain slot
- * tables and counter totals for what the hooks and the stamper read from
- * their maps. Checks
- * the deltas between reports, the per-epoch maxima, the aggregation of
- * queues, the overflow series and the stamper's counter deltas. One line per
- * check; exit status 1 when any failed.
+ * struct rxlat_hist laid out as the hooks' chunks (unit.h, flat_store()),
+ * plain slot tables and counter totals for what the hooks and the stamper
+ * read from their maps. Checks the deltas between reports, the per-epoch
+ * maxima, the aggregation of queues, the overflow series and the stamper's
+ * counter deltas. One line per check; exit status 1 when any failed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -26,10 +25,10 @@
 #define IF_A 100001
 #define IF_B 100002
 
-/* a flat array of every series as the view the collector reads */
-#define FLAT(live) (&(struct rxlat_live){ live_flat_at, (live) })
+/* What the model reads, as plain memory: the series' histograms ... */
+static struct flat_store store;
 
-/* What the model reads, as plain memory. */
+/* ... and the slots, names and stamper counters */
 static struct {
 	__u32 slots[MAX_IFACES];
 	const struct rxlat_xdp_key *keys;
@@ -100,9 +99,10 @@ static void name(__u32 ifindex, const char *n)
 	snprintf(F.names[F.nnames++].name, RXLAT_IFNAME_LEN, "%s", n);
 }
 
-static struct rxlat_model *new_model(const struct rxlat_live *live, bool per_queue)
+/* The model of a flat array of every series (NULL: none has a histogram). */
+static struct rxlat_model *new_model(struct rxlat_hist *live, bool per_queue)
 {
-	struct model_src src = { .live = *live,
+	struct model_src src = { .store = flat_store(&store, live, rxlat_nr_series(DIMS)),
 				 .slots = f_slots,
 				 .ifname = f_ifname,
 				 .wanted = f_wanted,
@@ -214,7 +214,7 @@ static void test_deltas(void)
 	struct rxlat_series *s = NULL;
 	size_t n = 0;
 
-	if (!live || !(c = new_model(FLAT(live), true))) {
+	if (!live || !(c = new_model(live, true))) {
 		check_failed("deltas.setup", "out of memory");
 		free(live);
 		return;
@@ -290,7 +290,7 @@ static void test_queues_and_overflow(bool per_queue)
 	size_t n = 0, want = per_queue ? 4 : 2;
 	const char *name = per_queue ? "queues.per_queue" : "queues.aggregated";
 
-	if (!live || !(c = new_model(FLAT(live), per_queue))) {
+	if (!live || !(c = new_model(live, per_queue))) {
 		check_failed(name, "out of memory");
 		free(live);
 		return;
@@ -353,7 +353,7 @@ static void test_xdp(void)
 	struct rxlat_xdp_row *r = NULL;
 	size_t n = 0;
 
-	if (!(c = new_model(FLAT(NULL), false))) {
+	if (!(c = new_model(NULL, false))) {
 		check_failed("xdp.setup", "out of memory");
 		return;
 	}
@@ -456,7 +456,7 @@ static void test_torn(void)
 	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_hist *h;
 
-	if (!live || !(c = new_model(FLAT(live), true))) {
+	if (!live || !(c = new_model(live, true))) {
 		check_failed("torn.setup", "out of memory");
 		free(live);
 		return;
@@ -508,7 +508,7 @@ static void test_names(void)
 	struct rxlat_xdp_row *r = NULL;
 	size_t n = 0;
 
-	if (!live || !(c = new_model(FLAT(live), false))) {
+	if (!live || !(c = new_model(live, false))) {
 		check_failed("names.setup", "out of memory");
 		free(live);
 		return;
@@ -543,41 +543,38 @@ static void test_names(void)
 
 /*
  * The hooks give a series its histogram with its first sample: a series
- * without one is left out, and one that gets it after the start counts from
- * zero, everything in it belonging to the interval.
+ * without one is left out, as is one whose place is in a chunk not mapped
+ * yet, and one that gets it after the start counts from zero, everything
+ * in it belonging to the interval.
  */
-static struct rxlat_hist *late_hist;
-static __u32 late_idx;
-
-static struct rxlat_hist *late_at(void *ctx, __u32 idx)
-{
-	(void)ctx;
-	return idx == late_idx ? late_hist : NULL;
-}
-
 static void test_late_series(void)
 {
 	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_live live = { late_at, NULL };
-	struct rxlat_hist h = { 0 };
+	__u32 idx = rxlat_series_index(RXLAT_STAGE_UDP_QUEUE_RCV, 0, 0, 2, DIMS);
+	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
 	struct rxlat_model *c = NULL;
 	struct rxlat_series *s = NULL;
 	size_t n = 1;
 
-	late_idx = rxlat_series_index(RXLAT_STAGE_UDP_QUEUE_RCV, 0, 0, 2, DIMS);
-	late_hist = NULL;
-	if (!(c = new_model(&live, true)) || model_start(c)) {
+	if (!live || !(c = new_model(live, true))) {
+		free(live);
 		check_failed("late_series.setup", "out of memory");
 		return;
 	}
+	/* no series has a place yet but idx, the first in the first chunk, not mapped */
+	memset(store.series_of, 0, sizeof(store.series_of));
+	store.series_of[idx] = 1;
+	store.nchunks = 0;
+	if (model_start(c))
+		check_failed("late_series.setup", "out of memory");
 	if (report_series(c, slots, 0, &s, &n) || n != 0)
 		check_failed("late_series.none", "want no series, got %zu", n);
 	else
 		check_pass("late_series.none");
 	free(s);
 	s = NULL;
-	late_hist = &h;
-	sample(&h, 3, 4, 400, 150, 0);
+	store.nchunks = 1;
+	sample(&live[0], 3, 4, 400, 150, 0);
 	if (report_series(c, slots, 1, &s, &n) || n != 1) {
 		check_failed("late_series.counted", "want 1 series, got %zu", n);
 	} else {
@@ -589,6 +586,7 @@ static void test_late_series(void)
 	}
 	free(s);
 	model_free(c);
+	free(live);
 }
 
 /* The totals of one series label set (stage/ifname/queue "all"), through the totals cursor. */
@@ -624,7 +622,7 @@ static struct rxlat_model *retire_model(const char *check, struct rxlat_hist **l
 	struct rxlat_model *c = NULL;
 
 	*live = calloc(rxlat_nr_series(DIMS), sizeof(**live));
-	if (!*live || !(c = new_model(FLAT(*live), false))) {
+	if (!*live || !(c = new_model(*live, false))) {
 		check_failed(check, "out of memory");
 		free(*live);
 		return NULL;
@@ -727,7 +725,7 @@ static void test_retire_bound(void)
 	__u64 n = 0, samples = 0, k, dropped, none;
 	char first[RXLAT_IFNAME_LEN], last[RXLAT_IFNAME_LEN];
 
-	if (!live || !(c = new_model(FLAT(live), false))) {
+	if (!live || !(c = new_model(live, false))) {
 		check_failed("retire_bound.setup", "out of memory");
 		free(live);
 		return;

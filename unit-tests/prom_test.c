@@ -69,6 +69,7 @@ static int f_xdp(void *ctx, struct rxlat_xdp_key **k, struct rxlat_xdp_counters 
 static struct {
 	struct prom_metrics *m;
 	struct rxlat_model *model;
+	struct flat_store store; /* the series' histograms it reads */
 } made[4];
 
 static struct rxlat_hist *at(struct rxlat_hist *live, int stage, int slot, int q)
@@ -139,18 +140,19 @@ static struct prom_metrics *new_metrics(struct rxlat_hist *live, unsigned int k,
 		[RXLAT_STAGE_IP_RCV] = { RXLAT_PROTO_BIT(RXLAT_PROTO_TCP),
 					 { [RXLAT_PROTO_UDP] = "why \"not\"" } },
 	};
-	const struct model_src src = { .live = { live_flat_at, live },
-				       .slots = f_slots,
-				       .ifname = f_ifname,
-				       .wanted = f_wanted,
-				       .xdp = f_xdp };
+	struct model_src src = {
+		.slots = f_slots, .ifname = f_ifname, .wanted = f_wanted, .xdp = f_xdp
+	};
 	struct rxlat_model *model;
 	struct prom_metrics *m;
 	int i = 0;
 
 	while (i < 4 && made[i].m)
 		i++;
-	if (i == 4 || model_new(&model, DIMS, per_queue, true, &src))
+	if (i == 4)
+		return NULL;
+	src.store = flat_store(&made[i].store, live, NSERIES);
+	if (model_new(&model, DIMS, per_queue, true, &src))
 		return NULL;
 	if (prom_metrics_new(&m, model, k, attach, coverage)) {
 		model_free(model);

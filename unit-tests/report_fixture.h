@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the renderers' unit tests share: a bucket table built the slow way,
- * a report and its series as the model fills them, and a renderer run into
- * a string.
+ * a report and its series as the model fills them, the model's report
+ * cursor over an array of them, and a renderer run into a string.
  */
 #ifndef RXLAT_REPORT_FIXTURE_H
 #define RXLAT_REPORT_FIXTURE_H
@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "model.h"
 #include "report.h"
 #include "rxlat_hist.h"
 
@@ -50,6 +51,38 @@ static inline __u32 ref_bucket(__u64 ns)
 			hi = mid - 1;
 	}
 	return lo;
+}
+
+/* ----- the model's report cursor ----- */
+
+/*
+ * The renderers take a report's series with model_report_next(); their
+ * tests link this one in place of collector/read/model.c's, a cursor over
+ * the series as the test wrote them, labels and counts exactly (the
+ * model's own cursor is tested in model_test.c). fail_at: taking the
+ * series at that index fails with -ENOMEM (0: never).
+ */
+struct model_iter {
+	const struct rxlat_series *s;
+	size_t n, i, fail_at;
+};
+
+int model_report_next(struct model_iter *it, struct rxlat_series *out)
+{
+	if (it->fail_at && it->i == it->fail_at)
+		return -ENOMEM;
+	if (it->i == it->n)
+		return 0;
+	*out = it->s[it->i++];
+	return 1;
+}
+
+/* r's series: the n of s, through it. */
+static inline void report_series(struct rxlat_report *r, struct model_iter *it,
+				 const struct rxlat_series *s, size_t n)
+{
+	*it = (struct model_iter){ .s = s, .n = n };
+	r->series = it;
 }
 
 /* ----- renderers ----- */
@@ -98,9 +131,13 @@ static inline void name_series(struct rxlat_series *s, enum rxlat_stage stage, c
 
 static const struct rxlat_unreached_set unreached = { 1, { { "flannel.1", "vxlan" } } };
 
+/* A report without series, as of 2026-11-22T10:00:01.123Z. */
 static inline void report_init(struct rxlat_report *r)
 {
+	static struct model_iter none;
+
 	memset(r, 0, sizeof(*r));
+	r->series = &none;
 	r->time.tv_sec = 1795341601; /* 2026-11-22T10:00:01Z */
 	r->time.tv_nsec = 123999999; /* the ms are truncated, not rounded */
 	r->interval_s = 1.0;
@@ -110,7 +147,11 @@ static inline void report_init(struct rxlat_report *r)
 	r->unreached = &unreached;
 }
 
-/* Runs a renderer into a string; NULL on failure (reason set). */
+/*
+ * Runs a renderer into a string; NULL on failure (reason set). The series
+ * are taken from the first again: each report of a run has a cursor of its
+ * own.
+ */
 static inline char *render(int (*fn)(FILE *, const struct rxlat_report *),
 			   const struct rxlat_report *r)
 {
@@ -119,6 +160,7 @@ static inline char *render(int (*fn)(FILE *, const struct rxlat_report *),
 	FILE *f = open_memstream(&buf, &len);
 	int err;
 
+	r->series->i = 0;
 	if (!f) {
 		check_fail("open_memstream: %s", strerror(errno));
 		return NULL;
@@ -177,11 +219,12 @@ static inline void xdp_row_veth1(struct rxlat_xdp_row *x)
 }
 
 /*
- * The report of the text tests, with its 5 series s and 2 stamper rows x
- * (as the text renderer's tests and the one-at-a-time test want them).
+ * The report of the text tests, with its 5 series s (through it) and 2
+ * stamper rows x (as the text renderer's tests and the cursor's test want
+ * them).
  */
-static inline void text_fixture(struct rxlat_report *r, struct rxlat_series s[5],
-				struct rxlat_xdp_row x[2])
+static inline void text_fixture(struct rxlat_report *r, struct model_iter *it,
+				struct rxlat_series s[5], struct rxlat_xdp_row x[2])
 {
 	report_init(r);
 	memset(s, 0, 5 * sizeof(*s));
@@ -222,8 +265,7 @@ static inline void text_fixture(struct rxlat_report *r, struct rxlat_series s[5]
 	s[4].st.max_ns = 999999;
 	s[4].st.sources[RXLAT_SRC_TC] = 2;
 	s[4].st.counts[RXLAT_COUNT_HELD_OOO] = 3; /* printed: not 0 */
-	r->series = s;
-	r->nseries = 5;
+	report_series(r, it, s, 5);
 
 	xdp_row_veth1(&x[0]);
 	xdp_row(&x[1], "eth0", 2, RXLAT_QUEUE_OTHER, 123456789012ULL, 123456789012ULL, 0);

@@ -21,6 +21,7 @@
 #include "report.h"
 #include "check.h"
 #include "report_fixture.h"
+#include "heatmap.h"
 
 /* ----- JSON, parsed back ----- */
 
@@ -182,6 +183,7 @@ static void test_json(void)
 	struct rxlat_xdp_row x[3];
 	struct json_object *root = NULL, *o, *a;
 	struct rxlat_report r;
+	struct model_iter it;
 	__u64 pct_a[4], pct_b[4] = { 0 }, pct_d[4];
 	char *line;
 	size_t len;
@@ -238,8 +240,7 @@ static void test_json(void)
 	xdp_row(&x[2], "eth1", 3, RXLAT_QUEUE_ALL, 0, 0, 0);
 
 	report_init(&r);
-	r.series = s;
-	r.nseries = 4;
+	report_series(&r, &it, s, 4);
 	r.xdp = x;
 	r.nxdp = 3;
 
@@ -443,24 +444,6 @@ out:
 	check_done("drops_and_slow_sections");
 }
 
-/* next_series over an array; fails with fail_at (when set) at that series */
-struct series_feed {
-	const struct rxlat_series *s;
-	size_t n, i, fail_at;
-};
-
-static int feed_next(void *ctx, struct rxlat_series *out)
-{
-	struct series_feed *f = ctx;
-
-	if (f->fail_at && f->i == f->fail_at)
-		return -ENOMEM;
-	if (f->i == f->n)
-		return 0;
-	*out = f->s[f->i++];
-	return 1;
-}
-
 /*
  * The series are written without json-c's tree; what is written must be
  * what json-c itself prints for the same members: parse each line and print
@@ -479,6 +462,7 @@ static void test_json_as_json_c_prints(void)
 	struct rxlat_series s[7];
 	struct json_object *root, *a;
 	struct rxlat_report r;
+	struct model_iter it;
 	char *line;
 	const char *again;
 	size_t n;
@@ -497,8 +481,7 @@ static void test_json_as_json_c_prints(void)
 			s[i].st.sources[k] = i == 5 ? UINT64_MAX : (__u64)(i * k);
 	}
 	report_init(&r);
-	r.series = s;
-	r.nseries = 7;
+	report_series(&r, &it, s, 7);
 
 	line = render(rxlat_report_json, &r);
 	if (!line)
@@ -528,52 +511,51 @@ out:
 }
 
 /*
- * Series handed over one at a time (as the collector takes them) render as
- * the same array does, in text and JSON; a failure to take one is the
- * renderer's failure.
+ * Each series a renderer takes from the cursor is also added to the
+ * report's heatmap (--heatmap), in text and JSON; a failure to take one
+ * is the renderer's failure.
  */
-static void test_series_one_at_a_time(void)
+static void test_series_from_cursor(void)
 {
 	int (*fns[2])(FILE *, const struct rxlat_report *) = { rxlat_report_text,
 							       rxlat_report_json };
 	struct rxlat_series s[5];
 	struct rxlat_xdp_row x[2];
-	struct rxlat_report r, it;
-	struct series_feed feed;
+	struct rxlat_report r;
+	struct model_iter it;
 
-	text_fixture(&r, s, x);
+	text_fixture(&r, &it, s, x);
 	for (int i = 0; i < 2; i++) {
-		char *want, *got, *buf = NULL;
+		char *buf = NULL;
 		size_t len = 0;
 		FILE *f;
 
-		/* both as the first text report of a run */
 		rxlat_report_text_restart();
-		want = render(fns[i], &r);
-		rxlat_report_text_restart();
-		feed = (struct series_feed){ .s = s, .n = r.nseries };
-		it = r;
-		it.series = NULL;
-		it.nseries = 0;
-		it.next_series = feed_next;
-		it.series_ctx = &feed;
-		got = render(fns[i], &it);
-		if (want && got && strcmp(want, got))
-			check_fail("%s: one at a time differs from the array:\n%s\nvs\n%s",
-				   i ? "json" : "text", got, want);
-		free(want);
-		free(got);
+		r.heatmap = heatmap_new(0);
+		if (!r.heatmap || heatmap_interval(r.heatmap, 1795341601.124, 1.0)) {
+			check_fail("heatmap: out of memory");
+			break;
+		}
+		free(render(fns[i], &r));
+		/* the samples of the fixture's buckets: 60, 5 and 2 */
+		if (heatmap_samples(r.heatmap) != 67)
+			check_fail("%s: the heatmap has %llu samples, want 67", i ? "json" : "text",
+				   (unsigned long long)heatmap_samples(r.heatmap));
+		heatmap_free(r.heatmap);
+		r.heatmap = NULL;
 
-		feed = (struct series_feed){ .s = s, .n = r.nseries, .fail_at = 2 };
+		report_series(&r, &it, s, 5);
+		it.fail_at = 2;
 		f = open_memstream(&buf, &len);
-		if (f && fns[i](f, &it) != -ENOMEM)
+		if (f && fns[i](f, &r) != -ENOMEM)
 			check_fail("%s: a series that cannot be taken must fail the report",
 				   i ? "json" : "text");
 		if (f)
 			fclose(f);
 		free(buf);
+		it.fail_at = 0;
 	}
-	check_done("series_one_at_a_time");
+	check_done("series_from_cursor");
 }
 
 int main(int argc, char **argv)
@@ -583,7 +565,7 @@ int main(int argc, char **argv)
 	CHECK_RUN(test_json);
 	CHECK_RUN(test_json_final_empty);
 	CHECK_RUN(test_drops_slow);
-	CHECK_RUN(test_series_one_at_a_time);
+	CHECK_RUN(test_series_from_cursor);
 	CHECK_RUN(test_json_as_json_c_prints);
 	return check_exit_status();
 }

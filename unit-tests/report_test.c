@@ -449,10 +449,11 @@ static void test_text(void)
 	struct rxlat_series s[5];
 	struct rxlat_xdp_row x[2];
 	struct rxlat_report r;
+	struct model_iter it;
 	char *got;
 
 	rxlat_report_text_restart();
-	text_fixture(&r, s, x);
+	text_fixture(&r, &it, s, x);
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(got, text_want);
@@ -470,10 +471,11 @@ static void test_text_head_once(void)
 	struct rxlat_series s[5];
 	struct rxlat_xdp_row x[2];
 	struct rxlat_report r;
+	struct model_iter it;
 	char *got;
 
 	rxlat_report_text_restart();
-	text_fixture(&r, s, x);
+	text_fixture(&r, &it, s, x);
 	free(render(rxlat_report_text, &r));
 
 	r.time.tv_sec += 1;
@@ -532,6 +534,7 @@ static void test_text_netns_legend(void)
 {
 	struct rxlat_series s[3] = {};
 	struct rxlat_report r;
+	struct model_iter it;
 	char *got;
 
 	rxlat_report_text_restart();
@@ -550,8 +553,7 @@ static void test_text_netns_legend(void)
 		rxlat_label_null(&s[i], "queue", "all");
 		s[i].st.sources[RXLAT_SRC_NONE] = 1;
 	}
-	r.series = s;
-	r.nseries = 3;
+	report_series(&r, &it, s, 3);
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(
@@ -567,8 +569,7 @@ static void test_text_netns_legend(void)
 			 "count 0\n"
 			 "\n");
 	free(got);
-	r.series = &s[1];
-	r.nseries = 1;
+	report_series(&r, &it, &s[1], 1);
 	got = render(rxlat_report_text, &r);
 	if (got)
 		compare_text(
@@ -586,6 +587,7 @@ static char *render_one(const char *ifname, __u64 ns, __u64 n)
 {
 	struct rxlat_series s = {};
 	struct rxlat_report r;
+	struct model_iter it;
 
 	report_init(&r);
 	rxlat_label_str(&s, "stage", RXLAT_LABEL_BARE, "ip_rcv");
@@ -595,8 +597,7 @@ static char *render_one(const char *ifname, __u64 ns, __u64 n)
 	s.st.sum_ns = ns * n;
 	s.st.max_ns = ns;
 	s.st.sources[RXLAT_SRC_XDP] = n;
-	r.series = &s;
-	r.nseries = 1;
+	report_series(&r, &it, &s, 1);
 	return render(rxlat_report_text, &r);
 }
 
@@ -688,6 +689,7 @@ static void test_text_napi_wait_threads(void)
 	struct rxlat_series s[5];
 	struct rxlat_xdp_row x[2];
 	struct rxlat_report r;
+	struct model_iter it;
 	char *got;
 
 	for (int i = 0; i < 3; i++) {
@@ -697,7 +699,7 @@ static void test_text_napi_wait_threads(void)
 		const char *after;
 
 		rxlat_report_text_restart();
-		text_fixture(&r, s, x);
+		text_fixture(&r, &it, s, x);
 		x[0].polls_thread = 5;
 		r.attach[RXLAT_STAGE_NAPI_WAIT] = how[i];
 		got = render(rxlat_report_text, &r);

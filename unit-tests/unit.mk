@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Unit tests of the collector: the histogram scheme, the renderers, the
-# model's deltas and totals, the option table, the attach plan, and the
-# stage table against the docs and the hooks object. No kernel and no root:
+# model's deltas and totals, one series from the store to every output, the
+# option table, the attach plan, and the stage table against the docs and
+# the hooks object. No kernel and no root:
 # `make check` runs them (unit-tests/check.sh), and netns-tests/run.sh with
 # the rest (every build/rxlat-*-test). Included from the top Makefile.
 
@@ -10,20 +11,22 @@ UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
 MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/model_rows.c collector/read/model_frozen.c \
           collector/read/tally.c
 SERIES := collector/base/series.c
-RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c
+RENDER := $(SERIES) collector/render/text.c collector/render/json.c collector/render/heatmap.c
+PROM_SRC := collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c \
+            collector/render/prom_pb.c
 UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
-              $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test
+              $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		netns-tests/check.h | $(BUILD)
+		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		netns-tests/check.h | $(BUILD)
+		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
 HEATMAP_SRC := $(SERIES) collector/render/heatmap.c collector/render/heatmap_svg.c
@@ -31,7 +34,7 @@ $(BUILD)/rxlat-heatmap-test: $(UNIT)/heatmap_test.c $(HEATMAP_SRC) collector/ren
 		collector/render/heatmap_impl.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(HEATMAP_SRC) -o $@ -lm
 
-$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h \
+$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h collector/attach/hooks/series_store.h \
 		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
@@ -40,11 +43,17 @@ $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/ch
 
 # The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
 # that never go down.
-$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c collector/render/prom_pb.c collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
+$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c $(PROM_SRC) collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
 		$(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		netns-tests/check.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c collector/render/prom_pb.c $(MODEL) $(SERIES) \
-		-o $@ -ljson-c -lm
+		collector/attach/hooks/series_store.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+
+# One series from the hooks' store to the text, JSON and Prometheus
+# outputs, through the model and the renderers rxlat runs.
+$(BUILD)/rxlat-path-test: $(UNIT)/path_test.c $(MODEL) $(RENDER) $(PROM_SRC) collector/read/*.h \
+		collector/render/*.h collector/attach/hooks/series_store.h collector/base/series.h \
+		include/rxlat.h include/rxlat_hist.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(MODEL) $(RENDER) $(PROM_SRC) -o $@ -ljson-c -lm
 
 # The option table: names, defaults, fields, exact error lines, and the man
 # page made from it.

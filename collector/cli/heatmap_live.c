@@ -7,14 +7,12 @@
 #include "heatmap.h"
 #include "heatmap_live.h"
 #include "log.h"
+#include "model.h"
 #include "opt.h"
 
 struct heatmap_live {
 	struct heatmap *h;
 	const char *path;
-	/* the report's own source of series, which the heatmap passes on */
-	int (*next)(void *ctx, struct rxlat_series *out);
-	void *ctx;
 	int err; /* of the last write, said once */
 };
 
@@ -56,38 +54,26 @@ int heatmap_live_open(struct heatmap_live **hl, const struct rxlat_config *cfg)
 	return 0;
 }
 
-static int next_series(void *ctx, struct rxlat_series *out)
-{
-	struct heatmap_live *hl = ctx;
-	int got = hl->next(hl->ctx, out);
-
-	if (got > 0 && !rxlat_stats_empty(&out->st) && heatmap_add(hl->h, out))
-		return -ENOMEM;
-	return got;
-}
-
 int heatmap_live_begin(struct heatmap_live *hl, struct rxlat_report *r)
 {
 	if (!hl)
 		return 0;
-	hl->next = r->next_series;
-	hl->ctx = r->series_ctx;
-	r->next_series = next_series;
-	r->series_ctx = hl;
+	r->heatmap = hl->h;
 	return heatmap_interval(hl->h, (double)r->time.tv_sec + r->time.tv_nsec / 1e9,
 				r->interval_s);
 }
 
 int heatmap_live_end(struct heatmap_live *hl, struct rxlat_report *r)
 {
-	const struct rxlat_series *s;
-	struct rxlat_series buf;
+	struct rxlat_series s;
 	int got;
 
 	if (!hl)
 		return 0;
-	for (size_t i = 0; (got = rxlat_report_series(r, i, &buf, &s)) > 0; i++)
-		;
+	/* -o none: no renderer took the series, and so none reached the heatmap */
+	while ((got = model_report_next(r->series, &s)) > 0)
+		if (!rxlat_stats_empty(&s.st) && heatmap_add(hl->h, &s))
+			return -ENOMEM;
 	if (got < 0)
 		return got;
 	/* a failed write is said, and the run goes on */

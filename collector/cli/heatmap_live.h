@@ -16,9 +16,15 @@ struct heatmap_live;
  * written once (no report yet): 0, or -errno with the error said.
  */
 int heatmap_live_open(struct heatmap_live **hl, const struct rxlat_config *cfg);
-/* r's series pass through the heatmap as r is rendered (NULL hl: nothing). */
+/*
+ * The next interval of the heatmap, and r->heatmap set: the renderer adds
+ * each series to it as it takes it (NULL hl: nothing). 0 or -errno.
+ */
 int heatmap_live_begin(struct heatmap_live *hl, struct rxlat_report *r);
-/* r's series not rendered yet taken (-o none), the file rewritten: 0 or -errno. */
+/*
+ * The series no renderer took (-o none) taken from r's cursor into the
+ * heatmap, and the file rewritten: 0 or -errno.
+ */
 int heatmap_live_end(struct heatmap_live *hl, struct rxlat_report *r);
 void heatmap_live_close(struct heatmap_live *hl);
 

@@ -93,15 +93,9 @@ static void slow_counts(struct rxlat_run *c, struct rxlat_report *r)
 	r->slow_lost = n[2];
 }
 
-static int next_series(void *ctx, struct rxlat_series *out)
-{
-	return model_report_next(ctx, out);
-}
-
 static int report_out(struct rxlat_run *c, bool final)
 {
 	struct rxlat_report r = { .final = final };
-	struct model_iter *it = NULL;
 	struct rxlat_xdp_row *xdp = NULL;
 	struct rxlat_drop_row *drops = NULL;
 	struct timespec now;
@@ -126,8 +120,8 @@ static int report_out(struct rxlat_run *c, bool final)
 		return err;
 	slow_counts(c, &r);
 	/* the series are taken as the report is rendered: see model_report_next() */
-	it = model_report_begin(c->model, old_epoch & 1);
-	err = it ? model_report_xdp(c->model, &xdp, &r.nxdp) : -ENOMEM;
+	r.series = model_report_begin(c->model, old_epoch & 1);
+	err = r.series ? model_report_xdp(c->model, &xdp, &r.nxdp) : -ENOMEM;
 	if (!err && c->drops) {
 		err = model_report_drops(c->model, &drops, &r.ndrops);
 		r.drops_on = true;
@@ -137,8 +131,6 @@ static int report_out(struct rxlat_run *c, bool final)
 		rxlat_err("reading the maps failed: %s", strerror(-err));
 		goto out;
 	}
-	r.next_series = next_series;
-	r.series_ctx = it;
 	r.xdp = xdp;
 	r.drops = drops;
 	memcpy(r.attach, c->info.attach, sizeof(r.attach));
@@ -168,7 +160,7 @@ static int report_out(struct rxlat_run *c, bool final)
 	if (!err)
 		err = heatmap_live_end(c->heat, &r);
 out:
-	model_iter_free(it);
+	model_iter_free(r.series);
 	free(xdp);
 	free(drops);
 	return err;

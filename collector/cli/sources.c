@@ -89,8 +89,8 @@ static int src_slow(void *ctx, __u64 counts[3])
 int new_model(struct rxlat_run *c)
 {
 	const struct model_src src = {
+		.store = hooks_series_store(c->hooks),
 		.ctx = c,
-		.live = { hooks_live_at, c->hooks },
 		.slots = src_slots,
 		.ifname = src_ifname,
 		.netns_name = src_netns_name,

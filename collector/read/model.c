@@ -47,6 +47,27 @@ static void snapshot(const struct rxlat_hist *live, const struct rxlat_hist *pre
 
 static const struct rxlat_hist zero;
 
+/*
+ * The histogram of series idx in the hooks' store (series_store.h), NULL
+ * while it has none: its place and the chunks mapped, each loaded with
+ * acquire, as the hooks publish them.
+ */
+static struct rxlat_hist *store_hist(const struct series_store *s, __u32 idx)
+{
+	__u64 place;
+	__u32 chunk;
+
+	if (idx >= s->nr_series)
+		return NULL;
+	place = __atomic_load_n(&s->series_of[idx], __ATOMIC_ACQUIRE);
+	if (!place)
+		return NULL;
+	chunk = (place - 1) >> RXLAT_CHUNK_SHIFT;
+	if (chunk >= __atomic_load_n(s->nchunks, __ATOMIC_ACQUIRE))
+		return NULL;
+	return &s->chunks[chunk][(place - 1) & (RXLAT_CHUNK_SERIES - 1)];
+}
+
 static struct rxlat_hist *kept(struct rxlat_hist **a, __u32 idx)
 {
 	if (!a[idx])
@@ -119,7 +140,7 @@ int model_start(struct rxlat_model *m)
 	int err;
 
 	for (__u32 i = 0; i < m->nr_series; i++) {
-		struct rxlat_hist *h = live_at(&m->src.live, i), *prev, *base;
+		struct rxlat_hist *h = store_hist(&m->src.store, i), *prev, *base;
 
 		if (!h)
 			continue;
@@ -304,27 +325,56 @@ void model_iter_free(struct model_iter *it)
 	free(it);
 }
 
-/*
- * Calls fn on every series index of the series at it->pos: each slot led
- * by pos in the other dimensions, and every slot of a summed one.
- */
-static int each_index(struct model_iter *it, int d, __u32 idx,
-		      int (*fn)(struct model_iter *it, __u32 idx, void *arg), void *arg)
+/* Whether slot s of dimension d is part of the series at it->pos. */
+static bool part_of(const struct model_iter *it, int d, __u32 s)
 {
 	const struct rxlat_model *m = it->m;
-	__u32 n;
-	int err = 0;
 
-	if (d == MODEL_ND)
-		return fn(it, idx, arg);
-	n = model_dims[d].size(m);
-	for (__u32 s = 0; s < n && err >= 0; s++) {
-		if (model_dims[d].summed(m) ? !model_dims[d].valid(m, s, it->total)
-					    : it->lead[d][s] != it->pos[d])
-			continue;
-		err = each_index(it, d + 1, idx * n + s, fn, arg);
+	if (model_dims[d].summed(m))
+		return model_dims[d].valid(m, s, it->total);
+	return it->lead[d][s] == it->pos[d];
+}
+
+/* Where next_part() is among the series indexes of one series; zeroed to start. */
+struct parts {
+	__u32 slot[MODEL_ND];
+	bool begun;
+};
+
+/*
+ * The next series index of the series at it->pos into *idx, in index
+ * order: each slot that pos leads in the other dimensions, and every valid
+ * slot of a summed one (part_of()). False after the last.
+ */
+static bool next_part(const struct model_iter *it, struct parts *p, __u32 *idx)
+{
+	int d = 0;
+
+	if (p->begun) {
+		d = MODEL_ND - 1;
+		p->slot[d]++;
 	}
-	return err;
+	p->begun = true;
+	while (d >= 0 && d < MODEL_ND) {
+		__u32 n = model_dims[d].size(it->m);
+
+		while (p->slot[d] < n && !part_of(it, d, p->slot[d]))
+			p->slot[d]++;
+		if (p->slot[d] < n) {
+			d++; /* inward, where the slots are 0: not begun, or carried */
+			continue;
+		}
+		/* carry into the next outer dimension */
+		p->slot[d] = 0;
+		if (--d >= 0)
+			p->slot[d]++;
+	}
+	if (d < 0)
+		return false;
+	*idx = 0;
+	for (d = 0; d < MODEL_ND; d++)
+		*idx = *idx * model_dims[d].size(it->m) + p->slot[d];
+	return true;
 }
 
 /* ---- the reports' cursor --------------------------------------------- */
@@ -343,10 +393,9 @@ struct delta_sum {
 };
 
 /* st += the report's part of series idx; the live max of the ending epoch. */
-static int add_delta(struct model_iter *it, __u32 idx, void *arg)
+static int add_delta(struct model_iter *it, __u32 idx, struct delta_sum *ds)
 {
-	struct delta_sum *ds = arg;
-	struct rxlat_hist cur, *prev, *h = live_at(&it->m->src.live, idx);
+	struct rxlat_hist cur, *prev, *h = store_hist(&it->m->src.store, idx);
 	struct rxlat_stats d = {};
 
 	if (!h)
@@ -390,12 +439,15 @@ int model_report_next(struct model_iter *it, struct rxlat_series *out)
 {
 	while (!it->done) {
 		struct delta_sum ds = { &out->st, false };
+		__u32 idx;
 		int err;
 
 		memset(&out->st, 0, sizeof(out->st));
-		err = each_index(it, 0, 0, add_delta, &ds);
-		if (err < 0)
-			return err;
+		for (struct parts p = {}; next_part(it, &p, &idx);) {
+			err = add_delta(it, idx, &ds);
+			if (err < 0)
+				return err;
+		}
 		if (ds.any)
 			labels_at(it, it->pos, out);
 		advance(it);
@@ -409,14 +461,13 @@ int model_report_next(struct model_iter *it, struct rxlat_series *out)
 /* ---- Prometheus' cursor ---------------------------------------------- */
 
 /* h += live[idx] less its baseline; buckets before counters, as the reports read */
-static int add_total(struct model_iter *it, __u32 idx, void *arg)
+static void add_total(const struct rxlat_model *m, __u32 idx, struct rxlat_hist *h)
 {
-	const struct rxlat_hist *live = live_at(&it->m->src.live, idx);
-	const struct rxlat_hist *base = it->m->base[idx] ? it->m->base[idx] : &zero;
-	struct rxlat_hist *h = arg;
+	const struct rxlat_hist *live = store_hist(&m->src.store, idx);
+	const struct rxlat_hist *base = m->base[idx] ? m->base[idx] : &zero;
 
 	if (!live)
-		return 0;
+		return;
 	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
 		h->buckets[b] +=
 		    __atomic_load_n(&live->buckets[b], __ATOMIC_ACQUIRE) - base->buckets[b];
@@ -424,7 +475,6 @@ static int add_total(struct model_iter *it, __u32 idx, void *arg)
 	for (int c = 0; c < RXLAT_NR_COUNTS; c++)
 		h->counts[c] +=
 		    __atomic_load_n(&live->counts[c], __ATOMIC_ACQUIRE) - base->counts[c];
-	return 0;
 }
 
 static bool hist_empty(const struct rxlat_hist *h)
@@ -487,9 +537,11 @@ int model_total_next(struct model_iter *it, struct rxlat_series *out, struct rxl
 {
 	while (!it->done) {
 		bool any;
+		__u32 idx;
 
 		memset(h, 0, sizeof(*h));
-		each_index(it, 0, 0, add_total, h);
+		for (struct parts p = {}; next_part(it, &p, &idx);)
+			add_total(it->m, idx, h);
 		labels_at(it, it->pos, out);
 		add_frozen(it, out, h);
 		any = !hist_empty(h);
@@ -544,7 +596,7 @@ static void sum_sources(struct rxlat_model *m, __u32 idx, const __u32 *pos, void
 	struct rxlat_hist h = {};
 
 	(void)pos;
-	add_total(&(struct model_iter){ .m = m }, idx, &h);
+	add_total(m, idx, &h);
 	for (int s = 0; s < RXLAT_NR_SOURCES; s++)
 		*(__u64 *)arg += h.sources[s];
 }
@@ -574,14 +626,14 @@ __u64 model_total_overflow(struct rxlat_model *m, enum model_dim_id od, __u32 st
  */
 static void retire_series(struct rxlat_model *m, __u32 idx, const __u32 *at, void *arg)
 {
-	struct rxlat_hist *h = live_at(&m->src.live, idx), *base, tot = {};
+	struct rxlat_hist *h = store_hist(&m->src.store, idx), *base, tot = {};
 	struct model_iter it = { .m = m, .total = true };
 	struct rxlat_series s;
 
 	(void)arg;
 	if (!h || !(base = kept(m->base, idx)))
 		return;
-	add_total(&it, idx, &tot);
+	add_total(m, idx, &tot);
 	for (__u32 b = 0; b < RXLAT_HIST_BUCKETS; b++)
 		base->buckets[b] += tot.buckets[b];
 	base->sum_ns += tot.sum_ns;

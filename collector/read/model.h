@@ -10,7 +10,8 @@
  * The renderers (collector/render) only print what the cursors give.
  *
  * Nothing here touches BPF: the maps are read through struct model_src,
- * which a unit test fills with plain memory.
+ * which a unit test fills with plain memory; the series' histograms are
+ * read straight from the hooks' tables (series_store.h).
  *
  * A series is a point in the dimensions of the series index (stage, group
  * slot, interface slot, queue slot: rxlat_series_index()); the table
@@ -27,13 +28,14 @@
 #include <linux/types.h>
 #include "rxlat.h"
 #include "series.h"
-#include "live.h"
+#include "series_store.h"
 #include "group_names.h"
 
 /* Where the model reads from. */
 struct model_src {
+	/* the series' histograms: the hooks' tables, or a test's flat array */
+	struct series_store store;
 	void *ctx;
-	struct rxlat_live live; /* the series' histograms */
 	/* the key (rxlat_if_key()) of each of n interface slots, 0 where free */
 	void (*slots)(void *ctx, __u64 *slot_key, __u32 n);
 	/* an interface's name, also once it is gone; "other" for ifindex 0 */

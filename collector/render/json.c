@@ -9,6 +9,8 @@
 #include <json-c/json.h>
 
 #include "rxlat_hist.h"
+#include "heatmap.h"
+#include "model.h"
 #include "report.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -444,8 +446,7 @@ static int print_members(FILE *f, struct json_object *o)
 int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 {
 	struct json_object *head = json_head(r), *tail = json_tail(r);
-	const struct rxlat_series *ser;
-	struct rxlat_series buf;
+	struct rxlat_series ser;
 	bool first = true;
 	int err, got;
 
@@ -453,16 +454,20 @@ int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 	err = print_members(f, head);
 	if (!err && fputs(",\"series\":[", f) < 0)
 		err = -EIO;
-	for (size_t i = 0; !err && (got = rxlat_report_series(r, i, &buf, &ser)) != 0; i++) {
+	while (!err && (got = model_report_next(r->series, &ser)) != 0) {
 		char line[SERIES_JSON_MAX], *end;
 
 		if (got < 0) {
 			err = got;
 			break;
 		}
-		if (rxlat_stats_empty(&ser->st))
+		if (rxlat_stats_empty(&ser.st))
 			continue;
-		end = w_series(line, ser);
+		if (r->heatmap && heatmap_add(r->heatmap, &ser)) {
+			err = -ENOMEM;
+			break;
+		}
+		end = w_series(line, &ser);
 		if (!end)
 			err = -ENOMEM;
 		else if ((!first && fputc(',', f) == EOF) ||

@@ -2,7 +2,8 @@
 /*
  * What one report interval of rxlat measured, independent of the maps it was
  * read from, and the renderers that print it. The collector fills a struct
- * rxlat_report with per-interval deltas; nothing here touches BPF.
+ * rxlat_report with per-interval deltas; the series come from the model's
+ * report cursor (collector/read/model.h); nothing here touches BPF.
  */
 #ifndef RXLAT_REPORT_H
 #define RXLAT_REPORT_H
@@ -14,6 +15,9 @@
 #include <linux/types.h>
 #include "rxlat.h"
 #include "series.h"
+
+struct model_iter; /* model.h */
+struct heatmap;	   /* heatmap.h */
 
 struct rxlat_report {
 	struct timespec time; /* CLOCK_REALTIME at the end of the interval */
@@ -29,12 +33,14 @@ struct rxlat_report {
 	struct rxlat_coverage coverage[RXLAT_NR_STAGES];
 	/* tunnels behind which containers are not measured (NULL: none) */
 	const struct rxlat_unreached_set *unreached;
-	/* the series: the array, or where next_series is set, one at a time from it */
-	const struct rxlat_series *series;
-	size_t nseries;
-	/* the next series into *out: 1, 0 after the last, or a negative errno */
-	int (*next_series)(void *ctx, struct rxlat_series *out);
-	void *series_ctx;
+	/*
+	 * The series: the model's report cursor (model_report_begin()), which
+	 * a renderer takes them from with model_report_next(), formatting each
+	 * as it comes: no copy of them all (about 10 MB at 5,000 series).
+	 */
+	struct model_iter *series;
+	/* --heatmap: each series a renderer takes is also added to it; NULL without */
+	struct heatmap *heatmap;
 	const struct rxlat_xdp_row *xdp;
 	size_t nxdp;
 	/* --drops: the drops section is printed (also when empty) */
@@ -47,12 +53,6 @@ struct rxlat_report {
 	__u64 slow_sent, slow_suppressed, slow_lost;
 };
 
-/*
- * Series i of r, or r's next one: 1 with *s set (to buf when it comes from
- * next_series), 0 after the last, or a negative errno.
- */
-int rxlat_report_series(const struct rxlat_report *r, size_t i, struct rxlat_series *buf,
-			const struct rxlat_series **s);
 /*
  * Both return 0 or a negative errno (-EIO when the stream failed).
  * The text report of a run is one stream: its first line says which report

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "rxlat_hist.h"
+#include "heatmap.h"
+#include "model.h"
 #include "opt.h"
 #include "report.h"
 
@@ -439,10 +441,8 @@ static void print_legends(FILE *f, const struct rxlat_series *s)
 int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 {
 	char tbuf[16] = "??:??:??", dur[32];
-	const struct rxlat_series *ser;
-	struct rxlat_series buf;
+	struct rxlat_series ser;
 	struct tm tm;
-	size_t i;
 	int err;
 
 	if (localtime_r(&r->time.tv_sec, &tm))
@@ -453,12 +453,14 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 	if (err)
 		return err;
 
-	for (i = 0; (err = rxlat_report_series(r, i, &buf, &ser)) > 0; i++) {
-		if (rxlat_stats_empty(&ser->st))
+	while ((err = model_report_next(r->series, &ser)) > 0) {
+		if (rxlat_stats_empty(&ser.st))
 			continue;
+		if (r->heatmap && heatmap_add(r->heatmap, &ser))
+			return -ENOMEM;
 		fputc('\n', f);
-		print_legends(f, ser);
-		print_series(f, ser);
+		print_legends(f, &ser);
+		print_series(f, &ser);
 	}
 	if (err < 0)
 		return err;

@@ -7,6 +7,7 @@
 #include <linux/types.h>
 #include "config.h"
 #include "series.h"
+#include "series_store.h"
 #include "tc.h"
 
 /*
@@ -30,11 +31,10 @@ int hooks_plan(const struct rxlat_config *cfg, struct rxlat_hooks_info *info);
 int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 		 struct rxlat_hooks_info *info);
 /*
- * The histogram of series idx (rxlat_series_index()), mapped; NULL while it
- * has none. hooks_live_at() is the same for a struct rxlat_live (ctx: hooks).
+ * Where the series' histograms are (series_store.h): the tables themselves,
+ * valid until hooks_destroy(), read by the model.
  */
-struct rxlat_hist *hooks_series(const struct rxlat_hooks *h, __u32 idx);
-struct rxlat_hist *hooks_live_at(void *ctx, __u32 idx);
+struct series_store hooks_series_store(const struct rxlat_hooks *h);
 /*
  * Create histogram chunks while the series in use come close to filling
  * those there are; call it often (each report, each second). 0 or -errno.

@@ -63,25 +63,9 @@ int hooks_grow(struct rxlat_hooks *h)
 	return err;
 }
 
-struct rxlat_hist *hooks_series(const struct rxlat_hooks *h, __u32 idx)
+struct series_store hooks_series_store(const struct rxlat_hooks *h)
 {
-	__u64 place;
-	__u32 chunk;
-
-	if (idx >= h->nr_series)
-		return NULL;
-	place = __atomic_load_n(&h->series_of[idx], __ATOMIC_ACQUIRE);
-	if (!place)
-		return NULL;
-	chunk = (place - 1) >> RXLAT_CHUNK_SHIFT;
-	if (chunk >= __atomic_load_n(&h->nchunks, __ATOMIC_ACQUIRE))
-		return NULL;
-	return &h->chunks[chunk][(place - 1) & (RXLAT_CHUNK_SERIES - 1)];
-}
-
-struct rxlat_hist *hooks_live_at(void *ctx, __u32 idx)
-{
-	return hooks_series(ctx, idx);
+	return (struct series_store){ h->series_of, h->nr_series, h->chunks, &h->nchunks };
 }
 
 __u64 hooks_series_lost(const struct rxlat_hooks *h)
