@@ -19,13 +19,13 @@ UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
               $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
 
-$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(UNIT)/hist_ref.h \
+		$(RENDER) collector/render/report.h collector/render/heatmap.h collector/read/model.h \
 		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
-$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(UNIT)/hist_ref.h \
+		$(RENDER) collector/render/report.h collector/render/heatmap.h collector/read/model.h \
 		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
