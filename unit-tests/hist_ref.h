@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The histogram's bucket table built the slow way, in floating point: what
- * the bucket scheme's tests (report_test.c) and the JSON renderer's
+ * the bucket scheme's tests (hist_test.c) and the JSON renderer's
  * (report_json_test.c) hold rxlat_hist.h's bounds to.
  */
 #ifndef RXLAT_HIST_REF_H

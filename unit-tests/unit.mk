@@ -14,10 +14,16 @@ SERIES := collector/base/series.c
 RENDER := $(SERIES) collector/render/text.c collector/render/json.c collector/render/heatmap.c
 PROM_SRC := collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c \
             collector/render/prom_pb.c
-UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
+UNIT_TESTS := $(BUILD)/rxlat-hist-test $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
               $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
               $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
+
+# The bucket scheme against a table built the slow way, percentiles and
+# merging: no renderer.
+$(BUILD)/rxlat-hist-test: $(UNIT)/hist_test.c $(UNIT)/hist_ref.h $(SERIES) collector/base/series.h \
+		include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(SERIES) -o $@ -lm
 
 $(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(UNIT)/hist_ref.h \
 		$(RENDER) collector/render/report.h collector/render/heatmap.h collector/read/model.h \
