@@ -15,9 +15,10 @@ RENDER := $(SERIES) collector/render/text.c collector/render/json.c collector/re
 PROM_SRC := collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c \
             collector/render/prom_pb.c
 UNIT_TESTS := $(BUILD)/rxlat-hist-test $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
-              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
-              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
-              $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
+              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-model-totals-test $(BUILD)/rxlat-stages-test \
+              $(BUILD)/rxlat-prom-test $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test \
+              $(BUILD)/rxlat-progs-test $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test \
+              $(BUILD)/rxlat-path-test
 
 # The bucket scheme against a table built the slow way, percentiles and
 # merging: no renderer.
@@ -40,9 +41,15 @@ $(BUILD)/rxlat-heatmap-test: $(UNIT)/heatmap_test.c $(HEATMAP_SRC) collector/ren
 		collector/render/heatmap_impl.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(HEATMAP_SRC) -o $@ -lm
 
-$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h collector/attach/hooks/series_store.h \
-		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+# The model over plain memory (model_fixture.h): its reports' deltas and
+# stamper rows, and its totals across released slots.
+MODEL_TEST_DEPS := $(UNIT)/model_fixture.h $(MODEL) collector/read/*.h collector/attach/hooks/series_store.h \
+		   $(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h
+$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+
+$(BUILD)/rxlat-model-totals-test: $(UNIT)/model_totals_test.c $(MODEL_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@
