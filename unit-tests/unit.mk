@@ -16,9 +16,9 @@ PROM_SRC := collector/render/prom.c collector/render/prom_metrics.c collector/re
             collector/render/prom_pb.c
 UNIT_TESTS := $(BUILD)/rxlat-hist-test $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
               $(BUILD)/rxlat-model-test $(BUILD)/rxlat-model-totals-test $(BUILD)/rxlat-stages-test \
-              $(BUILD)/rxlat-prom-test $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test \
-              $(BUILD)/rxlat-progs-test $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test \
-              $(BUILD)/rxlat-path-test
+              $(BUILD)/rxlat-prom-test $(BUILD)/rxlat-prom-pb-test $(BUILD)/rxlat-options-test \
+              $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test $(BUILD)/rxlat-web-config-test \
+              $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
 
 # The bucket scheme against a table built the slow way, percentiles and
 # merging: no renderer.
@@ -54,12 +54,17 @@ $(BUILD)/rxlat-model-totals-test: $(UNIT)/model_totals_test.c $(MODEL_TEST_DEPS)
 $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@
 
-# The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
-# that never go down.
-$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c $(PROM_SRC) collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
-		$(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		collector/attach/hooks/series_store.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+# The exposition without BPF or HTTP (prom_fixture.h): in text, exact le
+# bounds, coarse sums, counters that never go down; in protobuf, decoded by
+# protoc, the text's values in native buckets; and which Accept gets which.
+PROM_TEST_DEPS := $(UNIT)/prom_fixture.h $(PROM_SRC) collector/render/prom.h collector/render/prom_pb.h \
+		  $(MODEL) $(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
+		  collector/attach/hooks/series_store.h netns-tests/check.h $(UNIT)/unit.h
+$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c $(PROM_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+
+$(BUILD)/rxlat-prom-pb-test: $(UNIT)/prom_pb_test.c $(PROM_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
 # One series from the hooks' store to the text, JSON and Prometheus
 # outputs, through the model and the renderers rxlat runs.
