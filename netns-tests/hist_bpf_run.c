@@ -4,7 +4,7 @@
  * BPF_PROG_TEST_RUN and checks it against the user-space build, value for
  * value: both sides must bucket every sample alike or the report would label
  * the kernel's counts wrongly. Needs root. Prints PASS/FAIL lines like
- * report_test; the BPF object is $BUILD/hist_bpf_test.bpf.o (run.sh sets
+ * hist_test; the BPF object is $BUILD/hist_bpf_test.bpf.o (run.sh sets
  * BUILD), else build/hist_bpf_test.bpf.o.
  */
 #include <errno.h>

@@ -1,143 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the model (collector/read) without BPF: a plain array of
- * struct rxlat_hist laid out as the hooks' chunks (unit.h, flat_store()),
- * plain slot tables and counter totals for what the hooks and the stamper
- * read from their maps. Checks the deltas between reports, the per-epoch
- * maxima, the aggregation of queues, the overflow series and the stamper's
- * counter deltas. One line per check; exit status 1 when any failed.
+ * Unit tests of the model's reports (collector/read) without BPF: a plain
+ * array of struct rxlat_hist laid out as the hooks' chunks (unit.h,
+ * flat_store()), plain slot tables and counter totals for what the hooks
+ * and the stamper read from their maps (model_fixture.h). Checks the
+ * deltas between reports, the per-epoch maxima, the aggregation of queues,
+ * the overflow series and the stamper's counter deltas; the totals across
+ * released slots are model_totals_test.c's. One line per check; exit
+ * status 1 when any failed.
  */
-#include <errno.h>
-#include <stdio.h>
-#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "unit.h"
-#include "model.h"
+#include "model_fixture.h"
 
-#define MAX_IFACES 2
-#define MAX_QUEUES 3
-#define MAX_GROUPS 2
-#define DIMS	   ((struct rxlat_dims){ MAX_GROUPS, MAX_IFACES, MAX_QUEUES })
-/* interface indexes that no namespace has this early: named "if<N>" */
-#define IF_A 100001
-#define IF_B 100002
-
-/* What the model reads, as plain memory: the series' histograms ... */
-static struct flat_store store;
-
-/* ... and the slots, names and stamper counters */
-static struct {
-	__u32 slots[MAX_IFACES];
-	const struct rxlat_xdp_key *keys;
-	const struct rxlat_xdp_counters *vals;
-	size_t n;
-	bool filter; /* -i: only the wanted ifindexes' stamper counters */
-	__u32 wanted[4];
-	size_t nwanted;
-	struct {
-		__u32 ifindex;
-		char name[RXLAT_IFNAME_LEN];
-	} names[4];
-	size_t nnames;
-} F;
-
-static void f_slots(void *ctx, __u64 *out, __u32 n)
-{
-	(void)ctx;
-	for (__u32 i = 0; i < n; i++)
-		out[i] = F.slots[i];
-}
-
-/* as the interfaces module names them: known, the kernel's, or "if<N>" */
-static void f_ifname(void *ctx, __u32 ifindex, char name[RXLAT_IFNAME_LEN])
-{
-	(void)ctx;
-	for (size_t i = F.nnames; i-- > 0;)
-		if (F.names[i].ifindex == ifindex) {
-			memcpy(name, F.names[i].name, RXLAT_IFNAME_LEN);
-			return;
-		}
-	if (!if_indextoname(ifindex, name))
-		snprintf(name, RXLAT_IFNAME_LEN, "if%u", ifindex);
-}
-
-static bool f_wanted(void *ctx, __u32 ifindex)
-{
-	(void)ctx;
-	for (size_t i = 0; i < F.nwanted; i++)
-		if (F.wanted[i] == ifindex)
-			return true;
-	return !F.filter;
-}
-
-static int f_xdp(void *ctx, struct rxlat_xdp_key **keys, struct rxlat_xdp_counters **vals,
-		 size_t *n)
-{
-	(void)ctx;
-	*keys = malloc((F.n ? F.n : 1) * sizeof(**keys));
-	*vals = malloc((F.n ? F.n : 1) * sizeof(**vals));
-	if (!*keys || !*vals)
-		return -ENOMEM;
-	memcpy(*keys, F.keys, F.n * sizeof(**keys));
-	memcpy(*vals, F.vals, F.n * sizeof(**vals));
-	*n = F.n;
-	return 0;
-}
-
+/* -i IFINDEX: only the wanted interfaces' stamper counters from now on. */
 static void want(__u32 ifindex)
 {
 	F.filter = true;
 	F.wanted[F.nwanted++] = ifindex;
 }
 
-static void name(__u32 ifindex, const char *n)
-{
-	F.names[F.nnames].ifindex = ifindex;
-	snprintf(F.names[F.nnames++].name, RXLAT_IFNAME_LEN, "%s", n);
-}
-
-/* The model of a flat array of every series (NULL: none has a histogram). */
-static struct rxlat_model *new_model(struct rxlat_hist *live, bool per_queue)
-{
-	struct model_src src = { .store = flat_store(&store, live, rxlat_nr_series(DIMS)),
-				 .slots = f_slots,
-				 .ifname = f_ifname,
-				 .wanted = f_wanted,
-				 .xdp = f_xdp };
-	struct rxlat_model *m;
-
-	memset(&F, 0, sizeof(F));
-	return model_new(&m, DIMS, per_queue, true, &src) ? NULL : m;
-}
-
-/*
- * Every series of the report, through model_report_next() as the collector
- * takes them, into a malloc'ed array: 0 or a negative errno.
- */
-static int report_series(struct rxlat_model *m, const __u32 *slot_ifindex, int parity,
-			 struct rxlat_series **out, size_t *n)
-{
-	__u32 nr = rxlat_nr_series(DIMS);
-	struct model_iter *it;
-	int got = 0;
-
-	*n = 0;
-	memcpy(F.slots, slot_ifindex, sizeof(F.slots));
-	*out = malloc(nr * sizeof(**out));
-	it = model_report_begin(m, parity);
-	if (!*out || !it) {
-		model_iter_free(it);
-		return -ENOMEM;
-	}
-	while (*n < nr && (got = model_report_next(it, &(*out)[*n])) > 0)
-		(*n)++;
-	model_iter_free(it);
-	return got < 0 ? got : 0;
-}
-
+/* The stamper rows of a report over the n counters keys and vals. */
 static int report_xdp(struct rxlat_model *m, const struct rxlat_xdp_key *keys,
 		      const struct rxlat_xdp_counters *vals, size_t n, struct rxlat_xdp_row **r,
 		      size_t *nr)
@@ -148,14 +33,7 @@ static int report_xdp(struct rxlat_model *m, const struct rxlat_xdp_key *keys,
 	return model_report_xdp(m, r, nr);
 }
 
-/* A series' labels as the fields they replace. */
-static const char *ifname_of(const struct rxlat_series *s)
-{
-	const struct rxlat_label *l = rxlat_label_of(s, "ifname");
-
-	return l ? l->str : "?";
-}
-
+/* A series' other labels as the fields they replace (ifname_of(): model_fixture.h). */
 static __u64 num_of(const struct rxlat_series *s, const char *key)
 {
 	const struct rxlat_label *l = rxlat_label_of(s, key);
@@ -184,26 +62,6 @@ static int queue_of(const struct rxlat_series *s)
 	if (l->kind == RXLAT_LABEL_STR && !strcmp(l->str, "other"))
 		return RXLAT_QUEUE_OTHER;
 	return (int)l->num;
-}
-
-static struct rxlat_hist *series(struct rxlat_hist *live, int stage, int slot, int q)
-{
-	return &live[rxlat_series_index(stage, 0, slot, q, DIMS)];
-}
-
-static void sample(struct rxlat_hist *h, __u32 bucket, __u64 n, __u64 sum, __u64 max, int parity)
-{
-	h->buckets[bucket] += n;
-	h->sum_ns += sum;
-	h->sources[RXLAT_SRC_XDP] += n;
-	if (max > h->max_ns[parity])
-		h->max_ns[parity] = max;
-}
-
-static void check_str(const char *what, const char *got, const char *want)
-{
-	if (strcmp(got, want))
-		check_fail("%s: got \"%s\", want \"%s\"", what, got, want);
 }
 
 static void test_deltas(void)
@@ -589,178 +447,6 @@ static void test_late_series(void)
 	free(live);
 }
 
-/* The totals of one series label set (stage/ifname/queue "all"), through the totals cursor. */
-static __u64 total_of(struct rxlat_model *m, const char *ifname, __u64 *none)
-{
-	struct model_iter *it = model_total_begin(m);
-	struct rxlat_series s;
-	struct rxlat_hist h;
-	__u64 n = 0;
-
-	*none = 0;
-	while (it && model_total_next(it, &s, &h) > 0)
-		if (!strcmp(ifname_of(&s), ifname)) {
-			for (int b = 0; b < (int)RXLAT_HIST_BUCKETS; b++)
-				n += h.buckets[b];
-			*none += h.sources[RXLAT_SRC_NONE];
-		}
-	model_iter_free(it);
-	return n;
-}
-
-/*
- * A released slot: its totals stay under its old name, its next owner
- * starts from zero in both cursors, and one of the same name adds to them.
- */
-/*
- * The model of the retire tests: veth1 (IF_A) in slot 0 of slots, veth2
- * (IF_B) named for the slot's next owner; NULL (said as CHECK's setup)
- * without memory.
- */
-static struct rxlat_model *retire_model(const char *check, struct rxlat_hist **live, __u32 *slots)
-{
-	struct rxlat_model *c = NULL;
-
-	*live = calloc(rxlat_nr_series(DIMS), sizeof(**live));
-	if (!*live || !(c = new_model(*live, false))) {
-		check_failed(check, "out of memory");
-		free(*live);
-		return NULL;
-	}
-	name(IF_A, "veth1");
-	name(IF_B, "veth2");
-	memcpy(F.slots, slots, sizeof(F.slots));
-	model_start(c);
-	return c;
-}
-
-static void test_retire(void)
-{
-	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_hist *live;
-	struct rxlat_model *c = retire_model("retire.setup", &live, slots);
-	struct rxlat_series *s = NULL;
-	size_t n = 0;
-	__u64 none;
-
-	if (!c)
-		return;
-	CHECK_U64("before", total_of(c, "veth1", &none), 0); /* a scrape came first */
-	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
-	series(live, RXLAT_STAGE_IP_RCV, 0, 2)->sources[RXLAT_SRC_NONE] += 2;
-	report_series(c, slots, 0, &s, &n);
-	free(s);
-	CHECK_U64("old owner's total", total_of(c, "veth1", &none), 4);
-	model_retire_slot(c, 0);
-	/* IF_B takes the slot */
-	slots[0] = IF_B;
-	memcpy(F.slots, slots, sizeof(slots));
-	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 3, 300, 100, 1);
-	CHECK_U64("kept under the old name", total_of(c, "veth1", &none), 4);
-	CHECK_U64("kept none", none, 2);
-	CHECK_U64("new owner from zero", total_of(c, "veth2", &none), 3);
-	CHECK_U64("new owner none", none, 0);
-	if (report_series(c, slots, 1, &s, &n) || n != 1) {
-		check_fail("report after release: want 1 series, got %zu", n);
-	} else {
-		check_str("report name", ifname_of(&s[0]), "veth2");
-		CHECK_U64("report delta", s[0].st.count, 3);
-	}
-	free(s);
-	/* a third owner under the first one's name adds to its kept totals */
-	model_retire_slot(c, 0);
-	slots[0] = IF_A + 10;
-	name(IF_A + 10, "veth1");
-	memcpy(F.slots, slots, sizeof(slots));
-	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 1, 100, 100, 0);
-	CHECK_U64("same name adds", total_of(c, "veth1", &none), 5);
-	CHECK_U64("veth2 kept", total_of(c, "veth2", &none), 3);
-	check_done("retire.totals_kept_next_owner_from_zero");
-	model_free(c);
-	free(live);
-}
-
-/*
- * A slot released before any scrape: its totals are there at the first one
- * (a Prometheus scraping every 15 s would never see a pod that lived less).
- */
-static void test_retire_before_scrape(void)
-{
-	__u32 slots[MAX_IFACES] = { IF_A, 0 };
-	struct rxlat_hist *live;
-	struct rxlat_model *c = retire_model("retire_unscraped.setup", &live, slots);
-	struct rxlat_series *s = NULL;
-	size_t n = 0;
-	__u64 none;
-
-	if (!c)
-		return;
-	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 4, 400, 100, 0);
-	report_series(c, slots, 0, &s, &n);
-	free(s);
-	model_retire_slot(c, 0);
-	slots[0] = IF_B;
-	memcpy(F.slots, slots, sizeof(slots));
-	sample(series(live, RXLAT_STAGE_IP_RCV, 0, 1), 3, 3, 300, 100, 1);
-	CHECK_U64("kept without a scrape before", total_of(c, "veth1", &none), 4);
-	CHECK_U64("new owner from zero", total_of(c, "veth2", &none), 3);
-	check_done("retire.kept_before_any_scrape");
-	model_free(c);
-	free(live);
-}
-
-/*
- * More released label sets than are kept: the oldest leave, counted; the
- * rest keep their totals. 16384 kept: docs/containers.md.
- */
-static void test_retire_bound(void)
-{
-	const __u32 kept = 16384, extra = 3, base = 200000;
-	__u32 slots[MAX_IFACES] = { 0 };
-	struct rxlat_model *c = NULL;
-	struct rxlat_hist *live = calloc(rxlat_nr_series(DIMS), sizeof(*live));
-	struct model_iter *it;
-	struct rxlat_series s;
-	struct rxlat_hist h;
-	__u64 n = 0, samples = 0, k, dropped, none;
-	char first[RXLAT_IFNAME_LEN], last[RXLAT_IFNAME_LEN];
-
-	if (!live || !(c = new_model(live, false))) {
-		check_failed("retire_bound.setup", "out of memory");
-		free(live);
-		return;
-	}
-	model_start(c);
-	for (__u32 i = 0; i < kept + extra; i++) {
-		slots[0] = base + i;
-		memcpy(F.slots, slots, sizeof(slots));
-		sample(series(live, RXLAT_STAGE_IP_RCV, 0, 0), 3, 1, 100, 100, 0);
-		model_retire_slot(c, 0);
-	}
-	slots[0] = 0;
-	memcpy(F.slots, slots, sizeof(slots));
-	model_total_gone(c, &k, &dropped);
-	CHECK_U64("kept", k, kept);
-	CHECK_U64("dropped", dropped, extra);
-	it = model_total_begin(c);
-	while (it && model_total_next(it, &s, &h) > 0) {
-		n++;
-		samples += h.buckets[3];
-	}
-	model_iter_free(it);
-	CHECK_U64("series exported", n, kept);
-	CHECK_U64("their samples", samples, kept);
-	snprintf(first, sizeof(first), "if%u", base + extra - 1);
-	snprintf(last, sizeof(last), "if%u", base + kept + extra - 1);
-	CHECK_U64("the oldest gone", total_of(c, first, &none), 0);
-	snprintf(first, sizeof(first), "if%u", base + extra);
-	CHECK_U64("the oldest kept", total_of(c, first, &none), 1);
-	CHECK_U64("the newest kept", total_of(c, last, &none), 1);
-	check_done("retire.bounded_and_counted");
-	model_free(c);
-	free(live);
-}
-
 int main(int argc, char **argv)
 {
 	check_args(argc, argv);
@@ -771,8 +457,5 @@ int main(int argc, char **argv)
 	CHECK_RUN(test_torn);
 	CHECK_RUN(test_names);
 	CHECK_RUN(test_late_series);
-	CHECK_RUN(test_retire);
-	CHECK_RUN(test_retire_before_scrape);
-	CHECK_RUN(test_retire_bound);
 	return check_exit_status();
 }

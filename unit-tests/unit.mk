@@ -14,18 +14,25 @@ SERIES := collector/base/series.c
 RENDER := $(SERIES) collector/render/text.c collector/render/json.c collector/render/heatmap.c
 PROM_SRC := collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c \
             collector/render/prom_pb.c
-UNIT_TESTS := $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
-              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-stages-test $(BUILD)/rxlat-prom-test \
-              $(BUILD)/rxlat-options-test $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test \
-              $(BUILD)/rxlat-web-config-test $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
+UNIT_TESTS := $(BUILD)/rxlat-hist-test $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \
+              $(BUILD)/rxlat-model-test $(BUILD)/rxlat-model-totals-test $(BUILD)/rxlat-stages-test \
+              $(BUILD)/rxlat-prom-test $(BUILD)/rxlat-prom-pb-test $(BUILD)/rxlat-options-test \
+              $(BUILD)/rxlat-plan-test $(BUILD)/rxlat-progs-test $(BUILD)/rxlat-web-config-test \
+              $(BUILD)/rxlat-heatmap-test $(BUILD)/rxlat-path-test
 
-$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+# The bucket scheme against a table built the slow way, percentiles and
+# merging: no renderer.
+$(BUILD)/rxlat-hist-test: $(UNIT)/hist_test.c $(UNIT)/hist_ref.h $(SERIES) collector/base/series.h \
+		include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(SERIES) -o $@ -lm
+
+$(BUILD)/rxlat-report-test: $(UNIT)/report_test.c $(UNIT)/report_fixture.h $(UNIT)/hist_ref.h \
+		$(RENDER) collector/render/report.h collector/render/heatmap.h collector/read/model.h \
 		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
-$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(RENDER) \
-		collector/render/report.h collector/render/heatmap.h collector/read/model.h \
+$(BUILD)/rxlat-report-json-test: $(UNIT)/report_json_test.c $(UNIT)/report_fixture.h $(UNIT)/hist_ref.h \
+		$(RENDER) collector/render/report.h collector/render/heatmap.h collector/read/model.h \
 		collector/base/series.h include/rxlat.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(RENDER) -o $@ -ljson-c -lm
 
@@ -34,19 +41,30 @@ $(BUILD)/rxlat-heatmap-test: $(UNIT)/heatmap_test.c $(HEATMAP_SRC) collector/ren
 		collector/render/heatmap_impl.h include/rxlat_hist.h netns-tests/check.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< $(HEATMAP_SRC) -o $@ -lm
 
-$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL) collector/read/*.h collector/attach/hooks/series_store.h \
-		$(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/model_test.c $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+# The model over plain memory (model_fixture.h): its reports' deltas and
+# stamper rows, and its totals across released slots.
+MODEL_TEST_DEPS := $(UNIT)/model_fixture.h $(MODEL) collector/read/*.h collector/attach/hooks/series_store.h \
+		   $(SERIES) collector/base/series.h include/rxlat.h netns-tests/check.h $(UNIT)/unit.h
+$(BUILD)/rxlat-model-test: $(UNIT)/model_test.c $(MODEL_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+
+$(BUILD)/rxlat-model-totals-test: $(UNIT)/model_totals_test.c $(MODEL_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
 $(BUILD)/rxlat-stages-test: $(UNIT)/stages_test.c include/rxlat.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) $< -o $@
 
-# The exposition without BPF or HTTP: exact le bounds, coarse sums, counters
-# that never go down.
-$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c $(PROM_SRC) collector/render/prom.h collector/render/prom_pb.h $(MODEL) \
-		$(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
-		collector/attach/hooks/series_store.h netns-tests/check.h $(UNIT)/unit.h | $(BUILD)
-	$(CC) $(UNIT_CFLAGS) $(UNIT)/prom_test.c $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+# The exposition without BPF or HTTP (prom_fixture.h): in text, exact le
+# bounds, coarse sums, counters that never go down; in protobuf, decoded by
+# protoc, the text's values in native buckets; and which Accept gets which.
+PROM_TEST_DEPS := $(UNIT)/prom_fixture.h $(PROM_SRC) collector/render/prom.h collector/render/prom_pb.h \
+		  $(MODEL) $(SERIES) collector/base/series.h include/rxlat.h include/rxlat_hist.h \
+		  collector/attach/hooks/series_store.h netns-tests/check.h $(UNIT)/unit.h
+$(BUILD)/rxlat-prom-test: $(UNIT)/prom_test.c $(PROM_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
+
+$(BUILD)/rxlat-prom-pb-test: $(UNIT)/prom_pb_test.c $(PROM_TEST_DEPS) | $(BUILD)
+	$(CC) $(UNIT_CFLAGS) $< $(PROM_SRC) $(MODEL) $(SERIES) -o $@ -ljson-c -lm
 
 # One series from the hooks' store to the text, JSON and Prometheus
 # outputs, through the model and the renderers rxlat runs.

@@ -121,8 +121,8 @@ err:
  * rxlat's CPU time. The output is json-c's own, byte for byte: the same
  * members in the same order, numbers as json-c prints them, and the one
  * free-form string (the interface name) escaped by json-c unless it is
- * plain printable ASCII (report_test reparses and reprints every line with
- * json-c and compares).
+ * plain printable ASCII (report_json_test reparses and reprints every line
+ * with json-c and compares).
  */
 /* At most: members ~300 bytes, name 96, buckets 60 bytes each. */
 #define SERIES_JSON_MAX                                                                \
