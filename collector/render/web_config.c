@@ -489,16 +489,7 @@ static int check_policy(struct parse *p)
 	if (min > max)
 		return bad(w, "tls_server_config.max_version", "%s is below min_version %s", p->max,
 			   p->min ? p->min : "TLS12");
-	/*
-	 * GnuTLS's NORMAL ciphers, AES-128-GCM first and chosen by the
-	 * server, as Go's servers (exporter-toolkit) choose it where AES is in
-	 * hardware; it encrypts a 40 MB scrape in a fifth less CPU than
-	 * AES-256-GCM, which clients such as curl list first.
-	 */
-	used = (size_t)snprintf(w->priorities, sizeof(w->priorities),
-				"NORMAL:-CIPHER-ALL:+AES-128-GCM:+AES-256-GCM:+CHACHA20-POLY1305:"
-				"+AES-128-CCM:+AES-256-CCM:+AES-128-CBC:+AES-256-CBC:"
-				"%%SERVER_PRECEDENCE:-VERS-ALL");
+	used = (size_t)snprintf(w->priorities, sizeof(w->priorities), "NORMAL:-VERS-ALL");
 	for (int v = max; v >= min; v--)
 		used += (size_t)snprintf(w->priorities + used, sizeof(w->priorities) - used, ":+%s",
 					 vers[v]);

@@ -51,7 +51,7 @@ struct web_config {
 	bool tls;
 	char *cert, *key, *ca; /* the PEM files' contents; ca NULL without one */
 	enum web_client_auth client_auth;
-	char priorities[256]; /* GnuTLS's, from min_version and max_version */
+	char priorities[160]; /* GnuTLS's, from min_version and max_version */
 	struct web_user *users;
 	size_t nusers;
 	struct web_header *headers;
