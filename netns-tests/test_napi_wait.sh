@@ -307,10 +307,13 @@ hog()
 	PIN=(taskset -c 0)
 	part()	# NAME: N datagrams, their reports in $T_DIR/NAME.json
 	{
+		local end
 		lines=$(wc -l <"$T_DIR/rxlat.out")
 		send_paced "$n"
 		sleep 1.2 # every sample in a finished report
-		tail -n +"$((lines + 1))" "$T_DIR/rxlat.out" >"$T_DIR/$1.json"
+		# the complete lines: rxlat may be writing the next one
+		end=$(wc -l <"$T_DIR/rxlat.out")
+		sed -n "$((lines + 1)),${end}p" "$T_DIR/rxlat.out" >"$T_DIR/$1.json"
 	}
 	part before
 	cpu_hog_cmd 1 4 1000 0

@@ -148,7 +148,11 @@ nic_pair()	# DRIVER
 # ---- phases: the reports of one kind of traffic
 
 # The next reports are the next phase's: the previous phase's samples are
-# all reported once two report intervals (-r 0.5) have passed.
+# all reported once two report intervals (-r 0.5) have passed. A phase's
+# checks read its reports from MARK to END, the lines complete when it
+# ended: rxlat goes on writing while they run, and a reader can catch its
+# next line half-written (a write of a regular file is seen a page at a
+# time).
 phase_begin()
 {
 	sleep 1.2
@@ -160,6 +164,7 @@ phase_begin()
 phase_end()
 {
 	sleep 1.2
+	END=$(wc -l <"$T_DIR/rxlat.out")
 	RX=$(($(rx_packets "$NS_B" "$IF_B") - RX0))
 	DQ=$(gojq -nc --argjson a "$DQ0" --argjson b "$(driver_queues "$NS_B" "$IF_B")" \
 		'[$b | to_entries[] | {q: (.key | tonumber), n: (.value - ($a[.key] // 0))}
@@ -169,7 +174,7 @@ phase_end()
 # gojq over the reports of the phase, as one array
 pq()	# JQ-PROGRAM [ARGS...]
 {
-	tail -n +"$((MARK + 1))" "$T_DIR/rxlat.out" | gojq -s "$@"
+	sed -n "$((MARK + 1)),${END}p" "$T_DIR/rxlat.out" | gojq -s "$@"
 }
 
 psum()	# STAGE FIELD
