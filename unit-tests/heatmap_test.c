@@ -3,9 +3,9 @@
  * Unit tests of the heatmap store and its SVG (collector/render/heatmap.h):
  * cells that add up to what was put in, tooltips in readable units, the
  * window that drops the oldest interval, the empty picture, escaping, the
- * panel limit and its note, and the buckets found by their bounds. One line
- * per check; exit status 1 when one failed. Bucket bounds expected here are
- * worked out from their definition (rxlat_hist.h), not from its table.
+ * panel limit and its note, a long title cut in its middle, and the buckets found by their bounds.
+ * One line per check; exit status 1 when one failed. Bucket bounds expected here are worked out
+ * from their definition (rxlat_hist.h), not from its table.
  */
 #include <math.h>
 #include <stdio.h>
@@ -190,6 +190,35 @@ static void test_panel_limit(void)
 	check_done("heatmap_panel_limit");
 }
 
+/* A title longer than its panel: cut in the middle, both ends shown, whole on hover. */
+static void test_title_cut(void)
+{
+	struct heatmap *h = heatmap_new(0);
+	const char *ns = "rxlat-demo1066-a-namespace-name-long-enough-to-cut-pod-dns";
+	struct heatmap_label l[] = { { "stage", "napi_wait" },
+				     { "ifname", "h0" },
+				     { "ifindex", "2" },
+				     { "queue", "3" },
+				     { "netns", ns } };
+	char want[160], *s, *t;
+
+	heatmap_interval(h, 1796220000, 1);
+	heatmap_cell(h, heatmap_series(h, l, 5), 41, 5);
+	s = svg_of(h);
+	t = s ? strstr(s, "<text class=\"title\"") : NULL;
+	t = t ? strchr(t, '>') : NULL;
+	if (!t || strncmp(t + 1, "napi_wait h0 queue 3", 20))
+		check_fail("the title does not start with the stage, interface and queue");
+	if (!t || !strstr(t, "...") || !strstr(t, "-pod-dns<title>"))
+		check_fail("the cut title does not end with the label's end");
+	snprintf(want, sizeof(want), "<title>napi_wait h0 queue 3 netns=%s", ns);
+	if (!s || !strstr(s, want))
+		check_fail("the whole title is not the hover text");
+	free(s);
+	heatmap_free(h);
+	check_done("heatmap_title_cut");
+}
+
 static void test_bucket_of(void)
 {
 	for (__u32 b = 0; b + 1 < RXLAT_HIST_BUCKETS; b++) {
@@ -215,6 +244,7 @@ int main(int argc, char **argv)
 	CHECK_RUN(test_window);
 	CHECK_RUN(test_empty);
 	CHECK_RUN(test_panel_limit);
+	CHECK_RUN(test_title_cut);
 	CHECK_RUN(test_bucket_of);
 	return check_exit_status();
 }

@@ -81,34 +81,49 @@ static void fmt_clock(char *buf, size_t n, double s, bool date, bool ms)
 		snprintf(buf + k, n - k, ".%03lld", total % 1000);
 }
 
-/* s, XML-escaped, cut to max characters with "..." where longer */
+static void put_char(FILE *f, char c)
+{
+	switch (c) {
+	case '<':
+		fputs("&lt;", f);
+		break;
+	case '>':
+		fputs("&gt;", f);
+		break;
+	case '&':
+		fputs("&amp;", f);
+		break;
+	case '"':
+		fputs("&quot;", f);
+		break;
+	default:
+		/* control characters are not allowed in XML 1.0 */
+		fputc((unsigned char)c < 0x20 ? '?' : c, f);
+	}
+}
+
+/*
+ * s, XML-escaped, cut to max characters where longer: "..." in the middle,
+ * so that both the stage, interface and queue at its start and the end of
+ * a long label (a pod's namespace "...-pod-dns") still show.
+ */
 static void put_cut(FILE *f, const char *s, size_t max)
 {
-	size_t n = strlen(s);
+	size_t n = strlen(s), head = n, tail = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		if (n > max && i + 3 == max) {
-			fputs("...", f);
-			return;
-		}
-		switch (s[i]) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			/* control characters are not allowed in XML 1.0 */
-			fputc((unsigned char)s[i] < 0x20 ? '?' : s[i], f);
-		}
+	if (n > max && max > 3) {
+		tail = (max - 3) / 3;
+		head = max - 3 - tail;
+	} else if (n > max) {
+		head = 0;
 	}
+	for (size_t i = 0; i < head; i++)
+		put_char(f, s[i]);
+	if (head == n)
+		return;
+	fputs("...", f);
+	for (size_t i = n - tail; i < n; i++)
+		put_char(f, s[i]);
 }
 
 static void put_escaped(FILE *f, const char *s)
