@@ -11,7 +11,7 @@ UNIT_CFLAGS = $(CFLAGS) -Inetns-tests
 MODEL  := collector/read/model.c collector/read/model_dims.c collector/read/model_rows.c collector/read/model_frozen.c \
           collector/read/tally.c
 SERIES := collector/base/series.c
-RENDER := $(SERIES) collector/render/text.c collector/render/json.c collector/render/heatmap.c
+RENDER := $(SERIES) collector/render/report.c collector/render/text.c collector/render/json.c collector/render/heatmap.c
 PROM_SRC := collector/render/prom.c collector/render/prom_metrics.c collector/render/prom_accept.c \
             collector/render/prom_pb.c
 UNIT_TESTS := $(BUILD)/rxlat-hist-test $(BUILD)/rxlat-report-test $(BUILD)/rxlat-report-json-test \

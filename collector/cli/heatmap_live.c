@@ -7,7 +7,6 @@
 #include "heatmap.h"
 #include "heatmap_live.h"
 #include "log.h"
-#include "model.h"
 #include "opt.h"
 
 struct heatmap_live {
@@ -71,9 +70,8 @@ int heatmap_live_end(struct heatmap_live *hl, struct rxlat_report *r)
 	if (!hl)
 		return 0;
 	/* -o none: no renderer took the series, and so none reached the heatmap */
-	while ((got = model_report_next(r->series, &s)) > 0)
-		if (!rxlat_stats_empty(&s.st) && heatmap_add(hl->h, &s))
-			return -ENOMEM;
+	while ((got = rxlat_report_next(r, &s)) > 0)
+		;
 	if (got < 0)
 		return got;
 	/* a failed write is said, and the run goes on */

@@ -9,8 +9,6 @@
 #include <json-c/json.h>
 
 #include "rxlat_hist.h"
-#include "heatmap.h"
-#include "model.h"
 #include "report.h"
 
 #define JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
@@ -454,17 +452,11 @@ int rxlat_report_json(FILE *f, const struct rxlat_report *r)
 	err = print_members(f, head);
 	if (!err && fputs(",\"series\":[", f) < 0)
 		err = -EIO;
-	while (!err && (got = model_report_next(r->series, &ser)) != 0) {
+	while (!err && (got = rxlat_report_next(r, &ser)) != 0) {
 		char line[SERIES_JSON_MAX], *end;
 
 		if (got < 0) {
 			err = got;
-			break;
-		}
-		if (rxlat_stats_empty(&ser.st))
-			continue;
-		if (r->heatmap && heatmap_add(r->heatmap, &ser)) {
-			err = -ENOMEM;
 			break;
 		}
 		end = w_series(line, &ser);

@@ -54,6 +54,12 @@ struct rxlat_report {
 };
 
 /*
+ * The report's next series with samples from its cursor into *s, also
+ * added to r->heatmap where set: 1, 0 after the last, or a negative errno.
+ * The renderers take their series through it, and -o none's heatmap too.
+ */
+int rxlat_report_next(const struct rxlat_report *r, struct rxlat_series *s);
+/*
  * Both return 0 or a negative errno (-EIO when the stream failed).
  * The text report of a run is one stream: its first line says which report
  * it is ("report at 10:00:01, covering the last 1.00 s"), the attach and

@@ -8,8 +8,6 @@
 #include <string.h>
 
 #include "rxlat_hist.h"
-#include "heatmap.h"
-#include "model.h"
 #include "opt.h"
 #include "report.h"
 
@@ -453,11 +451,7 @@ int rxlat_report_text(FILE *f, const struct rxlat_report *r)
 	if (err)
 		return err;
 
-	while ((err = model_report_next(r->series, &ser)) > 0) {
-		if (rxlat_stats_empty(&ser.st))
-			continue;
-		if (r->heatmap && heatmap_add(r->heatmap, &ser))
-			return -ENOMEM;
+	while ((err = rxlat_report_next(r, &ser)) > 0) {
 		fputc('\n', f);
 		print_legends(f, &ser);
 		print_series(f, &ser);
