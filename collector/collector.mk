@@ -41,10 +41,19 @@ CFLAGS       += $(addprefix -I,$(COLLECTOR_DIRS))
 # hooks.bpf.c's skeleton is hooks_bpf (struct hooks_bpf, hooks_bpf__open()),
 # so that its names do not collide with the loader's own hooks_*() functions.
 SKELS := $(BUILD)/rxlat_xdp.skel.h $(BUILD)/rxlat_reset.skel.h $(BUILD)/hooks_bpf.skel.h \
-         $(BUILD)/rxlat_tc.skel.h $(BUILD)/netns_cookie_bpf.skel.h
+         $(BUILD)/hooks_nofetch_bpf.skel.h $(BUILD)/rxlat_tc.skel.h $(BUILD)/netns_cookie_bpf.skel.h
 
 $(BUILD)/hooks_bpf.skel.h: $(BUILD)/hooks.bpf.o
 	$(BPFTOOL) gen skeleton $< name hooks_bpf > $@.tmp && mv $@.tmp $@
+
+# the hooks again without atomic instructions that return a value, for a
+# verifier that has none (before 5.12; include/rxlat_atomic.bpf.h): the same
+# maps and variables, so that hooks_skel.c opens either as a struct hooks_bpf
+$(BUILD)/hooks_nofetch.bpf.o: collector/attach/hooks/hooks.bpf.c $(BPF_DEPS) $(wildcard collector/attach/*/*.bpf.h)
+	$(CLANG) $(BPF_CFLAGS) -DRXLAT_NO_FETCH -c $< -o $@
+
+$(BUILD)/hooks_nofetch_bpf.skel.h: $(BUILD)/hooks_nofetch.bpf.o
+	$(BPFTOOL) gen skeleton $< name hooks_nofetch_bpf > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/netns_cookie_bpf.skel.h: $(BUILD)/netns_cookie.bpf.o
 	$(BPFTOOL) gen skeleton $< name netns_cookie_bpf > $@.tmp && mv $@.tmp $@

@@ -501,7 +501,8 @@ struct rxlat_bpf_config {
 	/* napi_wait: RXLAT_NAPI_WAIT_* (the set its schedule programs are of) */
 	__u8 napi_wait;
 	__u8 from; /* enum rxlat_from: --from */
-	__u8 pad2;
+	/* out-of-order segments are noted (ooo_at_do_rcv or their own program) */
+	__u8 ooo_notes;
 	__u64 cgroup_id;
 	__u64 port_bits[65536 / 64]; /* bit p: local port p wanted */
 	/*

@@ -22,12 +22,41 @@
  * with it must equal bpf_ktime_get_tai_ns() - bpf_ktime_get_ns(), which
  * reads the timekeeper itself. A TAI offset change and a realtime step both
  * move it, so a copy that passes is current; one that fails is not used.
+ *
+ * A kernel without bpf_ktime_get_tai_ns() (before 6.1), and whose tc
+ * programs cannot reach a task as a BTF pointer, has neither the check nor
+ * the walk: there rxlat itself keeps the offset, in rxlat_tc_offs (its
+ * newest epoch), reads it again every second and takes a new epoch when it
+ * moved (collector/attach/hooks/hooks_clock.c). A stamp converted with the
+ * offset it was taken with is as exact; the kernel's own receive stamps,
+ * and SO_TIMESTAMP readers of the tc stamper's, are off by a step of the
+ * realtime clock for up to the second that rxlat takes to see it.
  */
 #ifndef RXLAT_CLOCK_BPF_H
 #define RXLAT_CLOCK_BPF_H
 
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "rxlat_tc_maps.bpf.h"
+
+/* Whether the kernel's offset can be read and checked here (above), by CO-RE. */
+#define rxlat_kernel_clock() bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_ktime_get_tai_ns)
+
+/* The offset rxlat keeps, and its epoch: false before it has one. */
+static __always_inline bool rxlat_user_offset(__s64 *offs, __u32 *epoch)
+{
+	__u32 zero = 0, e;
+	struct rxlat_tc_offs *t = bpf_map_lookup_elem(&rxlat_tc_offs, &zero);
+
+	if (!t)
+		return false;
+	e = *(volatile __u32 *)&t->cur & (RXLAT_TC_EPOCHS - 1);
+	if (!e)
+		return false;
+	*offs = t->offs[e];
+	*epoch = e;
+	return true;
+}
 
 /* Slack of the check: a TAI offset moves by whole seconds, and a realtime
  * step smaller than this is an error smaller than this. */
@@ -52,10 +81,14 @@ static __always_inline const struct hrtimer_cpu_base *rxlat_hrtimer_bases(void)
  */
 static __always_inline bool rxlat_realtime_offset(__u64 mono, __s64 *offs)
 {
-	const struct hrtimer_cpu_base *b = rxlat_hrtimer_bases();
+	const struct hrtimer_cpu_base *b;
 	__s64 copy, lo, hi;
 	__u64 tai, m2;
+	__u32 e;
 
+	if (!rxlat_kernel_clock())
+		return rxlat_user_offset(offs, &e);
+	b = rxlat_hrtimer_bases();
 	if (!b)
 		return false;
 	/* base indexes unchanged since 4.16; CO-RE relocates the field offsets */

@@ -27,7 +27,8 @@ $(BUILD)/rxlat-tcpstream: netns-tests/tcpstream.c | $(BUILD)
 	$(CC) $(CFLAGS) $< -o $@
 
 $(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c netns-tests/check.h netns-tests/frame.h \
-		collector/attach/stampers/xdp_counters.h $(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
+		collector/attach/stampers/xdp_counters.h collector/attach/stampers/xdp_frags.h \
+		$(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
 	$(CC) $(CFLAGS) -Icollector/attach/stampers $< -o $@ -lbpf -lelf -lz
 
 $(BUILD)/rxlat-meta-probe: netns-tests/meta_probe.c netns-tests/meta_probe.h \

@@ -32,6 +32,7 @@
 #include "rxlat.h"
 #include "rxlat_xdp.skel.h"
 #include "xdp_counters.h"
+#include "xdp_frags.h"
 
 #define META_LEN     ((unsigned int)sizeof(struct rxlat_meta))
 #define LO_IFINDEX   1
@@ -183,17 +184,26 @@ static struct rxlat_xdp *open_stamper(enum rxlat_stamp_mode mode, const char *ta
 	int err;
 
 	snprintf(name, sizeof(name), "xdp_unit.%s.load", tag);
-	skel = rxlat_xdp__open();
-	if (!skel) {
-		check_failed(name, "opening the skeleton failed: %s", strerror(errno));
-		return NULL;
+	/* as rxlat does: without multi-buffer support (xdp.frags, 5.18) where the kernel has none
+	 */
+	for (int frags = 1; frags >= 0; frags--) {
+		if (!frags)
+			rxlat_xdp_without_frags();
+		skel = rxlat_xdp__open();
+		if (!skel) {
+			check_failed(name, "opening the skeleton failed: %s", strerror(errno));
+			return NULL;
+		}
+		skel->rodata->rxlat_stamp_mode = mode;
+		/* a unit test must not share or leave maps in bpffs */
+		for (map = bpf_object__next_map(skel->obj, NULL); map;
+		     map = bpf_object__next_map(skel->obj, map))
+			bpf_map__set_pin_path(map, NULL);
+		err = rxlat_xdp__load(skel);
+		if (!err || !frags)
+			break;
+		rxlat_xdp__destroy(skel);
 	}
-	skel->rodata->rxlat_stamp_mode = mode;
-	/* a unit test must not share or leave maps in bpffs */
-	for (map = bpf_object__next_map(skel->obj, NULL); map;
-	     map = bpf_object__next_map(skel->obj, map))
-		bpf_map__set_pin_path(map, NULL);
-	err = rxlat_xdp__load(skel);
 	if (err) {
 		check_failed(name,
 			     "loading the stamper failed: %s (run as root on a kernel with BTF)",

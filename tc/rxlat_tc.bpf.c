@@ -29,6 +29,7 @@
 #include "rxlat_meta.bpf.h"
 #include "rxlat_tc_maps.bpf.h"
 #include "rxlat_napi.bpf.h"
+#include "rxlat_atomic.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -127,9 +128,17 @@ static __always_inline __u32 offs_epoch(__s64 offs)
 			return e;
 	cur = *(volatile __u32 *)&t->cur & (RXLAT_TC_EPOCHS - 1);
 	next = cur < RXLAT_TC_EPOCHS - 1 ? cur + 1 : 1;
-	if (__sync_val_compare_and_swap(&t->cur, cur, next) != cur)
+	/* under a lock, not compare-and-swap: iproute2 loads this object as it is, on every kernel
+	 */
+	if (!rxlat_lock(RXLAT_LOCK_EPOCH))
 		return 0;
+	if (*(volatile __u32 *)&t->cur != cur) {
+		rxlat_unlock(RXLAT_LOCK_EPOCH);
+		return 0;
+	}
 	t->offs[next & (RXLAT_TC_EPOCHS - 1)] = offs;
+	*(volatile __u32 *)&t->cur = next;
+	rxlat_unlock(RXLAT_LOCK_EPOCH);
 	return next;
 }
 
@@ -192,6 +201,8 @@ static __always_inline bool stamp_offs(struct tc_cpu *c, __u64 now, __s64 *offs,
 {
 	__s64 copy;
 
+	if (!rxlat_kernel_clock())
+		return rxlat_user_offset(offs, epoch);
 	if (c && c->until && (now < c->until || (rxlat_realtime_copy(&copy) && copy == c->offs))) {
 		if (now >= c->until)
 			c->until = now + RXLAT_TC_KEEP_NS;
@@ -313,10 +324,24 @@ static __always_inline bool stamp_forwarded(struct __sk_buff *skb, __u64 now)
 	return true;
 }
 
+/*
+ * A delivery time of its own clock in skb->tstamp, and bpf_skb_set_tstamp()
+ * to write one (5.18): without, skb->tstamp holds a realtime receive time,
+ * or on the way out a monotonic departure time that crossing into another
+ * namespace clears, and a forwarded packet keeps no stamp (ip_forward()
+ * clears it too).
+ */
+#define has_tstamp_type() bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_skb_set_tstamp)
+
+/* Below 2^60 ns (2006), a stamp is no realtime one: a departure time of a sender here. */
+#define RXLAT_REALTIME_MIN (1ull << 60)
+
 static __always_inline int stamp(struct __sk_buff *skb)
 {
 	__u64 ts = skb->tstamp, now;
-	__u8 type = skb->tstamp_type;
+	__u8 type = has_tstamp_type()		    ? skb->tstamp_type
+		    : ts && ts < RXLAT_REALTIME_MIN ? BPF_SKB_TSTAMP_DELIVERY_MONO
+						    : BPF_SKB_TSTAMP_UNSPEC;
 	struct rxlat_meta m;
 	struct tc_cpu *c;
 	__u32 epoch, zero = 0;
@@ -336,7 +361,7 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	 * Forwarded: a realtime stamp would not outlive ip_forward, the
 	 * kernel's own receive stamp no more than this one.
 	 */
-	if (rxlat_fwd_mask &&
+	if (rxlat_fwd_mask && has_tstamp_type() &&
 	    (!ts || type == BPF_SKB_TSTAMP_UNSPEC ||
 	     (type == BPF_SKB_TSTAMP_DELIVERY_MONO && ts <= now)) &&
 	    forwarded(skb, c, now) && stamp_forwarded(skb, now))
@@ -352,11 +377,11 @@ static __always_inline int stamp(struct __sk_buff *skb)
 	 * that has passed can no longer hold the packet back anywhere; one in
 	 * the future, or another clock's, is left to whoever set it.
 	 */
-	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now))
+	if (ts && (type != BPF_SKB_TSTAMP_DELIVERY_MONO || ts > now || !has_tstamp_type()))
 		return TC_ACT_UNSPEC_;
 	if (!stamp_offs(c, now, &offs, &epoch))
 		return TC_ACT_UNSPEC_;
-	if (ts)
+	if (ts && has_tstamp_type())
 		bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC); /* realtime from here */
 	ts = ((now + offs) & ~RXLAT_TC_LOW_BITS) | (__u64)epoch << RXLAT_TC_EPOCH_SHIFT |
 	     RXLAT_TC_MARK;

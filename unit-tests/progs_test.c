@@ -174,6 +174,93 @@ static void test_object(const char *path)
 	bpf_object__close(obj);
 }
 
+/*
+ * Atomic instructions whose kind a verifier before 5.12 refuses, wherever
+ * they are ("BPF_STX uses reserved fields"): any but the plain add.
+ */
+static int newer_atomics(struct bpf_object *obj)
+{
+	struct bpf_program *p;
+	int n = 0;
+
+	bpf_object__for_each_program (p, obj) {
+		const struct bpf_insn *in = bpf_program__insns(p);
+
+		for (size_t i = 0; i < bpf_program__insn_cnt(p); i++)
+			n += in[i].code == (BPF_STX | BPF_ATOMIC | BPF_DW) ||
+				     in[i].code == (BPF_STX | BPF_ATOMIC | BPF_W)
+				 ? in[i].imm != BPF_ADD
+				 : 0;
+	}
+	return n;
+}
+
+/*
+ * Whether obj has a map like m: of its name, or for a section's map
+ * (".rodata", ".bss", named after the object) of its section, and of its
+ * value size.
+ */
+static bool same_map(struct bpf_object *obj, const struct bpf_map *m)
+{
+	const char *sec = strchr(bpf_map__name(m), '.');
+	struct bpf_map *o;
+
+	bpf_object__for_each_map (o, obj) {
+		const char *osec = strchr(bpf_map__name(o), '.');
+
+		if ((sec ? osec && !strcmp(sec, osec)
+			 : !strcmp(bpf_map__name(m), bpf_map__name(o))) &&
+		    bpf_map__value_size(o) == bpf_map__value_size(m))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The object of the hooks without fetch-add and compare-and-swap, and the tc
+ * stamper (loaded as it is by iproute2), have none; the hooks' other
+ * object has them, and both have the same programs and maps, so that one
+ * skeleton opens either (collector/attach/hooks/hooks_skel.c).
+ */
+static void test_no_fetch(const char *build)
+{
+	char path[4096];
+	struct bpf_object *fetch, *nofetch, *tc;
+	struct bpf_program *p;
+	struct bpf_map *m;
+
+	snprintf(path, sizeof(path), "%s/hooks.bpf.o", build);
+	fetch = bpf_object__open_file(path, NULL);
+	snprintf(path, sizeof(path), "%s/hooks_nofetch.bpf.o", build);
+	nofetch = bpf_object__open_file(path, NULL);
+	snprintf(path, sizeof(path), "%s/rxlat_tc.bpf.o", build);
+	tc = bpf_object__open_file(path, NULL);
+	if (!fetch || !nofetch || !tc) {
+		check_failed("no_fetch.open", "cannot open the objects in %s (run make)", build);
+	} else {
+		__u64 progs = 0, maps = 0;
+
+		check_pass("no_fetch.open");
+		CHECK_U64("no_fetch.hooks", (__u64)newer_atomics(nofetch), 0);
+		check_done("no_fetch.hooks");
+		CHECK_U64("no_fetch.tc", (__u64)newer_atomics(tc), 0);
+		check_done("no_fetch.tc");
+		CHECK_U64("no_fetch.fetch_has_them", newer_atomics(fetch) > 0, 1);
+		check_done("no_fetch.fetch_has_them");
+		bpf_object__for_each_program (p, fetch)
+			progs += !bpf_object__find_program_by_name(nofetch, bpf_program__name(p));
+		bpf_object__for_each_map (m, fetch)
+			maps += !same_map(nofetch, m);
+		CHECK_U64("no_fetch.same_progs", progs, 0);
+		check_done("no_fetch.same_progs");
+		CHECK_U64("no_fetch.same_maps", maps, 0);
+		check_done("no_fetch.same_maps");
+	}
+	bpf_object__close(fetch);
+	bpf_object__close(nofetch);
+	bpf_object__close(tc);
+}
+
 int main(int argc, char **argv)
 {
 	const char *build = getenv("BUILD"); /* run.sh's, also inside the test VM */
@@ -182,8 +269,11 @@ int main(int argc, char **argv)
 	check_args(argc, argv);
 	if (build && *build)
 		snprintf(path, sizeof(path), "%s/hooks.bpf.o", build);
+	else
+		build = "build";
 	libbpf_set_print(NULL);
 	CHECK_RUN(test_stages);
 	CHECK_RUN(test_object, path);
+	CHECK_RUN(test_no_fetch, build);
 	return check_exit_status();
 }

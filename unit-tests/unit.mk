@@ -98,7 +98,8 @@ $(BUILD)/rxlat-plan-test: $(UNIT)/plan_test.c collector/attach/hooks/plan.c coll
 # The programs of hooks.bpf.o against the loader's program table and the
 # stage table, both ways: the object opened with libbpf, never loaded.
 $(BUILD)/rxlat-progs-test: $(UNIT)/progs_test.c collector/attach/hooks/plan.c collector/attach/hooks/plan.h \
-		include/rxlat.h netns-tests/check.h $(UNIT)/unit.h $(BUILD)/hooks.bpf.o | $(BUILD)
+		include/rxlat.h netns-tests/check.h $(UNIT)/unit.h $(BUILD)/hooks.bpf.o \
+		$(BUILD)/hooks_nofetch.bpf.o $(BUILD)/rxlat_tc.bpf.o | $(BUILD)
 	$(CC) $(UNIT_CFLAGS) -DRXLAT_HOOKS_OBJ='"$(BUILD)/hooks.bpf.o"' $< collector/attach/hooks/plan.c \
 		-o $@ -lbpf -lelf -lz
 

@@ -67,14 +67,22 @@ static __always_inline bool in_ksoftirqd(const struct task_struct *t)
 static __always_inline void count_poll(const struct rxlat_batch *b, struct napi_struct *napi,
 				       int work, int budget)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
 	bool full = work >= budget, thread = false, ksoftirqd = false;
 	struct rxlat_xdp_counters *c;
+	struct task_struct *t;
+	__u64 comm[2];
 
-	if (bpf_core_field_exists(napi->thread) && napi->thread == t)
-		thread = true;
-	else
-		ksoftirqd = in_ksoftirqd(t);
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf)) {
+		/* before 5.11 (and threaded NAPI), the name by a helper call */
+		ksoftirqd = !bpf_get_current_comm(comm, sizeof(comm)) &&
+			    comm[0] == 0x71726974666f736bull && (__u16)comm[1] == 0x2f64;
+	} else {
+		t = bpf_get_current_task_btf();
+		if (bpf_core_field_exists(napi->thread) && napi->thread == t)
+			thread = true;
+		else
+			ksoftirqd = in_ksoftirqd(t);
+	}
 	if (!full && !thread && !ksoftirqd)
 		return;
 	c = rxlat_xdp_counters_of(b->ifindex, b->queue);

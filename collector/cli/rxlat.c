@@ -52,6 +52,9 @@ static void grow(struct rxlat_run *c)
 
 	if (err && err != -ENOSPC)
 		rxlat_err("cannot create a histogram chunk: %s", strerror(-err));
+	err = hooks_clock(c->hooks);
+	if (err)
+		rxlat_err("cannot give the hooks the realtime clock's offset: %s", strerror(-err));
 	if (lost > c->lost_told) {
 		rxlat_info("%llu samples found no histogram (series past the %u MiB map memory "
 			   "limit, or many new ones at once): not in any report",
@@ -619,6 +622,10 @@ static void say_started(const struct rxlat_run *c)
 		rxlat_info("ip_rcv is measured before tc ingress here (its fallback, tp_btf "
 			   "netif_receive_skb): packets stamped at tc count there as none, and "
 			   "are measured from the next stage on");
+	if (hooks_ooo_unknown(c->hooks))
+		rxlat_info("this kernel's tracing programs have no socket storage (5.11): %s "
+			   "counts TCP reads held behind out-of-order data, as with %s",
+			   rxlat_stage_names[RXLAT_STAGE_SOCK_READ], opt(OPT_INCLUDE_OOO));
 	rxlat_info("map memory: %.1f KiB (%u series: %d stages x %u group slots x %u interface "
 		   "slots x %u queue slots, %zu bytes each, made as they come into use, in chunks "
 		   "of %u)",

@@ -12,6 +12,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "rxlat.h"
+#include "rxlat_net.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -42,7 +43,8 @@ int rxlat_netns_cookies(struct bpf_iter__task_file *ctx)
 	net = (void *)ns - bpf_core_field_offset(struct net, ns);
 	r.fd = ctx->fd;
 	r.ino = BPF_CORE_READ(ns, inum);
-	r.cookie = BPF_CORE_READ(net, net_cookie);
+	r.cookie =
+	    rxlat_net_cookie_lazy(net) ? RXLAT_INODE_COOKIE(r.ino) : BPF_CORE_READ(net, net_cookie);
 	bpf_seq_write(ctx->meta->seq, &r, sizeof(r));
 	return 0;
 }

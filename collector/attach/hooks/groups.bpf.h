@@ -43,17 +43,32 @@ __u32 rxlat_group_netns[RXLAT_MAX_GROUPS_LIMIT + 1];
 
 static __always_inline __u32 group_claim(const struct rxlat_group_key *key, __u32 netns)
 {
-	__u64 token = __sync_fetch_and_add(&rxlat_state.group_claims, 1) + 1;
 	__u32 max = rxlat_cfg.max_groups;
+	__u64 token;
 
+	/* without the instructions, the claim under a lock; not had: the overflow, this once */
+	if (!RXLAT_FETCH) {
+		if (!rxlat_lock(RXLAT_LOCK_GROUP))
+			return max + 1;
+		token = ++rxlat_state.group_claims;
+	} else {
+		token = __sync_fetch_and_add(&rxlat_state.group_claims, 1) + 1;
+	}
 	for (__u32 i = 1; i <= RXLAT_MAX_GROUPS_LIMIT && i <= max; i++) {
-		if (rxlat_group_owner[i] ||
-		    __sync_val_compare_and_swap(&rxlat_group_owner[i], 0, token))
+		if (rxlat_group_owner[i])
+			continue;
+		if (!RXLAT_FETCH)
+			rxlat_group_owner[i] = token;
+		else if (__sync_val_compare_and_swap(&rxlat_group_owner[i], 0, token))
 			continue;
 		rxlat_group_key[i] = *key;
 		rxlat_group_netns[i] = netns;
+		if (!RXLAT_FETCH)
+			rxlat_unlock(RXLAT_LOCK_GROUP);
 		return i;
 	}
+	if (!RXLAT_FETCH)
+		rxlat_unlock(RXLAT_LOCK_GROUP);
 	return max + 1;
 }
 
@@ -100,7 +115,12 @@ static __always_inline __u32 group_slot(const struct net *net, __u32 netns, __u6
 
 	if (netns == rxlat_cfg.netns_ino && !cgid)
 		return 0;
-	key.netns_cookie = net->net_cookie;
+	if (rxlat_net_cookie_lazy(net)) {
+		key.netns_cookie = RXLAT_INODE_COOKIE(netns);
+	} else {
+		barrier_var(net); /* the load stays on this side, where the field is a u64 */
+		key.netns_cookie = net->net_cookie;
+	}
 	last = bpf_map_lookup_elem(&rxlat_group_last, &zero);
 	if (last && last->key.netns_cookie == key.netns_cookie && last->key.cgid == cgid &&
 	    last->gen == gen)

@@ -22,6 +22,8 @@
 #include "rxlat_clock.bpf.h"
 #include "rxlat_meta.bpf.h"
 #include "rxlat_tc_maps.bpf.h"
+#include "rxlat_atomic.bpf.h"
+#include "rxlat_net.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -176,8 +178,9 @@ int BPF_PROG(rxlat_probe_mem, struct sk_buff *skb)
 {
 	struct rxlat_meta m;
 
+	/* a store, so that the read stays: an atomic add of 0 becomes an atomic or (5.12) */
 	if (rxlat_meta_skb(skb, &m, RXLAT_META_DIRECT))
-		__sync_fetch_and_add(&rxlat_state.udp_read_seen, 0);
+		*(volatile __u32 *)&m.magic = 0;
 	return 0;
 }
 
@@ -195,7 +198,8 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
 		return BPF_CORE_READ_BITFIELD(n, tstamp_type) == 0;
 	if (bpf_core_field_exists(o->mono_delivery_time))
 		return BPF_CORE_READ_BITFIELD(o, mono_delivery_time) == 0;
-	return true;
+	/* before 5.18: a departure time of a sender here, below 2^60 ns (2006), is none */
+	return (__u64)skb->tstamp >= 1ull << 60;
 }
 
 /*
@@ -525,6 +529,8 @@ static __always_inline bool sock_stamp(const struct sk_buff *skb, struct rxlat_m
 	m->stamp_lo = s->stamp;
 	m->stamp_hi = s->stamp >> 32;
 	/* not rewritten meanwhile, and freed for the next */
+	if (!RXLAT_FETCH)
+		return rxlat_locked_cas(RXLAT_LOCK_SOCK, &s->skb, (__u64)skb, 0, 0) == (__u64)skb;
 	return __sync_val_compare_and_swap(&s->skb, (__u64)skb, 0) == (__u64)skb;
 }
 
@@ -561,16 +567,25 @@ __noinline __s32 rxlat_iface_claim(__u64 key)
 {
 	__u32 max = rxlat_cfg.max_ifaces;
 
+	/* without compare-and-swap, the scan under a lock; not had: the overflow, this once */
+	if (!RXLAT_FETCH && !rxlat_lock(RXLAT_LOCK_IFACE))
+		return max;
 	for (__u32 i = 0; i < RXLAT_MAX_IFACES_LIMIT && i < max; i++) {
 		__u64 owner = rxlat_slot_owner[i];
 
-		if (!owner)
+		if (!owner && !RXLAT_FETCH)
+			owner = rxlat_slot_owner[i] = key;
+		else if (!owner)
 			owner = __sync_val_compare_and_swap(&rxlat_slot_owner[i], 0, key) ?: key;
 		if (owner != key)
 			continue;
+		if (!RXLAT_FETCH)
+			rxlat_unlock(RXLAT_LOCK_IFACE);
 		cache_slot(key, i);
 		return i;
 	}
+	if (!RXLAT_FETCH)
+		rxlat_unlock(RXLAT_LOCK_IFACE);
 	cache_slot(key, max);
 	return max;
 }
@@ -615,6 +630,12 @@ static __always_inline void update_max(__u64 *slot, __u64 lat)
 {
 	__u64 cur = *slot, old;
 
+	/* without compare-and-swap, a larger maximum stored at the same moment may be lost */
+	if (!RXLAT_FETCH) {
+		if (lat > cur)
+			*slot = lat;
+		return;
+	}
 	/* Bounded for the verifier; four lost races in a row are not seen. */
 	for (int i = 0; i < 4 && lat > cur; i++) {
 		old = __sync_val_compare_and_swap(slot, cur, lat);
@@ -751,12 +772,20 @@ static __always_inline struct rxlat_hist *series_hist(__u32 idx)
 	if (!at)
 		return NULL;
 	place = *at;
-	if (!place) {
+	if (!place && !RXLAT_FETCH) {
+		/* without the instructions, under a lock; not had: counted as lost */
+		if (rxlat_lock(RXLAT_LOCK_SERIES)) {
+			place = *(volatile __u64 *)at;
+			if (!place)
+				*at = place = ++rxlat_state.series_used;
+			rxlat_unlock(RXLAT_LOCK_SERIES);
+		}
+	} else if (!place) {
 		place = __sync_fetch_and_add(&rxlat_state.series_used, 1) + 1;
 		/* another CPU claimed one first: use that, this place stays empty */
 		place = __sync_val_compare_and_swap(at, 0, place) ?: place;
 	}
-	chunk = (place - 1) >> RXLAT_CHUNK_SHIFT;
+	chunk = place ? (place - 1) >> RXLAT_CHUNK_SHIFT : ~0u;
 	slot = (place - 1) & (RXLAT_CHUNK_SERIES - 1);
 	c = bpf_map_lookup_elem(&rxlat_hist_chunks, &chunk);
 	if (c)
@@ -1189,7 +1218,7 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
 	record_sample(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk),
-		      !COST_OFF(OOO) && ooo_held(sk, seq));
+		      !COST_OFF(OOO) && rxlat_cfg.ooo_notes && ooo_held(sk, seq));
 	return 0;
 }
 

@@ -40,6 +40,18 @@ struct series_store hooks_series_store(const struct rxlat_hooks *h);
  * those there are; call it often (each report, each second). 0 or -errno.
  */
 int hooks_grow(struct rxlat_hooks *h);
+/*
+ * Where BPF cannot read the kernel's realtime offset (hooks_clock.c), the
+ * offset the programs convert with, taken again when it moved: call it
+ * before attaching and every second. 0 or -errno.
+ */
+int hooks_clock(struct rxlat_hooks *h);
+bool hooks_user_clock(void);
+/*
+ * Whether a tc stamp can outlive forwarding and a move into another
+ * namespace: a monotonic delivery time (bpf_skb_set_tstamp(), 5.18).
+ */
+bool hooks_fwd_stamps(void);
 /* Samples that found no histogram (their chunk not created in time). */
 __u64 hooks_series_lost(const struct rxlat_hooks *h);
 /* the key (rxlat_if_key()) of each interface slot in use, 0 where free; returns count */
@@ -70,6 +82,12 @@ size_t hooks_map_bytes(const struct rxlat_hooks *h);
  * RXLAT_TC_IF_OWN, RXLAT_TC_IF_FOREIGN (include/rxlat.h), or 0: none.
  */
 int hooks_tc_iface(struct rxlat_hooks *h, __u32 ifindex, __u8 whose);
+/*
+ * No out-of-order notes on this kernel (tracing programs have no socket
+ * storage before 5.11): TCP reads held behind out-of-order data are
+ * samples of sock_read, as with --include-ooo.
+ */
+bool hooks_ooo_unknown(const struct rxlat_hooks *h);
 /* The tables the tc stamper shares with the hooks (tc.h). */
 void hooks_tc_share(const struct rxlat_hooks *h, struct rxlat_tc_share *s);
 /* --drops: the drop map's fd (-1 without), and drops it had no room for. */

@@ -28,6 +28,11 @@ struct rxlat_hooks {
 	/* the interfaces where rxlat's own tc stamper runs (hooks_tc_iface()) */
 	__u32 tc_own[RXLAT_MAX_IFACES_LIMIT];
 	__u32 ntc_own;
+	/* hooks_clock.c: the offset tables of tc stampers that iproute2 loaded */
+	int foreign_offs[8];
+	int nforeign_offs;
+	bool foreign_found;
+	bool ooo_unknown; /* hooks_ooo_unknown() */
 };
 
 /*

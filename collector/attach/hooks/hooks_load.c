@@ -31,7 +31,8 @@ enum ooo_where { OOO_NONE, OOO_OWN, OOO_AT_DO_RCV };
 
 static enum ooo_where ooo_where(const struct plan *plan, __u8 proto)
 {
-	if (plan->point[RXLAT_STAGE_SOCK_READ] == P_NONE || proto == IPPROTO_UDP)
+	if (plan->point[RXLAT_STAGE_SOCK_READ] == P_NONE || proto == IPPROTO_UDP ||
+	    !probe_sk_storage())
 		return OOO_NONE;
 	return plan->point[RXLAT_STAGE_TCP_DO_RCV] == P_NONE ? OOO_OWN : OOO_AT_DO_RCV;
 }
@@ -215,7 +216,14 @@ static int configure(struct rxlat_hooks *h, const struct rxlat_config *cfg,
 	bc->udp_consume_lo = h->plan.udp_consume_lo;
 	bc->udp_consume_hi = h->plan.udp_consume_hi;
 	bc->include_ooo = cfg->include_ooo;
+	if (!cfg->include_ooo && ooo_where(&h->plan, bc->filter_proto) == OOO_NONE &&
+	    h->plan.point[RXLAT_STAGE_SOCK_READ] != P_NONE && bc->filter_proto != IPPROTO_UDP) {
+		/* without the notes no read is known to be held: each is a sample */
+		bc->include_ooo = 1;
+		h->ooo_unknown = true;
+	}
 	bc->ooo_at_do_rcv = ooo_where(&h->plan, bc->filter_proto) == OOO_AT_DO_RCV;
+	bc->ooo_notes = ooo_where(&h->plan, bc->filter_proto) != OOO_NONE;
 	bc->filters = bc->filter_proto || bc->filter_ports || bc->filter_cgroup;
 	bc->napi_wait = napi_wait_how(h->plan.point[RXLAT_STAGE_NAPI_WAIT]);
 	if (bc->from == RXLAT_FROM_SCHEDULE && bc->napi_wait == RXLAT_NAPI_WAIT_OFF) {
@@ -279,7 +287,7 @@ static int hooks_load(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	err = decide(h, cfg, info);
 	if (err)
 		goto fail;
-	h->skel = hooks_bpf__open();
+	h->skel = hooks_skel_open();
 	if (!h->skel) {
 		err = -errno;
 		rxlat_err("cannot open the latency hooks object: %s", strerror(-err));
@@ -312,6 +320,12 @@ int hooks_attach(struct rxlat_hooks **out, const struct rxlat_config *cfg,
 	if (err)
 		return err;
 	err = store_start(h, cfg);
+	if (!err) {
+		err = hooks_clock(h);
+		if (err)
+			rxlat_err("cannot give the hooks the realtime clock's offset: %s",
+				  strerror(-err));
+	}
 	if (!err)
 		err = attach_all(h);
 	if (err) {
@@ -342,10 +356,17 @@ void hooks_destroy(struct rxlat_hooks *h)
 	if (!h)
 		return;
 	store_unmap(h);
+	for (int i = 0; i < h->nforeign_offs; i++)
+		close(h->foreign_offs[i]);
 	hooks_bpf__destroy(h->skel);
 	if (h->cgroup_fd >= 0)
 		close(h->cgroup_fd);
 	free(h);
+}
+
+bool hooks_ooo_unknown(const struct rxlat_hooks *h)
+{
+	return h->ooo_unknown;
 }
 
 void hooks_tc_share(const struct rxlat_hooks *h, struct rxlat_tc_share *s)

@@ -60,7 +60,7 @@ static int check_privileges(void)
 }
 
 /* Whether this kernel's BPF has helper name (an enumerator of enum bpf_func_id). */
-static bool has_helper(const struct btf *vmlinux, const char *name)
+bool plan_has_helper(const struct btf *vmlinux, const char *name)
 {
 	int id = btf__find_by_name_kind(vmlinux, "bpf_func_id", BTF_KIND_ENUM);
 	const struct btf_type *t = id < 0 ? NULL : btf__type_by_id(vmlinux, id);
@@ -72,8 +72,7 @@ static bool has_helper(const struct btf *vmlinux, const char *name)
 	return false;
 }
 
-/* Whether the verifier takes BPF atomic instructions with a result (fetch, cmpxchg). */
-static bool has_atomics(void)
+static bool probe_fetch_insn(void)
 {
 	/* r1 = 0; *(u64 *)(r10 - 8) = r1; r1 = 1; fetch_add(r10 - 8, r1); r0 = 0; exit */
 	const struct bpf_insn insns[] = {
@@ -93,27 +92,78 @@ static bool has_atomics(void)
 	return true;
 }
 
+bool probe_fetch(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = probe_fetch_insn();
+	return known;
+}
+
 /*
- * rxlat's floor, Linux 6.1, by what its objects use rather than by the
- * version: atomic instructions with a result (5.12) in every hook and the
- * tc stamper, and bpf_ktime_get_tai_ns() (6.1) in their realtime clock
- * (include/rxlat_clock.bpf.h). Below it the load would end in a verifier
- * error; this says it in one line. 0, or -ENOSYS said.
+ * rxlat's floor, Linux 5.10 (the oldest kernel its tests boot), by what its
+ * objects use rather than by the version: the BPF ring buffer (5.8) for
+ * --slow and --drops, and probe reads of kernel memory by name
+ * (bpf_probe_read_kernel(), 5.5) in every hook. Below it the load would
+ * end in a verifier error; this says it in one line. 0, or -ENOSYS said.
  */
 static int check_floor(const struct btf *vmlinux)
 {
-	bool atomics = has_atomics(), tai = has_helper(vmlinux, "BPF_FUNC_ktime_get_tai_ns");
+	bool ring = plan_has_helper(vmlinux, "BPF_FUNC_ringbuf_reserve"),
+	     kread = plan_has_helper(vmlinux, "BPF_FUNC_probe_read_kernel");
 	struct utsname u;
 
-	if (atomics && tai)
+	if (ring && kread)
 		return 0;
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "?");
-	rxlat_err("this kernel (%s) is older than rxlat's floor, Linux 6.1: its BPF lacks %s%s%s; "
+	rxlat_err("this kernel (%s) is older than rxlat's floor, Linux 5.10: its BPF lacks %s%s%s; "
 		  "see docs/design.md, \"Kernels\"",
-		  u.release, atomics ? "" : "atomic instructions with a result (5.12)",
-		  !atomics && !tai ? " and " : "", tai ? "" : "bpf_ktime_get_tai_ns() (6.1)");
+		  u.release, ring ? "" : "the ring buffer (5.8)", !ring && !kread ? " and " : "",
+		  kread ? "" : "bpf_probe_read_kernel() (5.5)");
 	return -ENOSYS;
+}
+
+/*
+ * Whether tracing programs may call bpf_sk_storage_get() (5.11), which the
+ * hooks' out-of-order notes need (ooo.bpf.h): a program that calls it
+ * with no arguments, refused for them where it may, and as an unknown
+ * function where it may not. Cached.
+ */
+static bool probe_sk_storage_insn(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0x85, .imm = 107 },		  /* call bpf_sk_storage_get */
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
+	};
+	struct btf *vmlinux = btf__load_vmlinux_btf();
+	int id = vmlinux ? btf__find_by_name_kind(vmlinux, "tcp_v4_do_rcv", BTF_KIND_FUNC) : -1;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
+	char log[4096] = "";
+	int fd;
+
+	btf__free(vmlinux);
+	if (id < 0)
+		return false;
+	opts.attach_btf_id = id;
+	opts.log_buf = log;
+	opts.log_size = sizeof(log);
+	opts.log_level = 1;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxlat_probe", "GPL", insns, 3, &opts);
+	if (fd >= 0)
+		close(fd);
+	return !strstr(log, "unknown func");
+}
+
+bool probe_sk_storage(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = probe_sk_storage_insn();
+	return known;
 }
 
 static int probe_fentry(const struct btf *vmlinux, const char *func)
@@ -282,7 +332,7 @@ static int udp_read_child(void)
 static const char *udp_read_probe(const struct plan_kernel *k)
 {
 	const char *why = "UDP reads unverified: the start-up check could not load its program";
-	struct hooks_bpf *skel = hooks_bpf__open();
+	struct hooks_bpf *skel = hooks_skel_open();
 	struct bpf_program *p;
 	struct bpf_link *link = NULL;
 	int status;
@@ -331,7 +381,7 @@ out:
  */
 bool probe_direct_mem(void)
 {
-	struct hooks_bpf *skel = hooks_bpf__open();
+	struct hooks_bpf *skel = hooks_skel_open();
 	struct bpf_program *p;
 	bool ok;
 

@@ -283,7 +283,8 @@ static __always_inline bool napi_wait_claim(__u64 *stamp, __u32 idx)
 	f = w >> 32;
 	if (f & RXLAT_POLL_FIRST) {
 		nw = w & ~((__u64)RXLAT_POLL_FIRST << 32);
-		if (__sync_val_compare_and_swap(v, w, nw) == w)
+		if ((RXLAT_FETCH ? __sync_val_compare_and_swap(v, w, nw)
+				 : rxlat_locked_cas(RXLAT_LOCK_POLL, v, w, nw, ~w)) == w)
 			napi_wait_count(idx,
 					(f & RXLAT_POLL_WHY) ? (int)(f & RXLAT_POLL_WHY) - 1 +
 								   RXLAT_COUNT_UNSAMPLED_FULL

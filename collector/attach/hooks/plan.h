@@ -132,6 +132,15 @@ int probe_and_decide(const struct rxlat_config *cfg, struct plan *plan,
 int probe_drops(void);
 /* Whether the kernel lets the hooks load through skb->head (direct_mem). */
 bool probe_direct_mem(void);
+/* Whether the verifier takes atomic instructions with a result (fetch-add, compare-and-swap). */
+bool probe_fetch(void);
+/* Whether tracing programs may use socket storage (bpf_sk_storage_get(), 5.11). */
+bool probe_sk_storage(void);
+/* hooks_skel.c: the hooks' object in the form the kernel takes, opened; NULL and errno */
+struct hooks_bpf *hooks_skel_open(void);
+struct btf;
+/* Whether this kernel's BPF has helper name (an enumerator of enum bpf_func_id). */
+bool plan_has_helper(const struct btf *vmlinux, const char *name);
 /* An fd on the cgroup v2 root, *how says where from (or why not): fd or -errno. */
 int cgroup2_root_open(char *how, size_t len);
 

@@ -602,9 +602,17 @@ int ifaces_attach_tc(struct rxlat_ifaces *f)
 		case RXLAT_TC_FOREIGN: /* said by tc_attach() */
 			break;
 		}
-		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
+		if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns && hooks_fwd_stamps()) {
 			rxlat_info("containers behind %s are measured from its tc stamps up to "
 				   "sock_read, but not behind a VXLAN or Geneve tunnel",
+				   cfg->ifnames[i]);
+			f->told_tc_netns = true;
+		} else if (cfg->bpf.by != RXLAT_BY_NONE && !f->told_tc_netns) {
+			rxlat_info("containers behind %s are not measured from its tc stamps: this "
+				   "kernel clears them when it forwards a packet or moves it into "
+				   "another namespace (a delivery time that lasts came with 5.18); "
+				   "its XDP stamps reach them ('--xdp-mode native'), or run rxlat "
+				   "in the container",
 				   cfg->ifnames[i]);
 			f->told_tc_netns = true;
 		}

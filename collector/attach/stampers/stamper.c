@@ -27,6 +27,7 @@
 #include "xdp_counters.h"
 #include "rxlat_reset.skel.h"
 #include "rxlat_xdp.skel.h"
+#include "xdp_frags.h"
 
 static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, bool frags)
 {
@@ -34,6 +35,8 @@ static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, boo
 	struct bpf_map *map;
 	int err;
 
+	if (!frags && (err = rxlat_xdp_without_frags()))
+		return err;
 	skel = rxlat_xdp__open();
 	if (!skel)
 		return -errno;
@@ -42,10 +45,6 @@ static int open_skel(struct rxlat_xdp **out, const struct rxlat_config *cfg, boo
 	/* Pins are for stampers that xdp-loader loads; rxlat's own are private. */
 	bpf_object__for_each_map (map, skel->obj)
 		bpf_map__set_pin_path(map, NULL);
-	if (!frags)
-		bpf_program__set_flags(skel->progs.rxlat_xdp,
-				       bpf_program__flags(skel->progs.rxlat_xdp) &
-					   ~BPF_F_XDP_HAS_FRAGS);
 	err = rxlat_xdp__load(skel);
 	if (err) {
 		rxlat_xdp__destroy(skel);
@@ -75,7 +74,7 @@ static __u32 match_xdp_link(const struct bpf_link_info *l, const void *arg)
  * tracing link of each names the dispatcher's program id as its target
  * (6.1 has target_obj_id already).
  */
-__u32 stamper_match_dispatched(const struct bpf_link_info *l, const void *arg)
+static __u32 match_dispatched(const struct bpf_link_info *l, const void *arg)
 {
 	const __u32 *dispatcher_id = arg;
 
@@ -83,6 +82,47 @@ __u32 stamper_match_dispatched(const struct bpf_link_info *l, const void *arg)
 	    prog_is(l->prog_id, STAMPER_NAME))
 		return l->prog_id;
 	return 0;
+}
+
+/*
+ * Before 5.13 a tracing link does not name its target: there the stamper is
+ * found where libxdp keeps each dispatcher's programs, in a bpffs that this
+ * process sees: xdp/dispatch-IFINDEX-ID/progN-prog (N < 10, libxdp's most).
+ */
+static __u32 dispatched_in_bpffs(__u32 ifindex, __u32 dispatcher_id)
+{
+	FILE *f = fopen("/proc/self/mounts", "r");
+	char dev[256], dir[PATH_MAX], type[32], path[PATH_MAX + 64];
+	__u32 found = 0;
+
+	while (f && !found && fscanf(f, "%255s %4095s %31s %*[^\n]", dev, dir, type) == 3) {
+		if (strcmp(type, "bpf"))
+			continue;
+		for (int n = 0; n < 10 && !found; n++) {
+			struct bpf_prog_info info = {};
+			__u32 len = sizeof(info);
+			int fd;
+
+			snprintf(path, sizeof(path), "%s/xdp/dispatch-%u-%u/prog%d-prog", dir,
+				 ifindex, dispatcher_id, n);
+			fd = bpf_obj_get(path);
+			if (fd < 0)
+				continue;
+			if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+			    !strcmp(info.name, STAMPER_NAME))
+				found = info.id;
+			close(fd);
+		}
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+__u32 stamper_dispatched(__u32 ifindex, __u32 dispatcher_id)
+{
+	return for_each_link(match_dispatched, &dispatcher_id)
+		   ?: dispatched_in_bpffs(ifindex, dispatcher_id);
 }
 
 /* The stamper object for xdp-loader, where rxlat loads its objects from. */
@@ -176,7 +216,7 @@ int stamper_xdp_holder(__u32 ifindex, const char *ifname, char *why, size_t why_
 		return 1;
 	}
 	if (!strcmp(name, DISPATCHER_NAME)) {
-		if (for_each_link(stamper_match_dispatched, &m->id)) {
+		if (stamper_dispatched(ifindex, m->id)) {
 			rxlat_err("%s already has an XDP program attached (libxdp's dispatcher, id "
 				  "%u, running the rxlat stamper): read its stamps with '%s'",
 				  ifname, m->id, read_cmd);

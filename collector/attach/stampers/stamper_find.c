@@ -197,7 +197,7 @@ static int mark_here(struct rxlat_stamper *st, struct found_prog *progs, int npr
 			if (!id)
 				continue;
 			if (prog_is(id, DISPATCHER_NAME))
-				id = for_each_link(stamper_match_dispatched, &id);
+				id = stamper_dispatched(i->if_index, id);
 			for (int p = 0; p < nprogs && id; p++) {
 				if (progs[p].id != id)
 					continue;

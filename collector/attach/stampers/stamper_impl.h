@@ -50,7 +50,7 @@ struct rxlat_stamper *stamper_new(void);
 void stamper_object(char *path, size_t size);
 /* modes[]: native, skb, hw. 0 or -errno. */
 int stamper_xdp_progs(__u32 ifindex, struct xdp_mode_ids modes[3]);
-/* for_each_link(): the stamper run by the dispatcher whose id arg points to. */
-__u32 stamper_match_dispatched(const struct bpf_link_info *l, const void *arg);
+/* The id of the stamper that libxdp's dispatcher dispatcher_id on ifindex runs, 0: none. */
+__u32 stamper_dispatched(__u32 ifindex, __u32 dispatcher_id);
 
 #endif

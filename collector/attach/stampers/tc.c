@@ -30,7 +30,6 @@
 /* Linux 6.6 uapi, newer than the headers rxlat builds with */
 #define ATTACH_TCX_INGRESS 46
 #define LINK_TYPE_TCX	   11
-#define TC_PROG_NAME	   "rxlat_tc"
 
 struct tc_iface {
 	enum rxlat_tc_how how;

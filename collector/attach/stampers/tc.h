@@ -6,6 +6,9 @@
 #include <linux/types.h>
 #include "config.h"
 
+/* the stamper's entry program, as iproute2 loads it too */
+#define TC_PROG_NAME "rxlat_tc"
+
 /*
  * tc.c: the tc ingress stamper, per named interface i of the config: a tcx
  * link, else a cls_bpf filter of rxlat's own, or a filter running the
