@@ -7,7 +7,8 @@
 # beside it: Debian's 6.1 and 6.12 kernels (vmtest.sh), its arm64 6.1 and
 # 6.12 kernels with the arm64 tree (make ARCH=arm64), real NIC drivers
 # (netns-tests/vm/drivers.sh, and virtio_net on arm64), and Debian 11's
-# 5.10, below rxlat's floor (test_floor.sh), as a pool of
+# 5.10, rxlat's floor (test_floor.sh and the collector, tc, containers
+# and XDP suites), as a pool of
 # guests (vm_pool below). Ends with a summary of which kernel ran which
 # attach set, a line per driver, the FAIL lines of the run (the first 20),
 # and one line "N passed, M failed, K skipped" over all of them.
@@ -136,7 +137,7 @@ proven="export RXLAT_VM_PROVEN_ELSEWHERE='$(./netns-tests/vm/arm64_guest.sh --li
 vm_cmd()	# JOB: CMD, the job's command
 {
 	case $1 in
-	x86-5.10) CMD=(./netns-tests/vm/vmtest.sh --kernel 5.10 -- ./netns-tests/run.sh floor) ;;
+	x86-5.10) CMD=(./netns-tests/vm/vmtest.sh --kernel 5.10 -- ./netns-tests/run.sh floor collector tc containers xdp) ;;
 	x86-*) CMD=(env VMTEST_ENV="$proven" ./netns-tests/vm/vmtest.sh --kernel "${1#x86-}") ;;
 	arm64-6.*) CMD=(env BUILD="$BUILD/arm64" ./netns-tests/vm/vmtest.sh --kernel "$1") ;;
 	drivers) CMD=(./netns-tests/vm/drivers.sh) ;;
@@ -225,7 +226,7 @@ vm_rows()	# JOB FROM
 	kver=$(awk -v from="$2" 'NR > from' "$log" | grep -E "^\[$line\] RXLAT-VM-BOOTED " | awk '{print $4}' | tail -n 1)
 	case $1 in
 	x86-5.10)
-		tally "[$line] " "$2" "vm $line ${kver:-?} (below the floor: one line, nothing attached)" \
+		tally "[$line] " "$2" "vm $line ${kver:-?} (rxlat's floor: the hooks without fetch atomics, the clock offset from user space)" \
 			"no result (boot failure, panic or timeout: see build/vm/$line/console.log)"
 		;;
 	x86-*)

@@ -104,18 +104,24 @@ host_only()	# WHAT
 # exact counts, tc attach (tcx on 6.12), the dispatcher, capabilities, the
 # kernel's own stamps and drop reasons, SIGKILL clean-up). The host run
 # runs every case.
-one_vm_kernel()
+one_vm_kernel()	# LINE[,LINE...]|both FN [ARGS...]
 {
 	local line=$1 here=${RXLAT_VM_LINE:-}
 	shift
 	# arm64's 6.12 runs the files that make test leaves out of x86-64's
 	# 6.12 (RXLAT_VM_PROVEN_ELSEWHERE): their 6.12 cases with them
 	[[ $here == arm64-6.12 ]] && here=6.12
-	if [[ -n ${RXLAT_VM:-} && $line != both && $here != "$line" ]]; then
+	if [[ -n ${RXLAT_VM:-} && $line != both && ",$line," != *",$here,"* ]]; then
 		skip other_vm_kernel "the same path on 6.1 and 6.12 with the fentry set: the $line kernel's run proves it"
 		return 0
 	fi
 	"$@"
+}
+
+# whether this kernel's BPF has helper NAME (BPF_FUNC_...), by its BTF, as rxlat finds it
+kernel_has_helper()	# NAME
+{
+	bpftool btf dump file /sys/kernel/btf/vmlinux 2>/dev/null | grep -q "'$1' val="
 }
 
 # ---------------------------------------------------------------- assertions

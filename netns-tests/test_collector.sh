@@ -194,7 +194,13 @@ tcp_bulk()
 	assert_le tcp_do_rcv_below_1s 999999999 "$max" "largest tcp_do_rcv sample in ns"
 	assert_ge sock_read_tcp_samples 1 "$(stage_sum sock_read .count)"
 	if [[ $(q -r '.[0].attach.tcp_data_queue // "none"') == fentry:* ]]; then
-		assert_ge tcp_data_queue_samples 100 "$(stage_sum tcp_data_queue .count)"
+		# 5.10 takes most in-order segments of this stream past tcp_data_queue
+		# (its fast path in tcp_rcv_established): 43 and 45 of some 4,800 there
+		local min=100
+		[[ ${RXLAT_VM_LINE:-} == 5.10 ]] && min=10
+		assert_ge tcp_data_queue_samples "$min" "$(stage_sum tcp_data_queue .count)"
+		assert_le tcp_data_queue_within_do_rcv "$n" "$(stage_sum tcp_data_queue .count)" \
+			"tcp_data_queue samples against tcp_do_rcv's"
 	else
 		assert_match tcp_data_queue_unavailable_says_why '.+' \
 			"$(q -r '.[0].unavailable.tcp_data_queue // ""')"

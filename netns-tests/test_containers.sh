@@ -843,6 +843,37 @@ tc_pod_timestamps()
 	assert_eq tc_pod_measured 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
 }
 
+# The pod's own rxlat, its tc stamper on the pod's end of the veth: every
+# datagram measured from it, on every kernel; the host's rxlat beside it
+# says whether its own tc stamps reach the pod (they do not before 5.18).
+tc_pod_inside()
+{
+	local said
+	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
+	t_bg host_rxlat in_ns "$NS_H" "$RXLAT" -i h0 --tc --by netns -o json
+	t_wait_line "$T_DIR/host_rxlat.err" 'map memory' 30 "$BG_PID" ||
+		t_abort host_rxlat "the host's rxlat did not start: $(tail -n 1 "$T_DIR/host_rxlat.err")"
+	said=$(grep -o 'containers behind h0 are \(not \)\?measured from its tc stamps' "$T_DIR/host_rxlat.err")
+	if kernel_has_helper BPF_FUNC_skb_set_tstamp; then
+		assert_eq host_says_measured "containers behind h0 are measured from its tc stamps" "$said"
+	else
+		assert_eq host_says_not_measured "containers behind h0 are not measured from its tc stamps" "$said"
+	fi
+	NS_B=$POD_1 start_rxlat -i p0 --tc || return 1
+	recv_in 1 "$POD_1" 300 || t_abort recv "receiver did not start"
+	send_to 10.31.1.2 300 || t_abort send "rxlat-pktgen send failed"
+	assert_received 1 300
+	sleep 1.2
+	stop_rxlat || return 1
+	assert_eq pod_udp_queue_rcv 300 "$(stage_sum udp_queue_rcv .sources.tc)"
+	if [[ $(q -r '.[0].measures.sock_read // [] | index("udp") // ""') != "" ]]; then
+		assert_eq pod_sock_read 300 "$(stage_sum sock_read .sources.tc)"
+	else
+		assert_match pod_sock_read_why '.+' "$(q -r '.[0].not_measured.sock_read.udp // ""')" \
+			"why sock_read has no UDP here"
+	fi
+}
+
 # Qdiscs that read skb->tstamp as a departure time, on the forwarding path
 # into the pod: fq sends the pod's datagrams at once (the stamp of a
 # forwarded packet is a time already passed), every one measured; etf
@@ -863,7 +894,14 @@ tc_forward_qdiscs()
 		assert_match fq_nothing_dropped '\(dropped 0,' "$stats" "fq on h1"
 		assert_eq fq_nothing_held 0 "$(grep -oE '(^| )throttled [0-9]+' <<<"$stats" |
 			awk '{ s += $2 } END { print s + 0 }')" "packets fq held back for their time: $stats"
-		assert_eq fq_pod_measured 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
+		if kernel_has_helper BPF_FUNC_skb_set_tstamp; then
+			assert_eq fq_pod_measured 300 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
+		else
+			# the stamp does not outlive the forwarding (5.18): said, none counted
+			assert_eq fq_pod_not_measured 0 "$(ns_sum udp_queue_rcv "$POD_1" .sources.tc)"
+			assert_match fq_pod_said 'containers behind h0 are not measured from its tc stamps' \
+				"$(cat "$T_DIR/rxlat.err")"
+		fi
 	else
 		skip fq "this kernel has no fq qdisc (sch_fq)"
 	fi
@@ -1119,7 +1157,7 @@ run_test bridged one_vm_kernel 6.1 bridged
 run_test macvlan_pod one_vm_kernel 6.12 macvlan_pod
 run_test by_none one_vm_kernel 6.1 by_none
 run_test by_cgroup one_vm_kernel 6.12 by_cgroup
-run_test pod_view one_vm_kernel 6.1 pod_view
+run_test pod_view one_vm_kernel 6.1,5.10 pod_view
 run_test pod_tc_beside_host_xdp one_vm_kernel 6.12 pod_beside_host_xdp tc
 run_test pod_skb_beside_host_xdp one_vm_kernel 6.1 pod_beside_host_xdp skb
 run_test pod_native_beside_host_xdp one_vm_kernel 6.12 pod_beside_host_xdp native
@@ -1136,6 +1174,7 @@ run_test tc_bridged one_vm_kernel 6.1 bridged tc
 run_test tc_pod_queued one_vm_kernel 6.1 tc_pod_queued
 run_test tc_pod_timestamps one_vm_kernel 6.12 tc_pod_timestamps
 run_test tc_forward_qdiscs tc_forward_qdiscs
+run_test tc_pod_inside one_vm_kernel 6.1,5.10 tc_pod_inside
 run_test tc_pod_kill9 tc_pod_kill9
 run_test tc_pod_tcp_backlog one_vm_kernel 6.12 tc_pod_tcp_backlog
 run_test tc_pod_shaped one_vm_kernel 6.1 tc_pod_shaped

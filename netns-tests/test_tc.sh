@@ -407,8 +407,8 @@ run_test xdp_wins one_vm_kernel 6.1 xdp_wins
 run_test iproute2_filter iproute2_filter
 run_test foreign_filter foreign_filter
 run_test qdisc_cleanup qdisc_cleanup
-run_test so_timestamp one_vm_kernel 6.12 so_timestamp
-run_test tcp_from_tc one_vm_kernel 6.1 tcp_from_tc
+run_test so_timestamp one_vm_kernel 6.12,5.10 so_timestamp
+run_test tcp_from_tc one_vm_kernel 6.1,5.10 tcp_from_tc
 run_test veth_default one_vm_kernel 6.12 veth_default
 run_test bad_input bad_input
 run_test two_at_once one_vm_kernel 6.1 two_at_once

@@ -312,6 +312,11 @@ test_stamp_modes()
 		t_xdp_load "$NS_B" "$IF_B" native "$obj" "$pin" >"$T_DIR/load.out" ||
 			t_abort load "xdp-loader load failed: $(tail -n 1 "$T_DIR/load.out")"
 		# veth has NAPI only while XDP is attached: set threaded after
+		if ! ip netns exec "$NS_B" test -e "/sys/class/net/$IF_B/threaded"; then
+			skip threaded "threaded NAPI (5.12) is what gives a poll several packets here; $(uname -r) has none"
+			in_ns "$NS_B" xdp-loader unload -a "$IF_B" >/dev/null 2>&1
+			return 0
+		fi
 		ns_sysfs_write "$NS_B" "/sys/class/net/$IF_B/threaded" 1
 		assert_eq threaded 1 "$(ns_sysfs_read "$NS_B" "/sys/class/net/$IF_B/threaded")" \
 			"threaded NAPI on $IF_B"
