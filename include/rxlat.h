@@ -159,14 +159,16 @@ struct rxlat_batch {
  * the stage enum, the stage names, the --help text and the collector's attach
  * table are generated. BPF expands only the enum. Per stage:
  *
- *   X(ID, name, fentry, fentry6, fallback, no_fallback, common, protos,
- *     common_protos)
+ *   X(ID, name, fentry, fentry6, fallback, no_fallback, kprobe, common,
+ *     protos, common_protos)
  *
  * fentry, fentry6: the function whose entry is hooked where the kernel allows
  *   BPF trampolines, and its IPv6 twin or second entry (NULL when there is
  *   none);
  * fallback: the attach point without trampolines, "type:target", or NULL;
  * no_fallback: why there is no fallback (NULL when there is one);
+ * kprobe: 1 when the fentry targets take a kprobe where the fallback is
+ *   missing or cannot load (the same entry: the same sample, dearer), else 0;
  * common: an attach point used in both sets, or NULL;
  * protos: the protocols the fentry and fallback programs see (RXLAT_TCP,
  *   RXLAT_UDP), common_protos those the common one sees: the stage is about
@@ -183,20 +185,19 @@ enum rxlat_proto { RXLAT_PROTO_TCP, RXLAT_PROTO_UDP, RXLAT_NR_PROTOS };
 #define RXLAT_STAGES(X)								\
 	/* before the stamp: schedule to the poll's stamp, read at ip_rcv */	\
 	X(NAPI_WAIT, "napi_wait", "__napi_schedule", "__napi_schedule_irqoff",	\
-	  "tp_btf:softirq_raise", NULL, NULL, RXLAT_TCP | RXLAT_UDP, 0)		\
+	  "tp_btf:softirq_raise", NULL, 0, NULL, RXLAT_TCP | RXLAT_UDP, 0)	\
 	X(IP_RCV, "ip_rcv", "ip_rcv_core", "ip6_rcv_core",			\
-	  "tp_btf:netif_receive_skb", NULL, NULL, RXLAT_TCP | RXLAT_UDP, 0)	\
+	  "tp_btf:netif_receive_skb", NULL, 0, NULL, RXLAT_TCP | RXLAT_UDP, 0)	\
 	X(TCP_DO_RCV, "tcp_do_rcv", "tcp_v4_do_rcv", "tcp_v6_do_rcv",		\
-	  "tp_btf:tcp_probe", NULL, NULL, RXLAT_TCP, 0)				\
+	  "tp_btf:tcp_probe", NULL, 0, NULL, RXLAT_TCP, 0)			\
 	X(TCP_DATA_QUEUE, "tcp_data_queue", "tcp_data_queue", NULL, NULL,	\
-	  "no faithful attach point without trampolines (static function, "	\
-	  "no tracepoint inside)", NULL, RXLAT_TCP, 0)				\
+	  "no tracepoint inside (static function)", 1, NULL, RXLAT_TCP, 0)	\
 	X(UDP_QUEUE_RCV, "udp_queue_rcv", "udp_queue_rcv_one_skb",		\
-	  "udpv6_queue_rcv_one_skb", "cgroup_skb:ingress", NULL, NULL,		\
+	  "udpv6_queue_rcv_one_skb", "cgroup_skb:ingress", NULL, 1, NULL,	\
 	  RXLAT_UDP, 0)								\
 	/* TCP at the copy tracepoint in both sets; UDP where it is consumed */	\
 	X(SOCK_READ, "sock_read", "skb_consume_udp", NULL, "tp_btf:consume_skb",	\
-	  NULL, "tp_btf:skb_copy_datagram_iovec", RXLAT_UDP, RXLAT_TCP)
+	  NULL, 0, "tp_btf:skb_copy_datagram_iovec", RXLAT_UDP, RXLAT_TCP)
 // clang-format on
 
 #define RXLAT_STAGE_ENUM_(id, ...) RXLAT_STAGE_##id,

@@ -39,6 +39,11 @@ enum rxlat_meta_mem {
 	RXLAT_META_DIRECT,
 	/* packet memory of a __sk_buff, data_meta .. data */
 	RXLAT_META_PACKET,
+	/*
+	 * as RXLAT_META_PROBE, from an skb that is a number to the verifier
+	 * (a kprobe's argument): its own fields are probe reads too
+	 */
+	RXLAT_META_KPROBE,
 };
 
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
@@ -229,14 +234,25 @@ static __always_inline bool rxlat_meta_outer(const unsigned char *mac, __u32 len
 static __always_inline bool rxlat_meta_skb(const struct sk_buff *skb, struct rxlat_meta *m,
 					   enum rxlat_meta_mem mem)
 {
-	const unsigned char *head = skb->head, *end;
+	const unsigned char *head, *end;
 	const struct skb_shared_info *shinfo;
-	__u16 mac = skb->mac_header;
+	__u32 skb_end;
+	__u16 mac;
 	__u8 len;
 
+	if (mem == RXLAT_META_KPROBE) {
+		head = BPF_CORE_READ(skb, head);
+		mac = BPF_CORE_READ(skb, mac_header);
+		skb_end = BPF_CORE_READ(skb, end);
+		mem = RXLAT_META_PROBE;
+	} else {
+		head = skb->head;
+		mac = skb->mac_header;
+		skb_end = skb->end;
+	}
 	if (mac == (__u16)~0U) /* no MAC header set */
 		return false;
-	shinfo = (const void *)(head + skb->end);
+	shinfo = (const void *)(head + skb_end);
 	end = head + mac;
 	len = mem == RXLAT_META_DIRECT ? RXLAT_KMEM(struct skb_shared_info, shinfo)->meta_len
 				       : BPF_CORE_READ(shinfo, meta_len);

@@ -47,16 +47,35 @@ static struct plan_kernel kernel_full(void)
 	return k;
 }
 
-/* The host: every trampoline refused, UDP reads freed past consume_skb. */
+/* The host: every trampoline refused, no kprobes, UDP reads freed past consume_skb. */
 static struct plan_kernel kernel_host(void)
 {
 	struct plan_kernel k = kernel_full();
 
-	for (int s = 0; s < RXLAT_NR_STAGES; s++)
+	for (int s = 0; s < RXLAT_NR_STAGES; s++) {
 		k.fentry[s][0] = k.fentry[s][1] = -EPERM;
+		k.kprobe[s][0] = k.kprobe[s][1] = -EOPNOTSUPP;
+	}
 	k.udp_read = UDP_FREED_ELSEWHERE;
 	return k;
 }
+
+/* Debian 12's arm64 6.1: every trampoline refused, kprobes, none of the 6.3 fallbacks. */
+static struct plan_kernel kernel_arm64_6_1(void)
+{
+	struct plan_kernel k = kernel_host();
+
+	memset(k.kprobe, 0, sizeof(k.kprobe));
+	k.cast_to_kern_ctx = false;
+	k.consume_skb_location = false;
+	k.udp_read = NULL;
+	return k;
+}
+
+#define TDQ_NO_TP   "no tracepoint inside (static function)"
+#define NO_KPROBES  "no kprobe either: this kernel has no kprobes (CONFIG_KPROBES)"
+#define NO_CAST	    "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)"
+#define UDP_KPROBES "kprobe:udp_queue_rcv_one_skb,udpv6_queue_rcv_one_skb"
 
 static void expect_str(const char *what, const char *got, const char *want)
 {
@@ -116,7 +135,10 @@ static const char *refused(int s, int i)
 	return buf[s][i];
 }
 
-/* Which programs load: one letter per attach point of plan_progs (F, f, b, c), '-' if not. */
+/*
+ * Which programs load: one letter per attach point of plan_progs (F, f, b,
+ * c, k, k), '-' if not.
+ */
 static void expect_loads(const struct plan *plan, const char *want)
 {
 	char got[RXLAT_NR_STAGES * (PLAN_PER_STAGE + 1) + 1];
@@ -130,7 +152,7 @@ static void expect_loads(const struct plan *plan, const char *want)
 			if (!plan_prog_section(pp, sec, sizeof(sec)))
 				got[n++] = '.';
 			else
-				got[n++] = plan_prog_loads(plan, pp) ? "Ffbc"[i] : '-';
+				got[n++] = plan_prog_loads(plan, pp) ? "Ffbckk"[i] : '-';
 		}
 		got[n++] = ' ';
 	}
@@ -155,7 +177,7 @@ static void test_fentry_all(void)
 		     "fentry:udp_queue_rcv_one_skb,udpv6_queue_rcv_one_skb", NULL);
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ,
 		     "tp_btf:skb_copy_datagram_iovec,fentry:skb_consume_udp", NULL);
-	expect_loads(&plan, "Ffb. Ff-. Ff-. F... Ff-. F.-c");
+	expect_loads(&plan, "Ffb... Ff-... Ff-... F...-. Ff-.-- F.-c..");
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
 	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "tcp");
@@ -181,9 +203,7 @@ static void test_host(void)
 		     refused(RXLAT_STAGE_IP_RCV, 0));
 	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe",
 		     refused(RXLAT_STAGE_TCP_DO_RCV, 0));
-	snprintf(why, sizeof(why),
-		 "%s; no faithful attach point without trampolines (static function, no "
-		 "tracepoint inside)",
+	snprintf(why, sizeof(why), "%s; " TDQ_NO_TP "; " NO_KPROBES,
 		 refused(RXLAT_STAGE_TCP_DATA_QUEUE, 0));
 	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, NULL, why);
 	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "cgroup_skb:ingress",
@@ -192,14 +212,12 @@ static void test_host(void)
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
 	if (plan.udp_read_fallback)
 		check_fail("consume_skb program planned though it sees no UDP read");
-	expect_loads(&plan, "--b. --b. --b. -... --b. -.-c");
+	expect_loads(&plan, "--b... --b... --b... -...-. --b.-- -.-c..");
 	/* sock_read is attached, and says that it leaves UDP out */
 	snprintf(why, sizeof(why), "tcp; udp: %s; " UDP_FREED_ELSEWHERE,
 		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_cover(&info, RXLAT_STAGE_SOCK_READ, why);
-	snprintf(why, sizeof(why),
-		 "none; tcp: %s; no faithful attach point without trampolines (static function, "
-		 "no tracepoint inside)",
+	snprintf(why, sizeof(why), "none; tcp: %s; " TDQ_NO_TP "; " NO_KPROBES,
 		 refused(RXLAT_STAGE_TCP_DATA_QUEUE, 0));
 	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, why);
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, "tcp,udp");
@@ -219,7 +237,7 @@ static void test_fentry_refused(void)
 	CHECK_U64("plan_decide", (__u64)-plan_decide(&cfg, &k, &plan, &info), EOPNOTSUPP);
 	for (int s = 0; s < RXLAT_NR_STAGES; s++)
 		expect_stage(&info, s, NULL, refused(s, 0));
-	expect_loads(&plan, "---. ---. ---. -... ---. -.--");
+	expect_loads(&plan, "---... ---... ---... -...-. ---.-- -.--..");
 	snprintf(why, sizeof(why), "none; tcp: %s; udp: %s", refused(RXLAT_STAGE_IP_RCV, 0),
 		 refused(RXLAT_STAGE_IP_RCV, 0));
 	expect_cover(&info, RXLAT_STAGE_IP_RCV, why);
@@ -238,14 +256,14 @@ static void test_fallback_forced(void)
 
 	CHECK_U64("plan_decide", plan_decide(&cfg, &k, &plan, &info), 0);
 	expect_stage(&info, RXLAT_STAGE_IP_RCV, "tp_btf:netif_receive_skb", NULL);
-	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, NULL,
-		     "no faithful attach point without trampolines (static function, no "
-		     "tracepoint inside)");
+	/* no tracepoint: its kprobe, at the same entry */
+	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "kprobe:tcp_data_queue", TDQ_NO_TP);
+	expect_cover(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "tcp");
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ,
 		     "tp_btf:skb_copy_datagram_iovec,tp_btf:consume_skb", NULL);
 	CHECK_U64("udp_consume_lo", plan.udp_consume_lo, k.udp_consume_lo);
 	CHECK_U64("udp_consume_hi", plan.udp_consume_hi, k.udp_consume_hi);
-	expect_loads(&plan, "--b. --b. --b. -... --b. -.bc");
+	expect_loads(&plan, "--b... --b... --b... -...k. --b.-- -.bc..");
 	expect_cover(&info, RXLAT_STAGE_SOCK_READ, "tcp,udp");
 	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "udp");
 	check_done("attach_fallback");
@@ -296,15 +314,17 @@ static void test_old_fallbacks(void)
 	k.consume_skb_location = false;
 	k.udp_read = NULL;
 	plan_decide(&cfg, &k, &plan, &info);
-	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, NULL,
-		     "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)");
+	snprintf(why, sizeof(why), "%s; " NO_CAST "; " NO_KPROBES,
+		 refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0));
+	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, NULL, why);
 	snprintf(why, sizeof(why),
 		 "%s; TCP only: the consume_skb fallback for UDP needs the tracepoint's caller "
 		 "argument (Linux 6.3+)",
 		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
-	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV,
-		     "none; udp: the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)");
+	snprintf(why, sizeof(why), "none; udp: %s; " NO_CAST "; " NO_KPROBES,
+		 refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0));
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, why);
 	snprintf(why, sizeof(why),
 		 "tcp; udp: %s; TCP only: the consume_skb fallback for UDP needs the tracepoint's "
 		 "caller argument (Linux 6.3+)",
@@ -327,8 +347,14 @@ static void test_no_cgroup2_no_kallsyms(void)
 	k.udp_consume = -ENOENT;
 	k.udp_read = NULL;
 	plan_decide(&cfg, &k, &plan, &info);
-	snprintf(why, sizeof(why), "%s; %s", refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0), k.cgroup2_how);
+	snprintf(why, sizeof(why), "%s; %s; " NO_KPROBES, refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0),
+		 k.cgroup2_how);
 	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, NULL, why);
+	/* with kprobes, they serve */
+	memset(k.kprobe, 0, sizeof(k.kprobe));
+	plan_decide(&cfg, &k, &plan, &info);
+	snprintf(why, sizeof(why), "%s; %s", refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0), k.cgroup2_how);
+	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, UDP_KPROBES, why);
 	snprintf(why, sizeof(why), "%s; TCP only: skb_consume_udp not found in /proc/kallsyms",
 		 refused(RXLAT_STAGE_SOCK_READ, 0));
 	expect_stage(&info, RXLAT_STAGE_SOCK_READ, "tp_btf:skb_copy_datagram_iovec", why);
@@ -350,13 +376,75 @@ static void test_stages_asked(void)
 			expect_stage(&info, s, NULL, NULL);
 	expect_stage(&info, RXLAT_STAGE_TCP_DO_RCV, "tp_btf:tcp_probe",
 		     refused(RXLAT_STAGE_TCP_DO_RCV, 0));
-	expect_loads(&plan, "---. ---. --b. -... ---. -.--");
+	expect_loads(&plan, "---... ---... --b... -...-. ---.-- -.--..");
 	expect_cover(&info, RXLAT_STAGE_TCP_DO_RCV, "tcp");
 	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "none; udp: stage not asked for (--stages)");
 	expect_cover(
 	    &info, RXLAT_STAGE_SOCK_READ,
 	    "none; tcp: stage not asked for (--stages); udp: stage not asked for (--stages)");
 	check_done("only_the_stages_asked");
+}
+
+/*
+ * Debian 12 on arm64 (6.1): no trampolines, and neither 6.3 fallback of
+ * udp_queue_rcv: its kprobes; tcp_data_queue's too, or the reason where it
+ * was inlined.
+ */
+static void test_kprobes(void)
+{
+	struct rxlat_config cfg = config(RXLAT_ATTACH_AUTO);
+	struct plan_kernel k = kernel_arm64_6_1();
+	struct rxlat_hooks_info info;
+	struct plan plan;
+	char why[320];
+
+	CHECK_U64("plan_decide", plan_decide(&cfg, &k, &plan, &info), 0);
+	snprintf(why, sizeof(why), "%s; " NO_CAST, refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0));
+	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, UDP_KPROBES, why);
+	expect_cover(&info, RXLAT_STAGE_UDP_QUEUE_RCV, "udp");
+	snprintf(why, sizeof(why), "%s; " TDQ_NO_TP, refused(RXLAT_STAGE_TCP_DATA_QUEUE, 0));
+	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, "kprobe:tcp_data_queue", why);
+	expect_loads(&plan, "--b... --b... --b... -...k. ---.kk -.-c..");
+	/* the IPv6 twin cannot be probed: neither is attached */
+	k.kprobe[RXLAT_STAGE_UDP_QUEUE_RCV][1] = -ENOENT;
+	k.kprobe[RXLAT_STAGE_TCP_DATA_QUEUE][0] = -ENOENT;
+	plan_decide(&cfg, &k, &plan, &info);
+	snprintf(why, sizeof(why),
+		 "%s; " NO_CAST "; no kprobe either: udpv6_queue_rcv_one_skb is not in "
+		 "/proc/kallsyms (inlined)",
+		 refused(RXLAT_STAGE_UDP_QUEUE_RCV, 0));
+	expect_stage(&info, RXLAT_STAGE_UDP_QUEUE_RCV, NULL, why);
+	snprintf(why, sizeof(why),
+		 "%s; " TDQ_NO_TP "; no kprobe either: tcp_data_queue is not in /proc/kallsyms "
+		 "(inlined)",
+		 refused(RXLAT_STAGE_TCP_DATA_QUEUE, 0));
+	expect_stage(&info, RXLAT_STAGE_TCP_DATA_QUEUE, NULL, why);
+	expect_loads(&plan, "--b... --b... --b... -...-. ---.-- -.-c..");
+	/* --attach fentry takes no kprobe */
+	cfg.attach = RXLAT_ATTACH_FENTRY;
+	memset(k.kprobe, 0, sizeof(k.kprobe));
+	plan_decide(&cfg, &k, &plan, &info);
+	expect_loads(&plan, "---... ---... ---... -...-. ---.-- -.--..");
+	check_done("kprobes_where_no_fallback_serves");
+}
+
+/* What hooks_probe.c probes for kprobes: only where the fallback cannot serve. */
+static void test_wants_kprobe(void)
+{
+	struct rxlat_config cfg = config(RXLAT_ATTACH_AUTO);
+	struct plan_kernel k = kernel_full();
+
+	CHECK_U64("fentry works", plan_wants_kprobe(&cfg, &k, RXLAT_STAGE_TCP_DATA_QUEUE), 0);
+	cfg.attach = RXLAT_ATTACH_FALLBACK;
+	CHECK_U64("no fallback", plan_wants_kprobe(&cfg, &k, RXLAT_STAGE_TCP_DATA_QUEUE), 1);
+	CHECK_U64("cgroup_skb serves", plan_wants_kprobe(&cfg, &k, RXLAT_STAGE_UDP_QUEUE_RCV), 0);
+	CHECK_U64("stage has none", plan_wants_kprobe(&cfg, &k, RXLAT_STAGE_IP_RCV), 0);
+	k.cast_to_kern_ctx = false;
+	CHECK_U64("before 6.3", plan_wants_kprobe(&cfg, &k, RXLAT_STAGE_UDP_QUEUE_RCV), 1);
+	k.cast_to_kern_ctx = true;
+	k.cgroup2 = -EPERM;
+	CHECK_U64("no cgroup2", plan_wants_kprobe(&cfg, &k, RXLAT_STAGE_UDP_QUEUE_RCV), 1);
+	check_done("wants_kprobe");
 }
 
 /*
@@ -412,6 +500,8 @@ int main(int argc, char **argv)
 	CHECK_RUN(test_no_cgroup2_no_kallsyms);
 	CHECK_RUN(test_stages_asked);
 	CHECK_RUN(test_wants_fallback);
+	CHECK_RUN(test_kprobes);
+	CHECK_RUN(test_wants_kprobe);
 	CHECK_RUN(test_prog_protos);
 	return check_exit_status();
 }

@@ -34,7 +34,7 @@ static bool same(const char *a, const char *b)
 
 /*
  * The loader's entries of stage s are the stage table's attach points, in
- * the order fentry, fentry6, fallback, common.
+ * the order fentry, fentry6, fallback, common, kprobe, kprobe6.
  */
 static void check_stage(int s)
 {
@@ -54,6 +54,11 @@ static void check_stage(int s)
 		check_fail("fallback entry is not %s", st->fallback ? st->fallback : "(none)");
 	if (pp[3].fentry || !same(pp[3].point, st->common) || pp[3].set != P_BOTH)
 		check_fail("common entry is not %s", st->common ? st->common : "(none)");
+	for (int i = 0; i < 2; i++)
+		if (pp[4 + i].fentry || pp[4 + i].point || pp[4 + i].set != P_KPROBE ||
+		    !same(pp[4 + i].kprobe, st->kprobe ? st->fentry[i] : NULL))
+			check_fail("kprobe entry %d is not kprobe:%s", i,
+				   st->kprobe && st->fentry[i] ? st->fentry[i] : "(none)");
 	snprintf(name, sizeof(name), "table.%s", st->name);
 	check_done(name);
 }
@@ -70,6 +75,7 @@ static void check_type(const struct bpf_program *p, const char *sec)
 		{ "fexit/", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 		{ "tp_btf/", BPF_PROG_TYPE_TRACING, BPF_TRACE_RAW_TP },
 		{ "cgroup_skb/ingress", BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_INGRESS },
+		{ "kprobe/", BPF_PROG_TYPE_KPROBE, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
@@ -96,7 +102,7 @@ static bool is_extra(const char *name)
 /* Table to object: each attach point has exactly one program there. */
 static void check_entry(struct bpf_object *obj, const struct plan_prog *pp)
 {
-	const char *point = pp->fentry ? pp->fentry : pp->point;
+	const char *point = pp->fentry ? pp->fentry : pp->kprobe ? pp->kprobe : pp->point;
 	struct bpf_program *p, *found = NULL;
 	char sec[128], name[160];
 	int n = 0;
@@ -113,7 +119,10 @@ static void check_entry(struct bpf_object *obj, const struct plan_prog *pp)
 	else
 		check_type(found, sec);
 	snprintf(name, sizeof(name), "entry.%s.%s%s", stages[pp->stage].name,
-		 pp->fentry ? "fentry:" : "", point);
+		 pp->fentry   ? "fentry:"
+		 : pp->kprobe ? "kprobe:"
+			      : "",
+		 point);
 	check_done(name);
 }
 

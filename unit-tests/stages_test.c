@@ -50,7 +50,7 @@ static const char *target(const char *point)
  */
 static int cell_words(const char *cell, const char *end, char words[][64], int max)
 {
-	static const char *const types[] = { "tp_btf", "cgroup_skb", "fentry" };
+	static const char *const types[] = { "tp_btf", "cgroup_skb", "fentry", "kprobe" };
 	int n = 0;
 
 	for (const char *p = cell; p < end && n < max; p++) {
@@ -122,8 +122,19 @@ static void check_design_row(const struct stage *st, const char *row, const char
 		want++;
 		if (!cell_has(fb, nfb, st->fallback))
 			check_fail("%s: fallback %s missing", st->name, st->fallback);
-	} else if (strncmp(c2 + 1 + strspn(c2 + 1, " "), "none", 4)) {
+	} else if (!st->kprobe && strncmp(c2 + 1 + strspn(c2 + 1, " "), "none", 4)) {
 		check_fail("%s: no fallback in the table, docs/design.md names one", st->name);
+	}
+	/* the last resort: the fentry targets by kprobe */
+	for (int i = 0; i < 2 && st->kprobe; i++) {
+		char kp[80];
+
+		if (!st->fentry[i])
+			continue;
+		want++;
+		snprintf(kp, sizeof(kp), "kprobe:%s", st->fentry[i]);
+		if (!cell_has(fb, nfb, kp))
+			check_fail("%s: %s missing from the fallback cell", st->name, kp);
 	}
 	if (nfb != want)
 		check_fail("%s: %d attach points in the fallback cell, the table has %d", st->name,
@@ -236,8 +247,11 @@ static void check_man(void)
 				check_fail("fentry target %s not named", stages[s].fentry[i]);
 		if (stages[s].fallback && !has_word(desc, next, target(stages[s].fallback)))
 			check_fail("fallback %s not named", stages[s].fallback);
-		if (!stages[s].fallback && !has_word(desc, next, "fentry only"))
+		if (!stages[s].fallback && !stages[s].kprobe &&
+		    !has_word(desc, next, "fentry only"))
 			check_fail("no fallback in the table: the entry must say \"fentry only\"");
+		if (stages[s].kprobe && !has_word(desc, next, "kprobe"))
+			check_fail("the fentry targets by kprobe: the entry must say \"kprobe\"");
 		if (stages[s].common && !has_word(desc, next, target(stages[s].common)))
 			check_fail("%s not named", stages[s].common);
 		snprintf(check, sizeof(check), "man.%s", stages[s].name);

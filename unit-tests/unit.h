@@ -7,6 +7,7 @@
 #ifndef RXLAT_UNIT_H
 #define RXLAT_UNIT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,10 @@ struct stage {
 	const char *fentry[2];
 	const char *fallback; /* "type:target" or NULL */
 	const char *common;   /* "type:target" or NULL */
+	bool kprobe;	      /* the fentry targets by kprobe, where the fallback fails */
 };
 
-#define STAGE(id, name, f4, f6, fb, no_fb, com, ...) { name, { f4, f6 }, fb, com },
+#define STAGE(id, name, f4, f6, fb, no_fb, kp, com, ...) { name, { f4, f6 }, fb, com, kp },
 static const struct stage stages[RXLAT_NR_STAGES] __attribute__((unused)) = { RXLAT_STAGES(STAGE) };
 #undef STAGE
 

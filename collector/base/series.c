@@ -16,7 +16,7 @@
 
 #define STAGE_NAME(id, name, ...) [RXLAT_STAGE_##id] = name,
 const char *const rxlat_stage_names[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_NAME) };
-#define STAGE_PROTOS(id, name, f4, f6, fb, no_fb, com, pr, com_pr) \
+#define STAGE_PROTOS(id, name, f4, f6, fb, no_fb, kp, com, pr, com_pr) \
 	[RXLAT_STAGE_##id] = (pr) | (com_pr),
 const unsigned int rxlat_stage_protos[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_PROTOS) };
 #undef STAGE_PROTOS

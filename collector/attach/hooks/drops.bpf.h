@@ -40,7 +40,7 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	now = bpf_ktime_get_ns();
 	/* probe reads on every kernel: drops are rare, and the program stays small */
 	meta = rxlat_meta_skb(skb, &m, RXLAT_META_PROBE);
-	if (!meta && fwd_stamp(skb, now, &m)) { /* a forwarded packet's tc stamp */
+	if (!meta && fwd_stamp(skb, now, &m, false)) { /* a forwarded packet's tc stamp */
 		if (m.flags & RXLAT_META_F_LOST)
 			return; /* lost on the way: no time to measure the drop from */
 		meta = true;
@@ -59,7 +59,7 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 		key.ifindex = skb->skb_iif ?: dev->ifindex;
 		tc = tc_iface(key.ifindex);
 		key.queue = rx_queue_of(qm, tc);
-		src = packet_start(skb, now, tc, &start);
+		src = packet_start(skb, now, tc, &start, false);
 		if (src != RXLAT_SRC_TC)
 			return; /* not stamped by rxlat */
 	}
@@ -78,7 +78,7 @@ static __always_inline void count_drop(struct sk_buff *skb, int reason)
 	update_max(&d->max_ns, lat);
 	if (rxlat_cfg.slow_ns) /* --slow: a record for every drop */
 		slow_send(skb, RXLAT_SLOW_DROP, lat, now, key.ifindex, key.queue, src, reason,
-			  key.if_netns, 0);
+			  key.if_netns, 0, false);
 }
 
 #endif /* RXLAT_DROPS_BPF_H */

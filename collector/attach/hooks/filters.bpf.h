@@ -32,14 +32,14 @@ static __always_inline bool cgroup_wanted(struct sock *sk)
 	return BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id) == rxlat_cfg.cgroup_id;
 }
 
-/* For stages that have the receiving socket. */
-static __always_inline bool filter_sk(struct sock *sk)
+/* For stages that have the receiving socket; pr: a kprobe's (KREAD()). */
+static __always_inline bool filter_sk(struct sock *sk, bool pr)
 {
 	if (filters_off())
 		return true;
-	if (rxlat_cfg.filter_proto && sk->sk_protocol != rxlat_cfg.filter_proto)
+	if (rxlat_cfg.filter_proto && KREAD(pr, sk, sk_protocol) != rxlat_cfg.filter_proto)
 		return false;
-	if (rxlat_cfg.filter_ports && !port_wanted(sk->__sk_common.skc_num))
+	if (rxlat_cfg.filter_ports && !port_wanted(KREAD(pr, sk, __sk_common.skc_num)))
 		return false;
 	if (rxlat_cfg.filter_cgroup && !cgroup_wanted(sk))
 		return false;

@@ -107,7 +107,7 @@ __noinline __u32 rxlat_group_claim(__u64 netns_cookie, __u64 cgid, __u32 netns)
  * The group of a sample taken in namespace net (inode netns), socket cgroup
  * cgid (0: none).
  */
-static __always_inline __u32 group_slot(const struct net *net, __u32 netns, __u64 cgid)
+static __always_inline __u32 group_slot(const struct net *net, __u32 netns, __u64 cgid, bool pr)
 {
 	struct rxlat_group_key key = { .cgid = cgid };
 	__u32 zero = 0, gen = rxlat_state.group_gen, slot, *v;
@@ -119,7 +119,7 @@ static __always_inline __u32 group_slot(const struct net *net, __u32 netns, __u6
 		key.netns_cookie = RXLAT_INODE_COOKIE(netns);
 	} else {
 		barrier_var(net); /* the load stays on this side, where the field is a u64 */
-		key.netns_cookie = net->net_cookie;
+		key.netns_cookie = KREAD(pr, net, net_cookie);
 	}
 	last = bpf_map_lookup_elem(&rxlat_group_last, &zero);
 	if (last && last->key.netns_cookie == key.netns_cookie && last->key.cgid == cgid &&

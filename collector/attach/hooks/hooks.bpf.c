@@ -10,7 +10,8 @@
  *
  * Two program sets, chosen per stage by user space (collector/attach/hooks/plan.c):
  * fentry where the kernel allows BPF trampolines, and a fallback of
- * tracepoints and cgroup_skb where it does not.
+ * tracepoints and cgroup_skb where it does not; where a stage has no such
+ * fallback, or it cannot load, a kprobe on the fentry target.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -124,6 +125,15 @@ struct sk_buff___mono_delivery { /* 5.18 .. 6.10 */
 
 extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
 
+/*
+ * Field f of kernel object p, on the path of a program whose arguments are
+ * BTF pointers (pr false: a plain load) or a kprobe's, which are numbers to
+ * the verifier (pr true: a probe read, CO-RE relocated). pr is a constant
+ * on every path, so that each program keeps one of the two: the kprobe set
+ * pays a helper call per field, the others nothing.
+ */
+#define KREAD(pr, p, f) ((pr) ? BPF_CORE_READ(p, f) : (p)->f)
+
 #include "filters.bpf.h"
 #include "slow.bpf.h"
 
@@ -155,15 +165,17 @@ extern void *bpf_cast_to_kern_ctx(void *) __ksym __weak;
  * lays them out without a jump (bpftool prog dump xlated: 2 instructions
  * fewer on their path).
  */
-static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_meta *m)
+static __always_inline bool read_meta(const struct sk_buff *skb, struct rxlat_meta *m, bool pr)
 {
 	if (COST_OFF(STAMP)) {
 		*m = (struct rxlat_meta){ .magic = RXLAT_META_MAGIC,
-					  .ifindex = skb->skb_iif,
+					  .ifindex = KREAD(pr, skb, skb_iif),
 					  .netns = rxlat_cfg.netns_ino,
 					  .stamp_lo = 1 };
 		return true;
 	}
+	if (pr)
+		return rxlat_meta_skb(skb, m, RXLAT_META_KPROBE);
 	if (!rxlat_cfg.direct_mem)
 		return rxlat_meta_skb(skb, m, RXLAT_META_PROBE);
 	return rxlat_meta_skb(skb, m, RXLAT_META_DIRECT);
@@ -189,17 +201,19 @@ int BPF_PROG(rxlat_probe_mem, struct sk_buff *skb)
  * it may instead carry the sender's monotonic delivery time (veth, for one):
  * read as a receive time that gives "years of latency".
  */
-static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
+static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb, bool pr)
 {
 	struct sk_buff___tstamp_type *n = (void *)skb;
 	struct sk_buff___mono_delivery *o = (void *)skb;
 
 	if (bpf_core_field_exists(n->tstamp_type))
-		return BPF_CORE_READ_BITFIELD(n, tstamp_type) == 0;
+		return (pr ? BPF_CORE_READ_BITFIELD_PROBED(n, tstamp_type)
+			   : BPF_CORE_READ_BITFIELD(n, tstamp_type)) == 0;
 	if (bpf_core_field_exists(o->mono_delivery_time))
-		return BPF_CORE_READ_BITFIELD(o, mono_delivery_time) == 0;
+		return (pr ? BPF_CORE_READ_BITFIELD_PROBED(o, mono_delivery_time)
+			   : BPF_CORE_READ_BITFIELD(o, mono_delivery_time)) == 0;
 	/* before 5.18: a departure time of a sender here, below 2^60 ns (2006), is none */
-	return (__u64)skb->tstamp >= 1ull << 60;
+	return (__u64)KREAD(pr, skb, tstamp) >= 1ull << 60;
 }
 
 /*
@@ -224,15 +238,16 @@ static __always_inline bool tstamp_is_realtime(const struct sk_buff *skb)
  */
 __u32 rxlat_fwd_lost_ifindex;
 
-static __always_inline bool fwd_stamp(const struct sk_buff *skb, __u64 now, struct rxlat_meta *m)
+static __always_inline bool fwd_stamp(const struct sk_buff *skb, __u64 now, struct rxlat_meta *m,
+				      bool pr)
 {
-	__u64 ts = skb->tstamp;
+	__u64 ts = KREAD(pr, skb, tstamp);
 	struct rxlat_fwd_slot *e;
 	__u32 k;
 
 	if (!rxlat_cfg.fwd_mask ||
 	    !rxlat_fwd_is_key(ts, now, rxlat_cfg.fwd_tag, rxlat_cfg.fwd_mask) ||
-	    tstamp_is_realtime(skb))
+	    tstamp_is_realtime(skb, pr))
 		return false;
 	k = ts & rxlat_cfg.fwd_mask;
 	e = bpf_map_lookup_elem(&rxlat_tc_fwd, &k);
@@ -400,8 +415,9 @@ static __always_inline void carry_note(const struct sk_buff *skb, const struct r
  * ip_rcv notes one, and that costs a hash lookup per segment and stage.
  */
 static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage, bool here,
-					  struct rxlat_meta *m)
+					  struct rxlat_meta *m, bool pr)
 {
+	__u32 off = bpf_core_field_offset(struct tcp_skb_cb, seq), seq;
 	struct rxlat_carry_tcp *t;
 	struct rxlat_carry *c;
 	__u64 key = (__u64)skb;
@@ -412,9 +428,14 @@ static __always_inline bool carried_stamp(const struct sk_buff *skb, __u32 stage
 		if (here)
 			return false;
 		t = bpf_map_lookup_elem(&rxlat_carry_tcp, &key);
-		if (!t || t->head != addr32(skb->head) ||
-		    t->seq !=
-			*(__u32 *)((void *)skb->cb + bpf_core_field_offset(struct tcp_skb_cb, seq)))
+		if (!t || t->head != addr32(KREAD(pr, skb, head)))
+			return false;
+		if (!pr)
+			seq = *(__u32 *)((void *)skb->cb + off);
+		else if (bpf_probe_read_kernel(&seq, sizeof(seq),
+					       (void *)skb + bpf_core_field_offset(skb->cb) + off))
+			return false;
+		if (t->seq != seq)
 			return false;
 		*m = t->m;
 		return true;
@@ -461,7 +482,8 @@ static __always_inline struct rxlat_fwd_sock *sock_way(struct rxlat_fwd_sock_set
  * one, else the one with the oldest stamp. The skb goes last, so that a
  * reader that finds it finds the stamp written.
  */
-static __always_inline void sock_note(const struct sk_buff *skb, const struct rxlat_meta *m)
+static __always_inline void sock_note(const struct sk_buff *skb, const struct rxlat_meta *m,
+				      bool pr)
 {
 	struct rxlat_fwd_sock_set *set;
 	struct rxlat_fwd_sock *s;
@@ -494,7 +516,7 @@ static __always_inline void sock_note(const struct sk_buff *skb, const struct rx
 		s = &set->way[pick & (RXLAT_FWD_SOCK_WAYS - 1)];
 	}
 	s->skb = 0;
-	s->head = (__u32)(__u64)skb->head;
+	s->head = (__u32)(__u64)KREAD(pr, skb, head);
 	s->ifindex = m->ifindex;
 	s->netns = m->netns;
 	s->rx_queue = m->rx_queue;
@@ -650,9 +672,9 @@ static __always_inline struct net *net_dev(const struct sk_buff *skb)
 	return skb->dev->nd_net.net;
 }
 
-static __always_inline struct net *net_sk(const struct sock *sk)
+static __always_inline struct net *net_sk(const struct sock *sk, bool pr)
 {
-	return sk->__sk_common.skc_net.net;
+	return KREAD(pr, sk, __sk_common.skc_net.net);
 }
 
 /*
@@ -660,22 +682,23 @@ static __always_inline struct net *net_sk(const struct sock *sk)
  * always, the others with --by netns or cgroup (where only packets stamped
  * on rxlat's interfaces count, see record()).
  */
-static __always_inline bool netns_wanted(const struct net *net)
+static __always_inline bool netns_wanted(const struct net *net, bool pr)
 {
-	return rxlat_cfg.by != RXLAT_BY_NONE || net->ns.inum == rxlat_cfg.netns_ino;
+	return rxlat_cfg.by != RXLAT_BY_NONE || KREAD(pr, net, ns.inum) == rxlat_cfg.netns_ino;
 }
 
 /*
- * The receiving socket's cgroup v2, with --by cgroup. The socket is a BTF
- * pointer in every program that calls this: plain loads, where probe reads
- * cost a helper call each.
+ * The receiving socket's cgroup v2, with --by cgroup: plain loads from a
+ * BTF pointer, where probe reads cost a helper call each.
  */
-static __always_inline __u64 sk_group(const struct sock *sk)
+static __always_inline __u64 sk_group(const struct sock *sk, bool pr)
 {
 	struct cgroup *cg;
 
 	if (rxlat_cfg.by != RXLAT_BY_CGROUP)
 		return 0;
+	if (pr)
+		return BPF_CORE_READ(sk, sk_cgrp_data.cgroup, kn, id);
 	cg = sk->sk_cgrp_data.cgroup;
 	return cg ? cg->kn->id : 0;
 }
@@ -718,12 +741,12 @@ static __always_inline bool realtime_start(__s64 ts, __u64 now, __u64 *start)
  * knows of the packet's interface (tc_iface()).
  */
 static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, __u8 tc,
-					  __u64 *start)
+					  __u64 *start, bool pr)
 {
-	__s64 ts = skb->tstamp;
+	__s64 ts = KREAD(pr, skb, tstamp);
 	__u32 src = RXLAT_SRC_KERNEL;
 
-	if (ts <= 0 || !tstamp_is_realtime(skb))
+	if (ts <= 0 || !tstamp_is_realtime(skb, pr))
 		return RXLAT_SRC_NONE;
 	if (ts & RXLAT_TC_MARK) {
 		if (tc)
@@ -749,11 +772,11 @@ static __always_inline __u32 packet_start(const struct sk_buff *skb, __u64 now, 
  * Whether the skb carries rxlat's own tc stamp: a marked realtime stamp on
  * ifindex, where rxlat runs the tc stamper.
  */
-static __always_inline bool own_tc_stamp(const struct sk_buff *skb, __u32 ifindex)
+static __always_inline bool own_tc_stamp(const struct sk_buff *skb, __u32 ifindex, bool pr)
 {
-	__s64 ts = skb->tstamp;
+	__s64 ts = KREAD(pr, skb, tstamp);
 
-	return ts > 0 && (ts & RXLAT_TC_MARK) && tstamp_is_realtime(skb) && tc_iface(ifindex);
+	return ts > 0 && (ts & RXLAT_TC_MARK) && tstamp_is_realtime(skb, pr) && tc_iface(ifindex);
 }
 
 /*
@@ -811,13 +834,13 @@ static __always_inline void hist_add(struct rxlat_hist *h, __u64 lat)
  * the packet is queued to a socket of another namespace for sock_read.
  */
 static __always_inline bool fwd_meta(const struct sk_buff *skb, __u32 stage, bool here, __u64 now,
-				     struct rxlat_meta *m)
+				     struct rxlat_meta *m, bool pr)
 {
 	if (stage == RXLAT_STAGE_IP_RCV)
-		return fwd_stamp(skb, now, m);
+		return fwd_stamp(skb, now, m, pr);
 	if (stage == RXLAT_STAGE_SOCK_READ)
 		return !here && sock_stamp(skb, m);
-	return carried_stamp(skb, stage, here, m) || fwd_stamp(skb, now, m);
+	return carried_stamp(skb, stage, here, m, pr) || fwd_stamp(skb, now, m, pr);
 }
 
 /*
@@ -830,12 +853,18 @@ struct rx_sample {
 	__u32 own, netns, ifindex, queue, src, if_netns, qslot, gslot;
 	__s32 slot;
 	bool here;
+	bool pr; /* the program is a kprobe (KREAD()) */
 };
 
 /* The skb's interface; at_dev: skb->dev, not skb_iif (record_sample()). */
-static __always_inline __u32 skb_ifindex(const struct sk_buff *skb, bool at_dev)
+static __always_inline __u32 skb_ifindex(const struct sk_buff *skb, bool at_dev, bool pr)
 {
-	return at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
+	__u32 iif;
+
+	if (!pr)
+		return at_dev ? skb->dev->ifindex : skb->skb_iif ?: skb->dev->ifindex;
+	iif = at_dev ? 0 : BPF_CORE_READ(skb, skb_iif);
+	return iif ?: BPF_CORE_READ(skb, dev, ifindex);
 }
 
 /*
@@ -849,10 +878,10 @@ static __always_inline __u32 skb_ifindex(const struct sk_buff *skb, bool at_dev)
 static __always_inline bool sample_meta(const struct sk_buff *skb, __u32 stage,
 					const struct rx_sample *s, struct rxlat_meta *m, __u32 *src)
 {
-	bool meta = read_meta(skb, m);
+	bool meta = read_meta(skb, m, s->pr);
 
 	*src = RXLAT_SRC_XDP;
-	if (!meta && fwd_meta(skb, stage, s->here, s->now, m)) {
+	if (!meta && fwd_meta(skb, stage, s->here, s->now, m, s->pr)) {
 		meta = true;
 		*src = RXLAT_SRC_TC;
 	}
@@ -860,7 +889,7 @@ static __always_inline bool sample_meta(const struct sk_buff *skb, __u32 stage,
 		carry_note(skb, *src == RXLAT_SRC_TC ? m : NULL, s->here);
 	else if (!s->here &&
 		 (stage == RXLAT_STAGE_UDP_QUEUE_RCV || stage == RXLAT_STAGE_TCP_DO_RCV))
-		sock_note(skb, *src == RXLAT_SRC_TC ? m : NULL);
+		sock_note(skb, *src == RXLAT_SRC_TC ? m : NULL, s->pr);
 	return meta;
 }
 
@@ -879,9 +908,9 @@ static __always_inline bool sample_stamp(const struct sk_buff *skb, __u32 stage,
 	__u8 tc;
 
 	if (meta && s->here && m.netns && m.netns != s->own) { /* stamped in another namespace */
-		__u32 ifindex = skb_ifindex(skb, at_dev);
+		__u32 ifindex = skb_ifindex(skb, at_dev, s->pr);
 
-		if (own_tc_stamp(skb, ifindex))
+		if (own_tc_stamp(skb, ifindex, s->pr))
 			meta = false; /* rxlat's own stamp wins */
 		else if (rxlat_cfg.ifaces_fixed && iface_slot(ifindex, 0) < 0)
 			return false;
@@ -901,10 +930,10 @@ static __always_inline bool sample_stamp(const struct sk_buff *skb, __u32 stage,
 	}
 	if (!s->here)
 		return false;
-	s->ifindex = skb_ifindex(skb, at_dev);
+	s->ifindex = skb_ifindex(skb, at_dev, s->pr);
 	tc = tc_iface(s->ifindex);
-	s->queue = rx_queue_of(skb->queue_mapping, tc);
-	s->src = packet_start(skb, s->now, tc, &s->start);
+	s->queue = rx_queue_of(KREAD(s->pr, skb, queue_mapping), tc);
+	s->src = packet_start(skb, s->now, tc, &s->start, s->pr);
 	return true;
 }
 
@@ -927,7 +956,7 @@ static __always_inline bool sample_slots(const struct net *net, __u64 cgid, stru
 	if (s->slot < 0)
 		return false;
 	s->qslot = s->queue < rxlat_cfg.max_queues ? s->queue : rxlat_cfg.max_queues;
-	s->gslot = COST_OFF(GROUP) ? 0 : group_slot(net, s->netns, cgid);
+	s->gslot = COST_OFF(GROUP) ? 0 : group_slot(net, s->netns, cgid, s->pr);
 	return true;
 }
 
@@ -975,7 +1004,7 @@ static __always_inline void sample_count(const struct sk_buff *skb, __u32 stage,
 	/* A start after now (a step the conversion could not undo) counts as 0 ns. */
 	lat = s->now > s->start ? s->now - s->start : 0;
 	slow_record(skb, stage, lat, s->now, s->ifindex, s->queue, s->src, s->if_netns,
-		    s->here ? 0 : s->netns);
+		    s->here ? 0 : s->netns, s->pr);
 	hist_add(h, lat);
 }
 
@@ -1001,13 +1030,16 @@ static __always_inline void sample_count(const struct sk_buff *skb, __u32 stage,
  * is 0, or what an earlier round left (a bridge port's, for a frame the
  * bridge passes up to its own device). Later stages read skb_iif, the last
  * device __netif_receive_skb_core() ran for.
+ *
+ * pr: skb and net are a kprobe's arguments, numbers to the verifier (KREAD()).
  */
 static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage, bool at_dev,
-					  const struct net *net, __u64 cgid, bool held)
+					  const struct net *net, __u64 cgid, bool held, bool pr)
 {
 	struct rx_sample s = { .now = bpf_ktime_get_ns(),
 			       .own = rxlat_cfg.netns_ino,
-			       .netns = net->ns.inum };
+			       .netns = KREAD(pr, net, ns.inum),
+			       .pr = pr };
 	struct rxlat_hist *h;
 
 	s.here = s.netns == s.own;
@@ -1023,16 +1055,17 @@ static __always_inline void record_sample(const struct sk_buff *skb, __u32 stage
 static __always_inline void record(const struct sk_buff *skb, __u32 stage, bool at_dev,
 				   const struct net *net, __u64 cgid)
 {
-	record_sample(skb, stage, at_dev, net, cgid, false);
+	record_sample(skb, stage, at_dev, net, cgid, false, false);
 }
 
-/* A stage with a socket. */
-static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, const struct sock *sk)
+/* A stage with a socket; pr: a kprobe's (KREAD()). */
+static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, const struct sock *sk,
+				      bool pr)
 {
-	struct net *net = net_sk(sk);
+	struct net *net = net_sk(sk, pr);
 
-	if (netns_wanted(net))
-		record(skb, stage, false, net, sk_group(sk));
+	if (netns_wanted(net, pr))
+		record_sample(skb, stage, false, net, sk_group(sk, pr), false, pr);
 }
 
 #include "ooo.bpf.h"
@@ -1040,9 +1073,9 @@ static __always_inline void record_sk(const struct sk_buff *skb, __u32 stage, co
 /* tcp_do_rcv: a sample, and where sock_read needs it, out-of-order segments noted. */
 static __always_inline void tcp_do_rcv(struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
+	if (!filter_sk(sk, false))
 		return;
-	record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk);
+	record_sk(skb, RXLAT_STAGE_TCP_DO_RCV, sk, false);
 	if (rxlat_cfg.ooo_at_do_rcv && !COST_OFF(OOO))
 		ooo_arrival(sk, skb);
 }
@@ -1056,7 +1089,7 @@ static __always_inline void ip_rcv(struct sk_buff *skb)
 {
 	struct net *net = net_dev(skb);
 
-	if (!netns_wanted(net))
+	if (!netns_wanted(net, false))
 		return;
 	if (filter_ip(skb))
 		record(skb, RXLAT_STAGE_IP_RCV, false, net, 0);
@@ -1097,24 +1130,24 @@ int BPF_PROG(rxlat_fentry_tcp_v6_do_rcv, struct sock *sk, struct sk_buff *skb)
 SEC("fentry/tcp_data_queue")
 int BPF_PROG(rxlat_fentry_tcp_data_queue, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_TCP_DATA_QUEUE, sk);
+	if (filter_sk(sk, false))
+		record_sk(skb, RXLAT_STAGE_TCP_DATA_QUEUE, sk, false);
 	return 0;
 }
 
 SEC("fentry/udp_queue_rcv_one_skb")
 int BPF_PROG(rxlat_fentry_udp_queue_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk);
+	if (filter_sk(sk, false))
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk, false);
 	return 0;
 }
 
 SEC("fentry/udpv6_queue_rcv_one_skb")
 int BPF_PROG(rxlat_fentry_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
 {
-	if (filter_sk(sk))
-		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk);
+	if (filter_sk(sk, false))
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk, false);
 	return 0;
 }
 
@@ -1151,7 +1184,7 @@ int BPF_PROG(rxlat_tp_ip_rcv, struct sk_buff *skb)
 	struct net *net = net_dev(skb);
 
 	if (filter_ip(skb) && (proto == ETH_P_IP || proto == ETH_P_IPV6) &&
-	    !dev_passes_up(skb->dev) && netns_wanted(net))
+	    !dev_passes_up(skb->dev) && netns_wanted(net, false))
 		record(skb, RXLAT_STAGE_IP_RCV, true, net, 0);
 	else
 		carry_note(skb, NULL, false);
@@ -1181,11 +1214,41 @@ int rxlat_cg_udp_queue_rcv(struct __sk_buff *ctx)
 		return 1;
 	skb = bpf_cast_to_kern_ctx(ctx);
 	sk = skb->sk;
-	if (sk && !filter_sk(sk))
+	if (sk && !filter_sk(sk, false))
 		return 1;
 	if (sk && sk->sk_protocol == IPPROTO_UDP_)
-		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk);
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk, false);
 	return 1;
+}
+
+/*
+ * The last resort of a stage whose fallback is missing or cannot load: a
+ * kprobe on its fentry target, at the same entry, so the same sample. Its
+ * arguments are numbers to the verifier: every field is a probe read
+ * (KREAD()), dearer than a trampoline's plain load.
+ */
+SEC("kprobe/tcp_data_queue")
+int BPF_KPROBE(rxlat_kprobe_tcp_data_queue, struct sock *sk, struct sk_buff *skb)
+{
+	if (filter_sk(sk, true))
+		record_sk(skb, RXLAT_STAGE_TCP_DATA_QUEUE, sk, true);
+	return 0;
+}
+
+SEC("kprobe/udp_queue_rcv_one_skb")
+int BPF_KPROBE(rxlat_kprobe_udp_queue_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (filter_sk(sk, true))
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk, true);
+	return 0;
+}
+
+SEC("kprobe/udpv6_queue_rcv_one_skb")
+int BPF_KPROBE(rxlat_kprobe_udpv6_queue_rcv, struct sock *sk, struct sk_buff *skb)
+{
+	if (filter_sk(sk, true))
+		record_sk(skb, RXLAT_STAGE_UDP_QUEUE_RCV, sk, true);
+	return 0;
 }
 
 /* ---- both sets ------------------------------------------------------ */
@@ -1206,8 +1269,8 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 
 	if (!sk || sk->sk_protocol != IPPROTO_TCP_)
 		return 0;
-	net = net_sk(sk);
-	if (!netns_wanted(net) || !filter_sk(sk))
+	net = net_sk(sk, false);
+	if (!netns_wanted(net, false) || !filter_sk(sk, false))
 		return 0;
 	/*
 	 * Plain loads where the kernel allows them: the control block lies
@@ -1217,8 +1280,8 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 	seq = TCP_CB_U32(skb, seq);
 	if (TCP_SK_U32(sk, copied_seq) != seq)
 		return 0;
-	record_sample(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk),
-		      !COST_OFF(OOO) && rxlat_cfg.ooo_notes && ooo_held(sk, seq));
+	record_sample(skb, RXLAT_STAGE_SOCK_READ, false, net, sk_group(sk, false),
+		      !COST_OFF(OOO) && rxlat_cfg.ooo_notes && ooo_held(sk, seq), false);
 	return 0;
 }
 
@@ -1229,10 +1292,10 @@ int BPF_PROG(rxlat_tp_sock_read, const struct sk_buff *skb, int len)
 SEC("fentry/skb_consume_udp")
 int BPF_PROG(rxlat_fentry_udp_read, struct sock *sk, struct sk_buff *skb)
 {
-	if (!filter_sk(sk))
+	if (!filter_sk(sk, false))
 		return 0;
 	if (skb->users.refs.counter == 1)
-		record_sk(skb, RXLAT_STAGE_SOCK_READ, sk);
+		record_sk(skb, RXLAT_STAGE_SOCK_READ, sk, false);
 	return 0;
 }
 
@@ -1256,7 +1319,7 @@ int BPF_PROG(rxlat_tp_udp_read, struct sk_buff *skb, void *location)
 		return 0;
 	t = bpf_get_current_task_btf();
 	net = t->nsproxy->net_ns;
-	if (netns_wanted(net))
+	if (netns_wanted(net, false))
 		record(skb, RXLAT_STAGE_SOCK_READ, false, net,
 		       rxlat_cfg.by == RXLAT_BY_CGROUP ? bpf_get_current_cgroup_id() : 0);
 	return 0;

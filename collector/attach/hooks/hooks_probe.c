@@ -17,9 +17,11 @@
 #include <netinet/in.h>
 #include <net/if.h>
 #include <sched.h>
+#include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -187,6 +189,45 @@ static int probe_fentry(const struct btf *vmlinux, const char *func)
 		err = -errno;
 	else
 		close(link);
+	close(fd);
+	return err;
+}
+
+/*
+ * A kprobe on func, attached as the hooks' kprobes are (libbpf: a perf event
+ * of the kprobe PMU, the program set on it) with a program that returns at
+ * once, and taken down: 0, or -errno (-ENOENT: func is not in kallsyms).
+ */
+static int probe_kprobe(const char *func)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+		{ .code = 0x95 },			  /* exit */
+	};
+	struct perf_event_attr attr = { .size = sizeof(attr) };
+	FILE *f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	int type = -1, fd, pfd, err = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &type) != 1)
+			type = -1;
+		fclose(f);
+	}
+	if (type < 0)
+		return -EOPNOTSUPP;
+	attr.type = type;
+	attr.config1 = (__u64)(unsigned long)func;
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "rxlat_probe", "GPL", insns, 2, NULL);
+	if (fd < 0)
+		return -errno;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0) {
+		err = -errno;
+	} else {
+		if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, fd))
+			err = -errno;
+		close(pfd);
+	}
 	close(fd);
 	return err;
 }
@@ -458,6 +499,9 @@ static int probe_kernel(const struct rxlat_config *cfg, struct plan_kernel *k)
 					close(fd);
 			}
 		}
+		if (plan_wants_kprobe(cfg, k, s))
+			for (int i = 0; i < 2 && fentry[i].fentry && !(i && k->kprobe[s][0]); i++)
+				k->kprobe[s][i] = probe_kprobe(fentry[i].fentry);
 		if (s == RXLAT_STAGE_SOCK_READ) {
 			k->consume_skb_location = consume_skb_has_location(vmlinux);
 			if (k->consume_skb_location)

@@ -132,8 +132,8 @@ static __always_inline void ooo_arrival(struct sock *sk, struct sk_buff *skb)
 	if (seq == end || !seq_before(TCP_SK_U32(sk, rcv_nxt), seq))
 		return; /* no data, or in order */
 	/* tcp_v4_do_rcv() also takes the segments of other states */
-	if (sk->__sk_common.skc_state != TCP_ESTABLISHED_ || !filter_sk(sk) ||
-	    !netns_wanted(net_sk(sk)))
+	if (sk->__sk_common.skc_state != TCP_ESTABLISHED_ || !filter_sk(sk, false) ||
+	    !netns_wanted(net_sk(sk, false), false))
 		return;
 	o = bpf_sk_storage_get(&rxlat_ooo_ranges, sk, NULL, BPF_SK_STORAGE_GET_F_CREATE);
 	if (o)

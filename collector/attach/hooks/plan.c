@@ -15,24 +15,28 @@ struct stage_def {
 	const char *fentry[2];	 /* target functions, IPv4 and IPv6 twin */
 	const char *fallback;	 /* fallback attach point, NULL if none */
 	const char *no_fallback; /* why there is none */
+	bool kprobe;		 /* the fentry targets by kprobe, the last resort */
 	const char *common;	 /* attach point used in both sets */
 };
 
-#define STAGE_DEF(id, name, fentry4, fentry6, fb, no_fb, com, ...) \
-	[RXLAT_STAGE_##id] = { .fentry = { fentry4, fentry6 },     \
-			       .fallback = fb,                     \
-			       .no_fallback = no_fb,               \
+#define STAGE_DEF(id, name, fentry4, fentry6, fb, no_fb, kp, com, ...) \
+	[RXLAT_STAGE_##id] = { .fentry = { fentry4, fentry6 },         \
+			       .fallback = fb,                         \
+			       .no_fallback = no_fb,                   \
+			       .kprobe = kp,                           \
 			       .common = com },
 static const struct stage_def stage_defs[RXLAT_NR_STAGES] = { RXLAT_STAGES(STAGE_DEF) };
 #undef STAGE_DEF
 
-/* In the order of PLAN_PER_STAGE: fentry, fentry6, fallback, common. */
+/* In the order of PLAN_PER_STAGE: fentry, fentry6, fallback, common, kprobe, kprobe6. */
 // clang-format off
-#define PLAN_PROGS(id, name, fentry4, fentry6, fb, no_fb, com, pr, com_pr)	\
-	{ RXLAT_STAGE_##id, P_FENTRY, fentry4, NULL, pr },			\
-	{ RXLAT_STAGE_##id, P_FENTRY, fentry6, NULL, pr },			\
-	{ RXLAT_STAGE_##id, P_FALLBACK, NULL, fb, pr },				\
-	{ RXLAT_STAGE_##id, P_BOTH, NULL, com, com_pr },
+#define PLAN_PROGS(id, name, fentry4, fentry6, fb, no_fb, kp, com, pr, com_pr)	\
+	{ RXLAT_STAGE_##id, P_FENTRY, fentry4, NULL, NULL, pr },		\
+	{ RXLAT_STAGE_##id, P_FENTRY, fentry6, NULL, NULL, pr },		\
+	{ RXLAT_STAGE_##id, P_FALLBACK, NULL, fb, NULL, pr },			\
+	{ RXLAT_STAGE_##id, P_BOTH, NULL, com, NULL, com_pr },			\
+	{ RXLAT_STAGE_##id, P_KPROBE, NULL, NULL, (kp) ? fentry4 : NULL, pr },	\
+	{ RXLAT_STAGE_##id, P_KPROBE, NULL, NULL, (kp) ? fentry6 : NULL, pr },
 // clang-format on
 const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE] = { RXLAT_STAGES(PLAN_PROGS) };
 #undef PLAN_PROGS
@@ -52,8 +56,9 @@ bool plan_prog_section(const struct plan_prog *pp, char *buf, size_t len)
 {
 	const char *colon;
 
-	if (pp->fentry) {
-		snprintf(buf, len, "fentry/%s", pp->fentry);
+	if (pp->fentry || pp->kprobe) {
+		snprintf(buf, len, "%s/%s", pp->fentry ? "fentry" : "kprobe",
+			 pp->fentry ? pp->fentry : pp->kprobe);
 		return true;
 	}
 	if (!pp->point)
@@ -139,10 +144,63 @@ bool plan_wants_fallback(const struct rxlat_config *cfg, const struct plan_kerne
 	return cfg->attach == RXLAT_ATTACH_FALLBACK || fentry_result(k, s, &failed);
 }
 
+/* Why the fallback of stage s cannot serve here, NULL when it can. */
+static const char *fallback_refused(int s, const struct plan_kernel *k)
+{
+	const struct stage_def *d = &stage_defs[s];
+
+	if (!d->fallback)
+		return d->no_fallback;
+	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
+		if (!k->cast_to_kern_ctx)
+			return "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)";
+		if (k->cgroup2)
+			return k->cgroup2_how;
+	}
+	return NULL;
+}
+
+bool plan_wants_kprobe(const struct rxlat_config *cfg, const struct plan_kernel *k, int s)
+{
+	return stage_defs[s].kprobe && plan_wants_fallback(cfg, k, s) && fallback_refused(s, k);
+}
+
+static const char *kprobe_reason(int err, const char *func, char *buf, size_t len)
+{
+	if (err == -ENOENT)
+		snprintf(buf, len, "no kprobe either: %s is not in /proc/kallsyms (inlined)", func);
+	else if (err == -EOPNOTSUPP)
+		snprintf(buf, len, "no kprobe either: this kernel has no kprobes (CONFIG_KPROBES)");
+	else
+		snprintf(buf, len, "no kprobe either: on %s: %s", func, strerror(-err));
+	return buf;
+}
+
+/*
+ * The last resort of stage s, whose fallback cannot serve (*reason says
+ * why): its kprobes where they attach, else nothing, *reason saying why.
+ */
+static enum point kprobe_or_none(int s, const struct plan_kernel *k, struct rxlat_hooks_info *info,
+				 const char **reason)
+{
+	const struct stage_def *d = &stage_defs[s];
+	char why[160];
+
+	if (!d->kprobe)
+		return P_NONE;
+	for (int i = 0; i < 2 && d->fentry[i]; i++)
+		if (k->kprobe[s][i]) {
+			*reason = add_reason(
+			    info, s, *reason,
+			    kprobe_reason(k->kprobe[s][i], d->fentry[i], why, sizeof(why)));
+			return P_NONE;
+		}
+	return P_KPROBE;
+}
+
 static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct plan_kernel *k,
 			     struct plan *plan, struct rxlat_hooks_info *info, const char **reason)
 {
-	const struct stage_def *d = &stage_defs[s];
 	const char *failed;
 	int err;
 
@@ -156,19 +214,9 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		if (cfg->attach == RXLAT_ATTACH_FENTRY)
 			return P_NONE;
 	}
-	if (!d->fallback) {
-		*reason = add_reason(info, s, *reason, d->no_fallback);
-		return P_NONE;
-	}
-	if (s == RXLAT_STAGE_UDP_QUEUE_RCV) {
-		if (!k->cast_to_kern_ctx) {
-			*reason = "the cgroup_skb fallback needs bpf_cast_to_kern_ctx (Linux 6.3+)";
-			return P_NONE;
-		}
-		if (k->cgroup2) {
-			*reason = add_reason(info, s, *reason, k->cgroup2_how);
-			return P_NONE;
-		}
+	if (fallback_refused(s, k)) {
+		*reason = add_reason(info, s, *reason, fallback_refused(s, k));
+		return kprobe_or_none(s, k, info, reason);
 	}
 	/* without a way to see UDP reads, sock_read still has TCP's */
 	if (s == RXLAT_STAGE_SOCK_READ) {
@@ -202,10 +250,10 @@ static void describe(int s, const struct plan *plan, struct rxlat_hooks_info *in
 	size_t len = sizeof(info->attach_buf[s]);
 	enum point p = plan->point[s];
 
-	if (p == P_FENTRY) {
+	if (p == P_FENTRY || p == P_KPROBE) {
 		/* napi_wait: and the raise, a backlog's schedule */
-		snprintf(buf, len, "%s%sfentry:%s%s%s%s", c, sep, d->fentry[0],
-			 d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "",
+		snprintf(buf, len, "%s%s%s:%s%s%s%s", c, sep, p == P_FENTRY ? "fentry" : "kprobe",
+			 d->fentry[0], d->fentry[1] ? "," : "", d->fentry[1] ? d->fentry[1] : "",
 			 s == RXLAT_STAGE_NAPI_WAIT ? ",softirq_raise" : "");
 		info->attach[s] = buf;
 	} else if (p == P_FALLBACK && s == RXLAT_STAGE_SOCK_READ && !plan->udp_read_fallback) {
@@ -277,7 +325,7 @@ int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, str
 		describe(s, plan, info);
 		if (*p == P_NONE)
 			info->unavailable[s] = reason;
-		else if (*p == P_FALLBACK && stage_defs[s].fentry[0])
+		else if ((*p == P_FALLBACK || *p == P_KPROBE) && stage_defs[s].fentry[0])
 			info->fallback_why[s] = reason;
 		cover(s, cfg, plan, info, reason);
 		if (*p == P_NONE && cfg->attach == RXLAT_ATTACH_FENTRY)

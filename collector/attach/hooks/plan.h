@@ -22,8 +22,12 @@
 #include "config.h"
 #include "hooks.h"
 
-/* P_BOTH: a program attached in either set, whenever its stage is */
-enum point { P_NONE, P_FENTRY, P_FALLBACK, P_BOTH };
+/*
+ * P_BOTH: a program attached in either set, whenever its stage is;
+ * P_KPROBE: the fentry targets by kprobe, where the fallback is missing or
+ * cannot load
+ */
+enum point { P_NONE, P_FENTRY, P_FALLBACK, P_BOTH, P_KPROBE };
 
 /*
  * What this kernel offers the hooks. The probes fill only what a decision
@@ -49,6 +53,12 @@ struct plan_kernel {
 	__u64 udp_consume_lo, udp_consume_hi;
 	/* the start-up check of the consume_skb fallback: NULL saw UDP reads */
 	const char *udp_read;
+	/*
+	 * Per stage with a kprobe, a kprobe on each fentry target: 0 when it
+	 * attaches, else -errno (-ENOENT: not in /proc/kallsyms). Probed
+	 * where plan_wants_kprobe() says, up to the first failure.
+	 */
+	int kprobe[RXLAT_NR_STAGES][2];
 };
 
 /* What plan_decide() chose for each stage, and what attaching it needs. */
@@ -65,6 +75,11 @@ struct plan {
 /* Whether stage s falls back, by the fentry results alone. */
 bool plan_wants_fallback(const struct rxlat_config *cfg, const struct plan_kernel *k, int s);
 /*
+ * Whether stage s falls back to its kprobes, by the fentry results and the
+ * fallback's needs (k->cast_to_kern_ctx, k->cgroup2).
+ */
+bool plan_wants_kprobe(const struct rxlat_config *cfg, const struct plan_kernel *k, int s);
+/*
  * The plan and its description (attach points, reasons, and per stage the
  * protocols measured and why not the others). 0, or -EOPNOTSUPP when
  * --attach fentry finds a stage without fentry.
@@ -75,16 +90,17 @@ int plan_decide(const struct rxlat_config *cfg, const struct plan_kernel *k, str
 /*
  * The program table: one entry per attach point of the stage table
  * (include/rxlat.h), made from it, PLAN_PER_STAGE per stage in the order
- * fentry, fentry6, fallback, common. Entries of attach points a stage does
- * not have are empty (plan_prog_section() false). The program of an entry
- * is the one whose section is that attach point.
+ * fentry, fentry6, fallback, common, kprobe, kprobe6. Entries of attach
+ * points a stage does not have are empty (plan_prog_section() false). The
+ * program of an entry is the one whose section is that attach point.
  */
-#define PLAN_PER_STAGE 4
+#define PLAN_PER_STAGE 6
 struct plan_prog {
 	enum rxlat_stage stage;
-	enum point set;	     /* P_FENTRY, P_FALLBACK, or P_BOTH (common) */
+	enum point set;	     /* P_FENTRY, P_FALLBACK, P_BOTH (common) or P_KPROBE */
 	const char *fentry;  /* fentry target function, or NULL */
 	const char *point;   /* "type:target" of the stage table, or NULL */
+	const char *kprobe;  /* kprobe target function, or NULL */
 	unsigned int protos; /* what the program sees: RXLAT_STAGES' protos columns */
 };
 extern const struct plan_prog plan_progs[RXLAT_NR_STAGES * PLAN_PER_STAGE];

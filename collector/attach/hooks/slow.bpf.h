@@ -47,10 +47,10 @@ static __always_inline bool slow_token(struct rxlat_slow_cpu *c, __u64 now)
  * The 5-tuple: ip_rcv runs before the network header is set (the IP header
  * starts at skb->data), later points have it set and skb->data moved on.
  */
-static __always_inline void slow_tuple(const struct sk_buff *skb, struct rxlat_slow_rec *r)
+static __always_inline void slow_tuple(const struct sk_buff *skb, struct rxlat_slow_rec *r, bool pr)
 {
-	unsigned char *head = skb->head, *nh = skb->data;
-	__u16 mac = skb->mac_header, net = skb->network_header;
+	unsigned char *head = KREAD(pr, skb, head), *nh = KREAD(pr, skb, data);
+	__u16 mac = KREAD(pr, skb, mac_header), net = KREAD(pr, skb, network_header);
 	__u8 ver;
 
 	if (mac != (__u16)~0U && net > mac)
@@ -94,7 +94,7 @@ static __always_inline void slow_tuple(const struct sk_buff *skb, struct rxlat_s
 
 static __always_inline void slow_send(const struct sk_buff *skb, __u32 stage, __u64 lat, __u64 now,
 				      __u32 ifindex, __u32 queue, __u32 src, __u32 reason,
-				      __u32 if_netns, __u32 netns)
+				      __u32 if_netns, __u32 netns, bool pr)
 {
 	struct rxlat_slow_cpu *c;
 	struct rxlat_slow_rec *r;
@@ -119,7 +119,7 @@ static __always_inline void slow_send(const struct sk_buff *skb, __u32 stage, __
 	r->reason = reason;
 	r->stage = stage;
 	r->source = src;
-	slow_tuple(skb, r);
+	slow_tuple(skb, r, pr);
 	bpf_ringbuf_submit(r, 0);
 	c->sent++;
 }
@@ -127,11 +127,11 @@ static __always_inline void slow_send(const struct sk_buff *skb, __u32 stage, __
 /* From record(), once the latency is known. */
 static __always_inline void slow_record(const struct sk_buff *skb, __u32 stage, __u64 lat,
 					__u64 now, __u32 ifindex, __u32 queue, __u32 src,
-					__u32 if_netns, __u32 netns)
+					__u32 if_netns, __u32 netns, bool pr)
 {
 	if (!rxlat_cfg.slow_ns || lat < rxlat_cfg.slow_ns)
 		return;
-	slow_send(skb, stage, lat, now, ifindex, queue, src, 0, if_netns, netns);
+	slow_send(skb, stage, lat, now, ifindex, queue, src, 0, if_netns, netns, pr);
 }
 
 #endif /* RXLAT_SLOW_BPF_H */
