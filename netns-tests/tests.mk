@@ -28,6 +28,7 @@ $(BUILD)/rxlat-tcpstream: netns-tests/tcpstream.c | $(BUILD)
 
 $(BUILD)/rxlat-xdp-unit: netns-tests/xdp_unit.c netns-tests/check.h netns-tests/frame.h \
 		collector/attach/stampers/xdp_counters.h collector/attach/stampers/xdp_frags.h \
+		collector/attach/stampers/xdp_meta.h \
 		$(BUILD)/rxlat_xdp.skel.h include/rxlat.h | $(BUILD)
 	$(CC) $(CFLAGS) -Icollector/attach/stampers $< -o $@ -lbpf -lelf -lz
 

@@ -165,7 +165,8 @@ def summary:
 		+ " \(map(.queue) | unique | queues) (\(map(.reason) | unique | join(", ")): the demo's nft"
 		+ " rule capping UDP to pod-dns)"),
 	"  The tc stamp is taken after GRO, per skb: the time GRO held TCP segments to merge them is in no stage",
-	"  after it; '--xdp-mode native' stamps in the driver's poll, before GRO, and counts it (docs/design.md).",
+	"  after it; '--xdp-mode native' stamps in the driver's poll, before GRO, and counts it, where the",
+	"  kernel lets XDP programs carry a stamp (docs/design.md, \"Kernels\").",
 	"  sock_read also counts the time data waited for the application to read it: a big step up from",
 	"  tcp_do_rcv or udp_queue_rcv to sock_read is the application's time, not the stack's.",
 	"  next: docs/containers.md (the netns, cgroup and container labels, --by) and",

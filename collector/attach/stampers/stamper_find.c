@@ -21,6 +21,7 @@
 #include "stamper_impl.h"
 #include "log.h"
 #include "opt.h"
+#include "xdp_meta.h"
 
 #define MAX_PROG_MAPS 8
 
@@ -295,7 +296,13 @@ int stamper_find(struct rxlat_stamper **out, bool quiet)
 		if (quiet)
 			goto fail;
 		stamper_object(obj, sizeof(obj));
-		if (!nprogs)
+		if (!nprogs && rxlat_xdp_meta_refused())
+			rxlat_err("%s: no XDP program named rxlat_xdp is loaded, and none can be: "
+				  "%s; drop %s and name the interface with %s to stamp at tc "
+				  "ingress",
+				  opt(OPT_NO_XDP), RXLAT_XDP_META_REFUSED, opt(OPT_NO_XDP),
+				  opt_short(OPT_INTERFACE));
+		else if (!nprogs)
 			rxlat_err("%s: no XDP program named rxlat_xdp is loaded: attach one "
 				  "with 'xdp-loader load %sIFACE %s', or drop %s and name the "
 				  "interface with %s",

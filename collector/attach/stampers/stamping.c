@@ -21,6 +21,7 @@
 #include "stamping.h"
 #include "tc.h"
 #include "xdp_device.h"
+#include "xdp_meta.h"
 
 struct rxlat_stamping {
 	const struct rxlat_config *cfg;
@@ -218,6 +219,10 @@ int stamping_attach_xdp(struct rxlat_stamping *s, struct rxlat_stamper **out)
 	}
 	if (!nxdp)
 		return 0;
+	/* before any driver is touched: a kernel whose XDP cannot carry the stamp */
+	for (i = 0; i < cfg->nifaces; i++)
+		if (!stamping_uses_tc(s, i) && rxlat_xdp_meta_refused())
+			return stamping_refuse_xdp(s, i, RXLAT_XDP_META_REFUSED, NULL);
 	err = stamper_load(&st, cfg);
 	if (err)
 		return err;
