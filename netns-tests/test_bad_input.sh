@@ -58,8 +58,8 @@ CASES=(
 	"napi_wait_alone     @ -              @ 1 @ err  @ \$IN_B \$RXLAT --stages napi_wait -d 1 @ ^rxlat: error: --stages 'napi_wait': stage napi_wait is read at ip_rcv; add it, as in --stages napi_wait,ip_rcv\$"
 	"stage_unavailable   @ setup_tdq      @ 1 @ err  @ \$IN_B \$RXLAT --stages tcp_data_queue -d 1 @ tcp_data_queue.*(trampoline|fentry)"
 	"no_xdp_with_stamp   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp --stamp packet @ --no-xdp.*--stamp"
-	"no_xdp_no_stamper   @ -              @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
-	"no_xdp_netns_exec   @ -              @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*'xdp-loader load IFACE "
+	"no_xdp_no_stamper   @ setup_no_xdp   @ 1 @ err  @ \$IN_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*xdp-loader"
+	"no_xdp_netns_exec   @ setup_no_xdp   @ 1 @ err  @ ip netns exec \$NS_B \$RXLAT --no-xdp -i \$IF_B -d 1 @ --no-xdp.*rxlat_xdp.*'xdp-loader load IFACE "
 	"second_instance     @ setup_second   @ 1 @ err  @ \$IN_B \$RXLAT -i \$IF_B -d 1 @ %IF% (already has the rxlat tc stamper attached by rxlat|is measured by another rxlat) \\(pid %PID%\\)"
 	"second_instance_xdp @ setup_second_xdp @ 1 @ err @ \$IN_B \$RXLAT -i \$IF_B --xdp-mode native -d 1 @ %IF%.*another rxlat.*%PID%"
 	"no_privileges       @ need_setpriv   @ 1 @ err  @ \$IN_B $NOROOT \$RXLAT -i \$IF_B -d 1 @ (root|privilege|CAP_)"
@@ -122,8 +122,20 @@ setup_tdq()
 	WANT=0 KIND=warn RE='tcp_data_queue +fentry'
 }
 
+# Where XDP cannot carry a stamp, no xdp-loader can load the stamper: the
+# error says so and points to tc ingress instead
+setup_no_xdp()
+{
+	xdp_meta_refused || return 0
+	RE='^rxlat: error: --no-xdp: no XDP program named rxlat_xdp is loaded, and none can be: this kernel refuses bpf_xdp_adjust_meta\(\) to XDP programs: .*; drop --no-xdp and name the interface with -i to stamp at tc ingress$'
+}
+
 # The first rxlat on the veth: at tc (the default there), or in XDP
-setup_second_xdp() { setup_second --xdp-mode native; }
+setup_second_xdp()
+{
+	need_xdp_stamp
+	setup_second --xdp-mode native
+}
 setup_second()	# [ARGS...]
 {
 	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B" "$@"

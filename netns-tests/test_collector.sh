@@ -193,7 +193,7 @@ tcp_bulk()
 	max=$(q '[.[].series[] | select(.stage == "tcp_do_rcv") | .max_ns] | max // 0')
 	assert_le tcp_do_rcv_below_1s 999999999 "$max" "largest tcp_do_rcv sample in ns"
 	assert_ge sock_read_tcp_samples 1 "$(stage_sum sock_read .count)"
-	if [[ $(q -r '.[0].attach.tcp_data_queue // "none"') == fentry:* ]]; then
+	if [[ $(q -r '.[0].attach.tcp_data_queue // "none"') =~ ^(fentry|kprobe): ]]; then
 		# 5.10 takes most in-order segments of this stream past tcp_data_queue
 		# (its fast path in tcp_rcv_established): 43 and 45 of some 4,800 there
 		local min=100
@@ -226,6 +226,7 @@ injected_delay()
 {
 	local before after i p50
 	need iperf3 nft || return 1
+	need_xdp_stamp # paced_udp_p50 starts rxlat inside a command substitution
 	ns_pair || t_abort setup "cannot create the namespaces"
 	p50=$(paced_udp_p50) || return 1
 	read -r -a before <<<"$p50"
@@ -473,6 +474,7 @@ nothing_left()
 {
 	local before rc
 	need || return 1
+	need_xdp_stamp
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(rxlat_prog_count)
 

@@ -356,6 +356,7 @@ by_cgroup()	# [SOURCE]: xdp (default), or tc (h0 stamped at tc)
 pod_view()
 {
 	local idx decoy
+	need_xdp_stamp
 	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
 	idx=$(link_ifindex "$NS_H" h0)
 	decoy=$(ip -n "$POD_1" -o link show | awk -F': ' -v i="$idx" '$1 == i { sub(/@.*/, "", $2); print $2 }')
@@ -403,6 +404,7 @@ if_sum()	# STAGE IFNAME IF_NETNS FIELD
 pod_beside_host_xdp()	# POD-STAMPER
 {
 	local idx src=xdp early=0 stamper=(--xdp-mode "$1") host_pid
+	need_xdp_stamp
 	{ host_setup && routed_pod 1; } || t_abort setup "cannot build the host"
 	idx=$(link_ifindex "$NS_H" h0)
 	[[ $1 == tc ]] && src=tc stamper=(--tc)

@@ -128,6 +128,7 @@ drops_off()
 all_features_nothing_left()
 {
 	local before sig rx
+	need_xdp_stamp
 	need_rxlat || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	before=$(rxlat_prog_count)

@@ -260,6 +260,7 @@ render()	# FILE
 live_other_outputs()
 {
 	local out n=300 f sums
+	need_xdp_stamp
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	for out in text none; do

@@ -126,6 +126,7 @@ text_reports()
 {
 	local xdp out=$T_DIR/text.out
 	local hdr='^(final )?report at [0-9]{2}:[0-9]{2}:[0-9]{2}, covering the last [0-9.]+ (ms|s)$'
+	need_xdp_stamp
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	mapfile -t xdp < <(nic_stamper -i "$IF_B")

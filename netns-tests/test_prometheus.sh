@@ -54,6 +54,7 @@ start_exporter()	# CMD... (ending in rxlat's arguments; nic_stamper() adds its o
 {
 	local xdp
 	mapfile -t xdp < <(nic_stamper "$@")
+	[[ ${#xdp[@]} -gt 0 ]] && need_xdp_stamp
 	: >"$T_DIR/rxlat.err"
 	t_bg rxlat in_ns "$NS_B" "$@" "${xdp[@]}"
 	RXLAT_PID=$BG_PID

@@ -29,6 +29,7 @@ udp_snmp()	# NS
 soak()
 {
 	local s0 s1 pid i t rss=() hwm
+	need_xdp_stamp
 	host_only "a long run's sums and memory (the exact-count tests run here)" && return 0
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"

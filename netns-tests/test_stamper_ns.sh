@@ -185,6 +185,7 @@ foreign_counters()
 older_stamper()
 {
 	local err
+	need_xdp_stamp
 	setup || return 1
 	require_file build "$BUILD/old_stamper.bpf.o" "run 'make test-binaries'" || return 1
 	t_xdp_load "$NS_B" "$IF_B" native "$BUILD/old_stamper.bpf.o" "$(t_pin_dir old)" ||
@@ -247,6 +248,7 @@ refused()	# NAME
 attaches_again()	# CHECK
 {
 	local rc
+	need_xdp_stamp
 	in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -d 0.3 -o json >/dev/null 2>"$T_DIR/$1.err"
 	rc=$?
 	assert_eq "$1" 0 "$rc" "exit of rxlat -i $IF_B: $(grep error "$T_DIR/$1.err")" &&
@@ -270,6 +272,7 @@ follow_kill_hint()	# CHECK FILE PID
 second_rxlat()
 {
 	local first
+	need_xdp_stamp
 	setup || return 1
 	start_named_rxlat first "$NS_B" -i "$IF_B" --xdp-mode native || t_abort first_start "rxlat did not start"
 	first=$RX_PID
@@ -297,6 +300,7 @@ second_rxlat()
 other_process_link()
 {
 	local holder
+	need_xdp_stamp
 	setup || return 1
 	cp "$RXLAT" "$T_DIR/xdpholder" || t_abort copy "cannot copy rxlat"
 	t_bg holder in_ns "$NS_B" "$T_DIR/xdpholder" -i "$IF_B" --xdp-mode native -o json
@@ -430,6 +434,7 @@ dispatcher()
 reader_stamper_gone()
 {
 	local first second hint args
+	need_xdp_stamp
 	need || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	t_bg first in_ns "$NS_B" "$RXLAT" -i "$IF_B" --xdp-mode native -o json -r 0.5
