@@ -1086,9 +1086,6 @@ stage_sum()	# STAGE FIELD [FILE]: FIELD .count, .sources.xdp, ...; FILE the repo
 		"${3:-$T_DIR/rxlat.out}"
 }
 
-# COUNT UDP datagrams over 8 flows, port $PORT, from FROM-NS's end of the
-# ns_pair to the other end, every one received intact; RECV-ARGS go to the
-# receiver, whose lines stay in $T_DIR/recv_CHECK.out.
 # A refusal: exit status 1 and one line on stderr that matches ERE.
 assert_one_line_error()	# NAME ERE RC ERR-FILE
 {
@@ -1120,14 +1117,20 @@ nft_drop_port()	# NS PORT
 	EOF
 }
 
+# COUNT UDP datagrams over 8 flows, port $PORT, from FROM-NS's end of the
+# ns_pair to the other end, every one received intact; RECV-ARGS go to the
+# receiver, whose lines stay in $T_DIR/recv_CHECK.out (over IPv6 when they
+# have --v6).
 pair_udp()	# CHECK FROM-NS COUNT [RECV-ARGS...]
 {
 	local check=$1 from=$2 n=$3 dev mac src dst to
 	shift 3
 	if [[ $from == "$NS_A" ]]; then
 		dev=$IF_A mac=$MAC_B src=$IP4_A dst=$IP4_B to=$NS_B
+		[[ " $* " == *" --v6 "* ]] && src=$IP6_A dst=$IP6_B
 	else
 		dev=$IF_B mac=$MAC_A src=$IP4_B dst=$IP4_A to=$NS_A
+		[[ " $* " == *" --v6 "* ]] && src=$IP6_B dst=$IP6_A
 	fi
 	t_bg "recv_$check" in_ns "$to" "$PKTGEN" recv --port "$PORT" --count "$n" --timeout 30 "$@"
 	local recv_pid=$BG_PID

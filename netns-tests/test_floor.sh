@@ -118,18 +118,6 @@ stamper()
 	fi
 }
 
-# N datagrams over IPv6 from NS_A to NS_B, all received
-pair_udp6()
-{
-	t_bg recv6 in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 30 --v6
-	local pid=$BG_PID
-	t_wait_line "$T_DIR/recv6.out" '^ready$' 10 "$pid" || t_abort receiver6 "rxlat-pktgen recv did not start"
-	assert_cmd send6 in_ns "$NS_A" timeout 60 "$PKTGEN" send --dev "$IF_A" --dst-mac "$MAC_B" \
-		--src-ip "$IP6_A" --dst-ip "$IP6_B" --dport "$PORT" --count "$N" --flows 8
-	t_wait_pid "$pid" 40
-	assert_eq recv6 "received $N valid $N invalid 0 duplicate 0" "$(tail -n 1 "$T_DIR/recv6.out")"
-}
-
 # BYTES over one TCP connection from NS_A to NS_B; the receiver keeps a
 # clone of every frame (--tap), so that no skb is merged into another
 tcp_stream()
@@ -159,7 +147,7 @@ kprobes()
 	start_rxlat -i "$IF_B" "${STAMP[@]}" --attach fallback \
 		--stages ip_rcv,tcp_do_rcv,tcp_data_queue,udp_queue_rcv || return 1
 	pair_udp udp4 "$NS_A" "$N"
-	pair_udp6
+	pair_udp udp6 "$NS_A" "$N" --v6
 	tcp_stream
 	sleep 0.6 # one more report interval
 	stop_rxlat || return 1
