@@ -974,7 +974,7 @@ start_rxlat()	# ARGS...
 	local r=(-r 0.5) into_ns=(in_ns "$NS_B") dfl=() xdp
 	[[ " $* " == *" -r "* ]] && r=()
 	mapfile -t xdp < <(nic_stamper "$@")
-	[[ ${#xdp[@]} -gt 0 || " $* " =~ \ --(no-xdp|xdp-mode)[\ =] ]] && need_xdp_stamp
+	[[ ${#xdp[@]} -gt 0 || " ${RXLAT_ARGS[*]} $* " =~ \ --(no-xdp|xdp-mode)[\ =] ]] && need_xdp_stamp
 	[[ ${RXLAT_ENTER:-} == netns-exec ]] && into_ns=(ip netns exec "$NS_B")
 	[[ -n ${RXLAT_SIGDFL:-} ]] && dfl=(env --default-signal="$RXLAT_SIGDFL")
 	# the wait below must not see a previous run's lines
