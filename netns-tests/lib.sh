@@ -1144,6 +1144,14 @@ pair_udp()	# CHECK FROM-NS COUNT [RECV-ARGS...]
 		"$(tail -n 1 "$T_DIR/recv_$check.out")"
 }
 
+# TcpExt counter NAME of NS_B
+tcpext()	# NAME
+{
+	in_ns "$NS_B" awk -v k="$1" '$1 == "TcpExt:" {
+		if (!n) { for (i = 2; i <= NF; i++) if ($i == k) c = i; n = 1 } else print (c ? $c : "missing") }' \
+		/proc/net/netstat
+}
+
 rxlat_prog_count()
 {
 	bpftool -j prog show | gojq '[.[] | select(.name | startswith("rxlat_"))] | length'

@@ -183,14 +183,6 @@ kprobes()
 	no_trace after_kprobes "$IF_B" "$NS_B"
 }
 
-# TcpExt counter NAME of NS_B
-tcpext()	# NAME
-{
-	in_ns "$NS_B" awk -v k="$1" '$1 == "TcpExt:" {
-		if (!n) { for (i = 2; i <= NF; i++) if ($i == k) c = i; n = 1 } else print (c ? $c : "missing") }' \
-		/proc/net/netstat
-}
-
 # TCP's reads, exactly: one sample per skb with data that reached the
 # socket (counted at the input hook), none merged into another; the
 # segments' own stages see each of them

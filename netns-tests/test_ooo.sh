@@ -27,14 +27,6 @@ DROP_NTH=(20)
 ATTACH=${RXLAT_TEST_ATTACH:-auto}
 RXLAT_ARGS=(--attach "$ATTACH")
 
-# TcpExt counter NAME of NS_B
-tcpext()	# NAME
-{
-	in_ns "$NS_B" awk -v k="$1" '$1 == "TcpExt:" {
-		if (!n) { for (i = 2; i <= NF; i++) if ($i == k) c = i; n = 1 } else print (c ? $c : "missing") }' \
-		/proc/net/netstat
-}
-
 # the packets the rule named NAME matched (table inet rxlat_ooo)
 nft_packets()	# NAME
 {

@@ -36,6 +36,12 @@
 #include "signals.h"
 #include "hooks_bpf.skel.h"
 
+/* The program of every probe below: returns 0 at once. */
+static const struct bpf_insn ret0[] = {
+	{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
+	{ .code = 0x95 },			  /* exit */
+};
+
 /*
  * Without CAP_BPF and CAP_PERFMON every tracing program load fails with
  * EPERM, which a kernel that refuses trampolines also returns: a raw
@@ -44,11 +50,7 @@
  */
 static int check_privileges(void)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },			  /* exit */
-	};
-	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "rxlat_probe", "GPL", insns, 2, NULL);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "rxlat_probe", "GPL", ret0, 2, NULL);
 
 	if (fd >= 0) {
 		close(fd);
@@ -170,10 +172,6 @@ bool probe_sk_storage(void)
 
 static int probe_fentry(const struct btf *vmlinux, const char *func)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },			  /* exit */
-	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY);
 	int id, fd, link, err = 0;
 
@@ -181,7 +179,7 @@ static int probe_fentry(const struct btf *vmlinux, const char *func)
 	if (id < 0)
 		return -ENOENT;
 	opts.attach_btf_id = id;
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxlat_probe", "GPL", insns, 2, &opts);
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "rxlat_probe", "GPL", ret0, 2, &opts);
 	if (fd < 0)
 		return -errno;
 	link = bpf_link_create(fd, 0, BPF_TRACE_FENTRY, NULL);
@@ -200,24 +198,23 @@ static int probe_fentry(const struct btf *vmlinux, const char *func)
  */
 static int probe_kprobe(const char *func)
 {
-	const struct bpf_insn insns[] = {
-		{ .code = 0xb7, .dst_reg = 0, .imm = 0 }, /* r0 = 0 */
-		{ .code = 0x95 },			  /* exit */
-	};
 	struct perf_event_attr attr = { .size = sizeof(attr) };
-	FILE *f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
-	int type = -1, fd, pfd, err = 0;
+	static int type = -2; /* the kprobe PMU's, read once: -1 none */
+	int fd, pfd, err = 0;
+	FILE *f;
 
-	if (f) {
-		if (fscanf(f, "%d", &type) != 1)
+	if (type == -2) {
+		f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+		if (!f || fscanf(f, "%d", &type) != 1)
 			type = -1;
-		fclose(f);
+		if (f)
+			fclose(f);
 	}
 	if (type < 0)
 		return -EOPNOTSUPP;
 	attr.type = type;
 	attr.config1 = (__u64)(unsigned long)func;
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "rxlat_probe", "GPL", insns, 2, NULL);
+	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "rxlat_probe", "GPL", ret0, 2, NULL);
 	if (fd < 0)
 		return -errno;
 	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);

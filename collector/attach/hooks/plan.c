@@ -201,7 +201,7 @@ static enum point kprobe_or_none(int s, const struct plan_kernel *k, struct rxla
 static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct plan_kernel *k,
 			     struct plan *plan, struct rxlat_hooks_info *info, const char **reason)
 {
-	const char *failed;
+	const char *failed, *refused;
 	int err;
 
 	*reason = NULL;
@@ -214,8 +214,9 @@ static enum point plan_stage(int s, const struct rxlat_config *cfg, const struct
 		if (cfg->attach == RXLAT_ATTACH_FENTRY)
 			return P_NONE;
 	}
-	if (fallback_refused(s, k)) {
-		*reason = add_reason(info, s, *reason, fallback_refused(s, k));
+	refused = fallback_refused(s, k);
+	if (refused) {
+		*reason = add_reason(info, s, *reason, refused);
 		return kprobe_or_none(s, k, info, reason);
 	}
 	/* without a way to see UDP reads, sock_read still has TCP's */
