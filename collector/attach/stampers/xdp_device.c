@@ -18,6 +18,7 @@
 #include "opt.h"
 #include "stamping.h"
 #include "xdp_device.h"
+#include "xdp_meta.h"
 
 struct xdp_driver {
 	const char *name;
@@ -271,7 +272,10 @@ void xdp_device_hint(const char *ifname, char *out, size_t len)
 
 	stamping_driver(ifname, drv, sizeof(drv));
 	d = driver_of(drv);
-	if (d && (d->no_meta || d->no_native))
+	/* no --xdp-mode to offer */
+	if (rxlat_xdp_meta_refused())
+		snprintf(out, len, "%s", RXLAT_XDP_META_REFUSED);
+	else if (d && (d->no_meta || d->no_native))
 		snprintf(out, len,
 			 "driver %s %s: '%s skb' stamps in generic XDP (LRO and hardware GRO off "
 			 "meanwhile)",
