@@ -1144,12 +1144,13 @@ pair_udp()	# CHECK FROM-NS COUNT [RECV-ARGS...]
 		"$(tail -n 1 "$T_DIR/recv_$check.out")"
 }
 
-# TcpExt counter NAME of NS_B
-tcpext()	# NAME
+# counter NAME of GROUP (Tcp, TcpExt, Udp, ...) in NS_B's MIBs, from
+# /proc/net/snmp or /proc/net/netstat, whichever has the group
+mib()	# GROUP NAME
 {
-	in_ns "$NS_B" awk -v k="$1" '$1 == "TcpExt:" {
+	in_ns "$NS_B" awk -v g="$1:" -v k="$2" '$1 == g {
 		if (!n) { for (i = 2; i <= NF; i++) if ($i == k) c = i; n = 1 } else print (c ? $c : "missing") }' \
-		/proc/net/netstat
+		/proc/net/snmp /proc/net/netstat
 }
 
 rxlat_prog_count()

@@ -166,14 +166,19 @@ kprobes()
 	fi
 	a=$(q -r '.[0].attach.tcp_data_queue // ""')
 	log "tcp_data_queue: ${a:-$(q -r '.[0].unavailable.tcp_data_queue')}," \
-		"$(stage_sum tcp_data_queue .count) samples, tcp_do_rcv $(stage_sum tcp_do_rcv .count)"
+		"$(stage_sum tcp_data_queue .count) samples, tcp_do_rcv $(stage_sum tcp_do_rcv .count)," \
+		"Tcp InSegs $(mib Tcp InSegs)"
 	if [[ $a == kprobe:* ]]; then
 		assert_eq tcp_kprobe kprobe:tcp_data_queue "$a"
-		# how many segments pass tcp_data_queue is the kernel's choice (its
-		# fast path takes most in-order ones); each passed tcp_do_rcv first
+		# how many segments pass tcp_data_queue is the kernel's choice: its
+		# fast path takes most in-order ones past it, and a FIN that finds
+		# the receiver closed passes it from tcp_rcv_state_process(), not
+		# by tcp_do_rcv's tracepoint (tcp_rcv_established() only): one more
+		# than tcp_do_rcv in about half the runs on 6.1. A bound the kernel
+		# keeps: every segment NS_B took in but the SYN
 		assert_ge tcp_kprobe_samples 1 "$(stage_sum tcp_data_queue .count)"
-		assert_le tcp_kprobe_within_do_rcv "$(stage_sum tcp_do_rcv .count)" \
-			"$(stage_sum tcp_data_queue .count)" "tcp_data_queue samples against tcp_do_rcv's"
+		assert_le tcp_kprobe_within_segments $(($(mib Tcp InSegs) - 1)) \
+			"$(stage_sum tcp_data_queue .count)" "tcp_data_queue samples against Tcp InSegs less the SYN"
 		assert_eq tcp_kprobe_all_stamped "$(stage_sum tcp_data_queue .count)" \
 			"$(stage_sum tcp_data_queue ".sources.$SRC")"
 	else
@@ -207,8 +212,8 @@ tcp_exact()
 	sleep 0.6 # one more report interval
 	stop_rxlat || return 1
 	data=$(in_ns "$NS_B" nft -j list counter inet rxlat_floor data | gojq '.nftables[] | .counter? // empty | .packets')
-	log "data skbs $data, TcpExt TCPRcvCoalesce $(tcpext TCPRcvCoalesce) TCPHPHits $(tcpext TCPHPHits)"
-	assert_eq tcp_no_coalescing 0 "$(tcpext TCPRcvCoalesce)" "TcpExt TCPRcvCoalesce" || return 1
+	log "data skbs $data, TcpExt TCPRcvCoalesce $(mib TcpExt TCPRcvCoalesce) TCPHPHits $(mib TcpExt TCPHPHits)"
+	assert_eq tcp_no_coalescing 0 "$(mib TcpExt TCPRcvCoalesce)" "TcpExt TCPRcvCoalesce" || return 1
 	assert_ge tcp_data_skbs 10 "$data" "data skbs at the input hook" || return 1
 	assert_eq sock_read_tcp_count "$data" "$(stage_sum sock_read .count)"
 	assert_eq "sock_read_tcp_from_$SRC" "$data" "$(stage_sum sock_read ".sources.$SRC")"

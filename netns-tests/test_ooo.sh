@@ -94,9 +94,9 @@ ooo_stream()	# CHECK OWN_PROG ARGS...
 	sleep 0.6
 	stop_rxlat || return 1
 
-	ofo=$(tcpext TCPOFOQueue) merge=$(tcpext TCPOFOMerge)
-	coalesce=$(tcpext TCPRcvCoalesce)
-	dsack=$(($(tcpext TCPDSACKOldSent) + $(tcpext TCPDSACKOfoSent)))
+	ofo=$(mib TcpExt TCPOFOQueue) merge=$(mib TcpExt TCPOFOMerge)
+	coalesce=$(mib TcpExt TCPRcvCoalesce)
+	dsack=$(($(mib TcpExt TCPDSACKOldSent) + $(mib TcpExt TCPDSACKOfoSent)))
 	log "$check: TCPOFOQueue $ofo TCPOFOMerge $merge TCPRcvCoalesce $coalesce D-SACKs $dsack," \
 		"data packets passed $(nft_packets passed)"
 	assert_eq "${check}_segments_dropped" "${#DROP_NTH[@]}" "$(nft_packets dropped)" || return 1
