@@ -31,13 +31,6 @@ send_udp()	# CHECK PORT COUNT SPORT-BASE
 		--sport-base "$4"
 }
 
-# the Udp RcvbufErrors counter of NS_B
-rcvbuf_errors()
-{
-	in_ns "$NS_B" awk '$1 == "Udp:" { if (!n) { for (i = 2; i <= NF; i++) if ($i == "RcvbufErrors") c = i; n = 1 } else print $c }' \
-		/proc/net/snmp
-}
-
 netfilter_drop()
 {
 	local recv_pid by_queue
@@ -89,7 +82,7 @@ rcvbuf_drop()
 	need_rxlat || return 1
 	ns_pair || t_abort setup "cannot create the namespaces"
 	start_rxlat -i "$IF_B" --drops || return 1
-	before=$(rcvbuf_errors)
+	before=$(mib Udp RcvbufErrors)
 	# a 4 KiB buffer that nobody reads for 3 s: most of the burst overflows it
 	t_bg recv in_ns "$NS_B" "$PKTGEN" recv --port "$PORT" --count "$N" --timeout 5 \
 		--hold 3000 --rcvbuf 4096
@@ -97,7 +90,7 @@ rcvbuf_drop()
 	t_wait_line "$T_DIR/recv.out" '^ready$' 10 "$recv_pid" || t_abort receiver "not ready"
 	send_udp send "$PORT" "$N" 20000
 	t_wait_pid "$recv_pid" 40
-	after=$(rcvbuf_errors)
+	after=$(mib Udp RcvbufErrors)
 	sleep 0.6
 	stop_rxlat || return 1
 	got=$(tail -n 1 "$T_DIR/recv.out" | awk '$1 == "received" { print $2 }')

@@ -68,14 +68,6 @@ prog_stats()
 		[.id, (.name // "?"), .type, (.run_cnt // 0), (.run_time_ns // 0)] | @tsv'
 }
 
-# One of the receiving namespace's SNMP counters: Udp InDatagrams, Tcp InSegs
-snmp()	# PROTO FIELD
-{
-	in_ns "$NS_B" cat /proc/net/snmp | awk -v p="$1:" -v f="$2" '
-		$1 == p && !h { for (i = 2; i <= NF; i++) col[$i] = i; h = 1; next }
-		$1 == p && h { print $col[f]; exit }'
-}
-
 # Frames the receiving veth took in: one per datagram, and one per TCP
 # segment (the sender's TSO/GSO is off), counted before GRO merges them
 rx_frames()
@@ -122,9 +114,9 @@ measure()	# CONF LOAD
 	tcp*) proto=Tcp field=InSegs ;;
 	esac
 	before=$(prog_stats)
-	u0=$(snmp "$proto" "$field") f0=$(rx_frames)
+	u0=$(mib "$proto" "$field") f0=$(rx_frames)
 	"load_$load"
-	u1=$(snmp "$proto" "$field") f1=$(rx_frames)
+	u1=$(mib "$proto" "$field") f1=$(rx_frames)
 	after=$(prog_stats)
 	echo "vmcost $conf $load units $((f1 - f0)) $((u1 - u0))"
 	awk -F'\t' -v c="$conf" -v l="$load" '

@@ -576,13 +576,6 @@ bench_tcp()	# SECONDS
 		gojq -r '.end.sum_received.bits_per_second / 1e9 | . * 100 | round / 100'
 }
 
-# The receiving namespace's Udp InDatagrams: the datagrams its reader read
-bench_udp_read()
-{
-	in_ns "$NS_B" cat /proc/net/snmp | awk '$1 == "Udp:" && !h { h = 1; for (i = 2; i <= NF; i++) c[$i] = i; next }
-		$1 == "Udp:" { print $c["InDatagrams"]; exit }'
-}
-
 # The guest's busy CPU time so far, in /proc/stat's ticks (USER_HZ, 100 a
 # second) summed over its CPUs
 bench_cpu_busy()
@@ -604,10 +597,10 @@ bench_udp()	# SECONDS
 		--size "${BENCH_VM_UDP_LEN:-200}" >/dev/null 2>&1 &
 	pid=$!
 	sleep 1
-	c0=$(bench_udp_read) n0=$(rx_packets "$NS_B" "$IF_B") s0=$(tx_packets "$NS_A" "$IF_A")
+	c0=$(mib Udp InDatagrams) n0=$(rx_packets "$NS_B" "$IF_B") s0=$(tx_packets "$NS_A" "$IF_A")
 	b0=$(bench_cpu_busy) t0=$(date +%s%N)
 	sleep "$1"
-	c1=$(bench_udp_read) n1=$(rx_packets "$NS_B" "$IF_B") s1=$(tx_packets "$NS_A" "$IF_A")
+	c1=$(mib Udp InDatagrams) n1=$(rx_packets "$NS_B" "$IF_B") s1=$(tx_packets "$NS_A" "$IF_A")
 	b1=$(bench_cpu_busy) t1=$(date +%s%N)
 	wait "$pid" || : # timeout stops it
 	awk -v c0="$c0" -v c1="$c1" -v n0="$n0" -v n1="$n1" -v s0="$s0" -v s1="$s1" -v b0="$b0" \
